@@ -1,0 +1,516 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sony/gobreaker/v2"
+	"golang.org/x/time/rate"
+)
+
+// DefaultMaxBody is the upstream response size limit (the spec's 8 MiB metadata limit).
+const DefaultMaxBody = 8 << 20
+
+// Provider is one upstream API.
+type Provider struct {
+	ID    string
+	Title string
+	// BaseURL is the default base URL; "" when every deployment must set PROVIDER_<ID>_URL.
+	BaseURL string
+	// KeyRequired makes the provider unavailable until a key is set.
+	KeyRequired bool
+	// Authorize adds the key to a request (header or query parameter); nil for keyless providers.
+	Authorize func(r *http.Request, key string)
+	// Sandbox answers the provider's real endpoint paths with recorded-shape fixtures for test keys.
+	Sandbox http.Handler
+	// RequestsPerSecond, when set, bounds this process's calls to the provider.
+	RequestsPerSecond float64
+	// MaxBody overrides DefaultMaxBody.
+	MaxBody int64
+}
+
+// Setting is a provider's deployment configuration.
+type Setting struct {
+	URL string
+	Key string
+}
+
+// ClientOptions configures the upstream client.
+type ClientOptions struct {
+	Version    string
+	Contact    string
+	Registerer prometheus.Registerer
+	// BreakerFailures consecutive failures open a provider's breaker (default 5).
+	BreakerFailures uint32
+	// BreakerTimeout is how long an open breaker fails fast before a trial call (default 30 s).
+	BreakerTimeout time.Duration
+	// Transport overrides the live transport (tests).
+	Transport http.RoundTripper
+}
+
+// Client is the one upstream HTTP client: deadline, per-provider breaker, size limit, 429
+// handling, error mapping, User-Agent, redirect guard and metrics, applied once for every adapter.
+type Client struct {
+	opts      ClientOptions
+	providers map[string]*Provider
+	order     []*Provider
+	userAgent string
+	live      *http.Client
+
+	mu       sync.RWMutex
+	settings map[string]Setting
+	lastErr  map[string]ProviderError
+
+	breakers map[string]*gobreaker.CircuitBreaker[*Response]
+	limiters map[string]*rate.Limiter
+	sandbox  map[string]*http.Client
+
+	mCalls   *prometheus.CounterVec
+	mLatency *prometheus.HistogramVec
+	mBreaker *prometheus.GaugeVec
+}
+
+// ProviderError is the last failure seen from a provider, for the admin console.
+type ProviderError struct {
+	At      time.Time
+	Message string
+}
+
+// Response is an upstream answer read in full (within the size limit).
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// NewClient builds the client for the given providers.
+func NewClient(provs []*Provider, opts ClientOptions) *Client {
+	if opts.BreakerFailures == 0 {
+		opts.BreakerFailures = 5
+	}
+	if opts.BreakerTimeout == 0 {
+		opts.BreakerTimeout = 30 * time.Second
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	c := &Client{
+		opts:      opts,
+		providers: map[string]*Provider{},
+		settings:  map[string]Setting{},
+		lastErr:   map[string]ProviderError{},
+		breakers:  map[string]*gobreaker.CircuitBreaker[*Response]{},
+		limiters:  map[string]*rate.Limiter{},
+		sandbox:   map[string]*http.Client{},
+		userAgent: "capgate/" + opts.Version,
+	}
+	if opts.Contact != "" {
+		c.userAgent += " (+" + opts.Contact + ")"
+	}
+	c.mCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "capgate_upstream_requests_total",
+		Help: "Upstream calls by provider and outcome."}, []string{"provider", "outcome"})
+	c.mLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "capgate_upstream_request_duration_seconds",
+		Help: "Upstream call latency.", Buckets: prometheus.DefBuckets}, []string{"provider"})
+	c.mBreaker = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "capgate_upstream_breaker_state",
+		Help: "Breaker state per provider: 0 closed, 1 half-open, 2 open."}, []string{"provider"})
+	if opts.Registerer != nil {
+		opts.Registerer.MustRegister(c.mCalls, c.mLatency, c.mBreaker)
+	}
+	transport := opts.Transport
+	if transport == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 64
+		t.ResponseHeaderTimeout = 60 * time.Second
+		transport = t
+	}
+	c.live = &http.Client{Transport: transport, CheckRedirect: c.checkRedirect}
+	for _, p := range provs {
+		if _, dup := c.providers[p.ID]; dup {
+			panic("providers: duplicate provider id " + p.ID)
+		}
+		c.providers[p.ID] = p
+		c.order = append(c.order, p)
+		c.settings[p.ID] = Setting{URL: p.BaseURL}
+		id := p.ID
+		c.breakers[id] = gobreaker.NewCircuitBreaker[*Response](gobreaker.Settings{
+			Name:        id,
+			MaxRequests: 1,
+			Timeout:     opts.BreakerTimeout,
+			ReadyToTrip: func(cn gobreaker.Counts) bool { return cn.ConsecutiveFailures >= opts.BreakerFailures },
+			IsSuccessful: func(err error) bool {
+				return err == nil || !isBreakerFailure(err)
+			},
+			OnStateChange: func(name string, from, to gobreaker.State) {
+				c.mBreaker.WithLabelValues(name).Set(float64(to))
+			},
+		})
+		c.mBreaker.WithLabelValues(id).Set(0)
+		if p.RequestsPerSecond > 0 {
+			c.limiters[id] = rate.NewLimiter(rate.Limit(p.RequestsPerSecond), 1)
+		}
+		if p.Sandbox != nil {
+			c.sandbox[id] = &http.Client{Transport: handlerTransport{p.Sandbox}}
+		}
+	}
+	return c
+}
+
+// Providers lists the providers in registration order.
+func (c *Client) Providers() []*Provider { return c.order }
+
+// Provider finds a provider by id.
+func (c *Client) Provider(id string) (*Provider, bool) {
+	p, ok := c.providers[id]
+	return p, ok
+}
+
+// Configure sets a provider's base URL and key; an empty URL keeps the provider's default.
+func (c *Client) Configure(id string, s Setting) error {
+	p, ok := c.providers[id]
+	if !ok {
+		return fmt.Errorf("unknown provider %q", id)
+	}
+	if s.URL == "" {
+		s.URL = p.BaseURL
+	}
+	s.URL = strings.TrimRight(s.URL, "/")
+	c.mu.Lock()
+	c.settings[id] = s
+	c.mu.Unlock()
+	return nil
+}
+
+// Setting returns a provider's current configuration.
+func (c *Client) Setting(id string) Setting {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.settings[id]
+}
+
+// Configured tells whether the provider can be called live, and why not.
+func (c *Client) Configured(id string) (bool, string) {
+	p, ok := c.providers[id]
+	if !ok {
+		return false, fmt.Sprintf("provider %s is not built into this gateway", id)
+	}
+	s := c.Setting(id)
+	if s.URL == "" {
+		return false, fmt.Sprintf("provider %s has no base URL in this deployment (set PROVIDER_%s_URL)", id, envName(id))
+	}
+	if p.KeyRequired && s.Key == "" {
+		return false, fmt.Sprintf("provider %s has no API key in this deployment (set PROVIDER_%s_KEY)", id, envName(id))
+	}
+	return true, ""
+}
+
+func envName(id string) string { return strings.ToUpper(id) }
+
+// BreakerState is closed, half-open or open.
+func (c *Client) BreakerState(id string) string {
+	if b, ok := c.breakers[id]; ok {
+		return b.State().String()
+	}
+	return "unknown"
+}
+
+// LastError is the provider's most recent failure, if any.
+func (c *Client) LastError(id string) (ProviderError, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e, ok := c.lastErr[id]
+	return e, ok
+}
+
+// Upstream returns the provider as a call in the given mode reaches it.
+func (c *Client) Upstream(id string, mode Mode) *Upstream {
+	p, ok := c.providers[id]
+	if !ok {
+		panic("providers: capability uses unregistered provider " + id)
+	}
+	u := &Upstream{c: c, p: p, mode: mode}
+	if mode == ModeTest {
+		u.BaseURL = sandboxBase(p)
+		u.Key = "sandbox"
+		return u
+	}
+	s := c.Setting(id)
+	u.BaseURL, u.Key = s.URL, s.Key
+	return u
+}
+
+func sandboxBase(p *Provider) string {
+	base := "http://" + p.ID + ".sandbox.invalid"
+	if u, err := url.Parse(p.BaseURL); err == nil {
+		base += strings.TrimRight(u.Path, "/")
+	}
+	return base
+}
+
+// Upstream is one provider bound to a call's mode.
+type Upstream struct {
+	c       *Client
+	p       *Provider
+	mode    Mode
+	BaseURL string
+	Key     string
+}
+
+// ID is the provider id.
+func (u *Upstream) ID() string { return u.p.ID }
+
+// Available tells whether calls can be made (always in the sandbox).
+func (u *Upstream) Available() bool {
+	if u.mode == ModeTest {
+		return u.p.Sandbox != nil
+	}
+	ok, _ := u.c.Configured(u.p.ID)
+	return ok
+}
+
+// BreakerOpen tells whether the provider's breaker is failing fast (fallback adapters check it).
+func (u *Upstream) BreakerOpen() bool {
+	return u.mode == ModeLive && u.c.breakers[u.p.ID].State() == gobreaker.StateOpen
+}
+
+// URL joins the base URL, a path and a query.
+func (u *Upstream) URL(path string, q url.Values) string {
+	s := u.BaseURL + path
+	if len(q) > 0 {
+		if strings.Contains(s, "?") {
+			s += "&" + q.Encode()
+		} else {
+			s += "?" + q.Encode()
+		}
+	}
+	return s
+}
+
+// NewRequest builds a request to path under the base URL.
+func (u *Upstream) NewRequest(ctx context.Context, method, path string, q url.Values, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u.URL(path, q), body)
+	if err != nil {
+		return nil, &Error{Code: CodeInternal, Message: "could not build the upstream request", Cause: err}
+	}
+	return req, nil
+}
+
+// Get calls GET path?q and returns the answer (2xx only; other statuses are errors).
+func (u *Upstream) Get(ctx context.Context, path string, q url.Values, header http.Header) (*Response, error) {
+	req, err := u.NewRequest(ctx, http.MethodGet, path, q, nil)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	return u.Do(req)
+}
+
+// GetJSON calls GET path?q and decodes the JSON answer into out.
+func (u *Upstream) GetJSON(ctx context.Context, path string, q url.Values, out any) error {
+	resp, err := u.Get(ctx, path, q, http.Header{"Accept": {"application/json"}})
+	if err != nil {
+		return err
+	}
+	return u.Decode(resp, out)
+}
+
+// Decode decodes a JSON answer; malformed JSON is a provider_error.
+func (u *Upstream) Decode(resp *Response, out any) error {
+	if err := json.Unmarshal(resp.Body, out); err != nil {
+		e := &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s answered malformed JSON", u.p.ID), Cause: err}
+		u.c.noteError(u.p.ID, e)
+		return e
+	}
+	return nil
+}
+
+// Do sends the request through the limiter and breaker, with the User-Agent and key added, and
+// maps every failure to the error vocabulary. Statuses outside 2xx are errors carrying the status.
+func (u *Upstream) Do(req *http.Request) (*Response, error) {
+	id := u.p.ID
+	ctx := req.Context()
+	if !u.Available() {
+		_, why := u.c.Configured(id)
+		return nil, &Error{Code: CodeCapabilityUnavailable, Message: why}
+	}
+	req.Header.Set("User-Agent", u.c.userAgent)
+	if u.p.Authorize != nil && u.Key != "" {
+		u.p.Authorize(req, u.Key)
+	}
+	if u.mode == ModeTest {
+		return u.send(u.c.sandbox[id], req)
+	}
+	if l := u.c.limiters[id]; l != nil {
+		if err := l.Wait(ctx); err != nil {
+			return nil, &Error{Code: CodeProviderTimeout, Message: fmt.Sprintf("%s did not answer in time (queued behind its request rate limit)", id), Cause: err}
+		}
+	}
+	start := time.Now()
+	resp, err := u.c.breakers[id].Execute(func() (*Response, error) { return u.send(u.c.live, req) })
+	u.c.mLatency.WithLabelValues(id).Observe(time.Since(start).Seconds())
+	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
+		u.c.mCalls.WithLabelValues(id, "breaker_open").Inc()
+		return nil, &Error{Code: CodeServiceUnavailable, Message: fmt.Sprintf("%s is failing; calls are paused for a moment", id),
+			RetryAfter: u.c.opts.BreakerTimeout, Cause: err}
+	}
+	if err != nil {
+		u.c.mCalls.WithLabelValues(id, string(codeOf(err))).Inc()
+		u.c.noteError(id, err)
+		return nil, err
+	}
+	u.c.mCalls.WithLabelValues(id, "ok").Inc()
+	return resp, nil
+}
+
+func codeOf(err error) Code {
+	if e, ok := AsError(err); ok {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+func (c *Client) noteError(id string, err error) {
+	c.mu.Lock()
+	c.lastErr[id] = ProviderError{At: time.Now().UTC(), Message: err.Error()}
+	c.mu.Unlock()
+}
+
+func (u *Upstream) send(hc *http.Client, req *http.Request) (*Response, error) {
+	id := u.p.ID
+	ctx := req.Context()
+	res, err := hc.Do(req)
+	if err != nil {
+		return nil, transportError(ctx, id, err)
+	}
+	defer res.Body.Close()
+	limit := u.p.MaxBody
+	if limit <= 0 {
+		limit = DefaultMaxBody
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, limit+1))
+	if err != nil {
+		return nil, transportError(ctx, id, err)
+	}
+	if int64(len(body)) > limit {
+		return nil, &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s answered more than %d MiB", id, limit>>20),
+			Retryable: ptr(false), UpstreamStatus: res.StatusCode}
+	}
+	r := &Response{Status: res.StatusCode, Header: res.Header, Body: body}
+	switch {
+	case res.StatusCode >= 200 && res.StatusCode < 300:
+		return r, nil
+	case res.StatusCode == http.StatusTooManyRequests:
+		wait := parseRetryAfter(res.Header.Get("Retry-After"))
+		if wait > 0 && wait <= time.Minute {
+			return nil, &Error{Code: CodeRateLimited, Message: fmt.Sprintf("%s is rate limiting this gateway; retry shortly", id),
+				RetryAfter: wait, UpstreamStatus: 429, Body: body}
+		}
+		return nil, &Error{Code: CodeProviderAllowance, Message: fmt.Sprintf("%s's allowance for this gateway is used up", id),
+			RetryAfter: wait, UpstreamStatus: 429, Body: body}
+	case res.StatusCode >= 500:
+		return nil, &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s failed (HTTP %d)", id, res.StatusCode),
+			Retryable: ptr(true), UpstreamStatus: res.StatusCode, Body: body}
+	default:
+		return nil, &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s refused the request (HTTP %d)", id, res.StatusCode),
+			Retryable: ptr(false), UpstreamStatus: res.StatusCode, Body: body}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func transportError(ctx context.Context, id string, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err) {
+		return &Error{Code: CodeProviderTimeout, Message: fmt.Sprintf("%s did not answer in time", id), Cause: err}
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s refused the connection", id), Retryable: ptr(false), Cause: err}
+	}
+	var redirect *redirectRefused
+	if errors.As(err, &redirect) {
+		return &Error{Code: CodeProviderError, Message: redirect.Error(), Retryable: ptr(false), Cause: err}
+	}
+	return &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s could not be reached", id), Retryable: ptr(true), Cause: err}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// isBreakerFailure: transport failures, timeouts and 5xx count against a provider's breaker;
+// a refusal of one request (4xx, oversize, 429) does not.
+func isBreakerFailure(err error) bool {
+	e, ok := AsError(err)
+	if !ok {
+		return true
+	}
+	switch e.Code {
+	case CodeProviderTimeout:
+		return true
+	case CodeProviderError:
+		return e.UpstreamStatus == 0 || e.UpstreamStatus >= 500
+	}
+	return false
+}
+
+func parseRetryAfter(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+type redirectRefused struct{ host string }
+
+func (r *redirectRefused) Error() string {
+	return "the upstream redirected to a private address (" + r.host + "); the redirect was refused"
+}
+
+// checkRedirect refuses a redirect from a public host to a loopback, private, link-local or
+// metadata address, and more than 5 redirects.
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("stopped after 5 redirects")
+	}
+	origin := via[0].URL.Hostname()
+	originPublic, _ := HostIsPublic(req.Context(), nil, origin)
+	if !originPublic {
+		return nil // a configured private base URL (an internal mirror, a test fake) is trusted
+	}
+	public, err := HostIsPublic(req.Context(), nil, req.URL.Hostname())
+	if err != nil || !public {
+		return &redirectRefused{host: req.URL.Hostname()}
+	}
+	return nil
+}
+
+// handlerTransport serves requests from an http.Handler: the sandbox.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := newRecorder()
+	t.h.ServeHTTP(rec, req)
+	return rec.result(req), nil
+}

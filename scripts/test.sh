@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# scripts/test.sh — the whole test suite, as CI runs it (.ci/run -> make test).
+#   1. start throwaway PostgreSQL and Redis (scripts/test-servers.sh)
+#   2. go vet ./...
+#   3. go test -race over every package
+#   4. a short fuzz run of every fuzz target
+# Exits non-zero on the first failure.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+FUZZTIME=${FUZZTIME:-5s}
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "starting test servers"
+# shellcheck source=scripts/test-servers.sh
+source scripts/test-servers.sh || exit 1
+
+go version
+
+step "go vet ./..."
+go vet ./...
+
+step "go test -race -count=1 -p 2 -timeout 30m ./..."
+go test -race -count=1 -p 2 -timeout 30m ./...
+
+step "fuzzing each target for ${FUZZTIME}"
+mapfile -t fuzz_files < <(grep -rl 'func Fuzz' --include='*_test.go' \
+	--exclude-dir=.git --exclude-dir=vendor --exclude-dir=node_modules --exclude-dir=testdata . | sort)
+fuzz_count=0
+for file in "${fuzz_files[@]}"; do
+	pkg=$(dirname "$file")
+	mapfile -t targets < <(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file" | sort -u)
+	for target in "${targets[@]}"; do
+		echo "--- fuzz $pkg $target"
+		go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$pkg"
+		fuzz_count=$((fuzz_count + 1))
+	done
+done
+echo "fuzzed $fuzz_count target(s)"

@@ -1,0 +1,166 @@
+// Package tenants holds the bun models and stores of the accounts side of capgate: plans,
+// tenants, console users, API keys, credit periods and the usage ledger, the sharpen setting,
+// saved workouts, provider settings and the audit log. It runs on SQLite (embedded default, a
+// pure-Go driver) or PostgreSQL; both are migrated from migrations/.
+package tenants
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/migrate"
+	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"
+
+	"github.com/capgate/capgate/migrations"
+)
+
+// Dialect names the database in use.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is the database with its dialect.
+type DB struct {
+	*bun.DB
+	Kind Dialect
+}
+
+// Open connects to dsn: a postgres:// URL, or a SQLite file path ("" means dataDir/gateway.db).
+func Open(dsn, dataDir string) (*DB, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		sqldb, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, err
+		}
+		sqldb.SetMaxOpenConns(32)
+		sqldb.SetMaxIdleConns(16)
+		sqldb.SetConnMaxIdleTime(5 * time.Minute)
+		return &DB{DB: bun.NewDB(sqldb, pgdialect.New()), Kind: Postgres}, nil
+	}
+	path := dsn
+	if path == "" {
+		if dataDir == "" {
+			dataDir = "data"
+		}
+		if err := os.MkdirAll(dataDir, 0o700); err != nil {
+			return nil, err
+		}
+		path = filepath.Join(dataDir, "gateway.db")
+	}
+	path = strings.TrimPrefix(path, "sqlite://")
+	// WAL lets readers run beside the writer; IMMEDIATE transactions take the write lock up
+	// front so concurrent read-then-write transactions queue on busy_timeout instead of failing.
+	q := "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	if strings.Contains(path, "?") {
+		q = "&" + q[1:]
+	}
+	sqldb, err := sql.Open("sqlite", "file:"+path+q)
+	if err != nil {
+		return nil, err
+	}
+	sqldb.SetMaxOpenConns(8)
+	return &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Kind: SQLite}, nil
+}
+
+// Migrate applies pending migrations under the migrator's lock and reports how many ran.
+func (db *DB) Migrate(ctx context.Context) (int, error) {
+	ms, err := migrations.For(string(db.Kind))
+	if err != nil {
+		return 0, err
+	}
+	m := migrate.NewMigrator(db.DB, ms)
+	if err := m.Init(ctx); err != nil {
+		return 0, err
+	}
+	if err := lockWithRetry(ctx, m); err != nil {
+		return 0, err
+	}
+	defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return len(group.Migrations), nil
+}
+
+// lockWithRetry waits for another instance that is migrating at the same time.
+func lockWithRetry(ctx context.Context, m *migrate.Migrator) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := m.Lock(ctx)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Pending reports whether migrations are waiting (readiness fails until they have run).
+func (db *DB) Pending(ctx context.Context) (bool, error) {
+	ms, err := migrations.For(string(db.Kind))
+	if err != nil {
+		return false, err
+	}
+	m := migrate.NewMigrator(db.DB, ms)
+	status, err := m.MigrationsWithStatus(ctx)
+	if err != nil {
+		return false, err
+	}
+	return len(status.Unapplied()) > 0, nil
+}
+
+// InTx runs fn in a transaction.
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return db.RunInTx(ctx, nil, fn)
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// RandomString returns n base62 characters from crypto/rand.
+func RandomString(n int) string {
+	b := make([]byte, n)
+	max := big.NewInt(int64(len(base62)))
+	for i := range b {
+		v, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			panic(fmt.Sprintf("crypto/rand failed: %v", err))
+		}
+		b[i] = base62[v.Int64()]
+	}
+	return string(b)
+}
+
+// NewID returns prefix + "_" + 16 base62 characters.
+func NewID(prefix string) string { return prefix + "_" + RandomString(16) }
+
+// ErrNotFound is returned when a row does not exist (or belongs to another tenant).
+var ErrNotFound = errors.New("not found")
+
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// Now is the store's clock, in UTC with microsecond precision (what both databases keep).
+func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

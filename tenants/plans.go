@@ -1,0 +1,186 @@
+package tenants
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Sharpen stages in order; "stock" means sharpen is off.
+var SharpenStages = []string{"stock", "stage1", "stage2", "stage3", "stage3+"}
+
+// StageRank orders stages; -1 for an unknown stage.
+func StageRank(stage string) int {
+	for i, s := range SharpenStages {
+		if s == stage {
+			return i
+		}
+	}
+	return -1
+}
+
+// Plan is what a tenant pays for: a credit cap per period, a request rate, a multiplier on every
+// charge, the capabilities it enables, the highest sharpen stage and project quotas.
+type Plan struct {
+	bun.BaseModel `bun:"table:plans"`
+
+	ID               string    `bun:"id,pk" json:"name"`
+	CreditCap        int64     `bun:"credit_cap" json:"credit_cap"`
+	RatePerMinute    int       `bun:"rate_per_minute" json:"rate_per_minute"`
+	CreditMultiplier float64   `bun:"credit_multiplier" json:"credit_multiplier"`
+	Capabilities     string    `bun:"capabilities" json:"capabilities"`
+	SharpenMax       string    `bun:"sharpen_max" json:"sharpen_max"`
+	ProjectLimit     int       `bun:"project_limit" json:"project_limit"`
+	ItemLimit        int       `bun:"item_limit" json:"item_limit"`
+	CreatedAt        time.Time `bun:"created_at" json:"created_at"`
+	UpdatedAt        time.Time `bun:"updated_at" json:"updated_at"`
+}
+
+// Enables tells whether the plan enables a capability of the given typical cost.
+// Capabilities is "all", "typical<=N" (every capability whose typical credits are at most N),
+// or a comma-separated list of capability ids.
+func (p *Plan) Enables(capability string, typicalCredits int) bool {
+	spec := strings.TrimSpace(p.Capabilities)
+	switch {
+	case spec == "all":
+		return true
+	case strings.HasPrefix(spec, "typical<="):
+		n, err := strconv.Atoi(strings.TrimPrefix(spec, "typical<="))
+		return err == nil && typicalCredits <= n
+	}
+	for _, id := range strings.Split(spec, ",") {
+		if strings.TrimSpace(id) == capability {
+			return true
+		}
+	}
+	return false
+}
+
+// Charge applies the multiplier to a charge in credits, rounding up so a multiplier never makes
+// a paid call free.
+func (p *Plan) Charge(credits int64, noMultiplier bool) int64 {
+	if credits <= 0 || noMultiplier || p.CreditMultiplier == 1 {
+		return credits
+	}
+	v := float64(credits) * p.CreditMultiplier
+	n := int64(v)
+	if float64(n) < v {
+		n++
+	}
+	return n
+}
+
+// AllowsStage tells whether the plan allows a sharpen stage.
+func (p *Plan) AllowsStage(stage string) bool {
+	r := StageRank(stage)
+	return r >= 0 && r <= StageRank(p.SharpenMax)
+}
+
+// Validate checks a plan's fields.
+func (p *Plan) Validate() error {
+	switch {
+	case p.ID == "" || len(p.ID) > 64 || strings.ContainsAny(p.ID, " \t,"):
+		return errors.New("plan name must be 1..64 characters without spaces or commas")
+	case p.CreditCap < 0:
+		return errors.New("credit cap must be >= 0")
+	case p.RatePerMinute < 1:
+		return errors.New("rate must be at least 1 request a minute")
+	case p.CreditMultiplier <= 0 || p.CreditMultiplier > 100:
+		return errors.New("multiplier must be > 0 and <= 100")
+	case StageRank(p.SharpenMax) < 0:
+		return fmt.Errorf("sharpen stage must be one of %s", strings.Join(SharpenStages, ", "))
+	case p.Capabilities == "":
+		return errors.New("capabilities must be all, typical<=N or a list of ids")
+	case p.ProjectLimit < 0 || p.ItemLimit < 0:
+		return errors.New("project quotas must be >= 0")
+	}
+	return nil
+}
+
+// DefaultPlans are seeded by migrate (DESIGN.md section 4).
+func DefaultPlans() []Plan {
+	return []Plan{
+		{ID: "free", CreditCap: 1000, RatePerMinute: 60, CreditMultiplier: 1, Capabilities: "typical<=1", SharpenMax: "stock", ProjectLimit: 3, ItemLimit: 100},
+		{ID: "pro", CreditCap: 50000, RatePerMinute: 600, CreditMultiplier: 1, Capabilities: "all", SharpenMax: "stage3", ProjectLimit: 50, ItemLimit: 5000},
+		{ID: "scale", CreditCap: 500000, RatePerMinute: 3000, CreditMultiplier: 1, Capabilities: "all", SharpenMax: "stage3+", ProjectLimit: 500, ItemLimit: 50000},
+	}
+}
+
+// Store is the accounts store over the database.
+type Store struct {
+	DB *DB
+}
+
+// NewStore wraps a database.
+func NewStore(db *DB) *Store { return &Store{DB: db} }
+
+// SeedPlans inserts the default plans that do not exist yet; existing plans are left as edited.
+func (s *Store) SeedPlans(ctx context.Context) (int, error) {
+	n := 0
+	for _, p := range DefaultPlans() {
+		p := p
+		p.CreatedAt, p.UpdatedAt = Now(), Now()
+		res, err := s.DB.NewInsert().Model(&p).On("CONFLICT (id) DO NOTHING").Exec(ctx)
+		if err != nil {
+			return n, err
+		}
+		if c, _ := res.RowsAffected(); c > 0 {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Plan loads a plan by name.
+func (s *Store) Plan(ctx context.Context, id string) (*Plan, error) {
+	p := new(Plan)
+	err := s.DB.NewSelect().Model(p).Where("id = ?", id).Scan(ctx)
+	return p, notFound(err)
+}
+
+// Plans lists all plans by name.
+func (s *Store) Plans(ctx context.Context) ([]Plan, error) {
+	var ps []Plan
+	err := s.DB.NewSelect().Model(&ps).Order("id").Scan(ctx)
+	return ps, err
+}
+
+// ErrExists is returned when creating something that already exists.
+var ErrExists = errors.New("already exists")
+
+// CreatePlan inserts a new plan.
+func (s *Store) CreatePlan(ctx context.Context, p *Plan) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	p.CreatedAt, p.UpdatedAt = Now(), Now()
+	res, err := s.DB.NewInsert().Model(p).On("CONFLICT (id) DO NOTHING").Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("plan %q: %w", p.ID, ErrExists)
+	}
+	return nil
+}
+
+// UpdatePlan saves an edited plan.
+func (s *Store) UpdatePlan(ctx context.Context, p *Plan) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	p.UpdatedAt = Now()
+	res, err := s.DB.NewUpdate().Model(p).ExcludeColumn("created_at").WherePK().Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
