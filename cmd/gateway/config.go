@@ -1,0 +1,159 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration, read from the environment (one typed table; the README
+// documents every entry). Secrets also accept NAME_FILE, the path of a file holding the value.
+type Config struct {
+	Addr         string
+	DatabaseURL  string
+	DataDir      string
+	RedisURL     string
+	PublicURL    string
+	MasterKey    []byte
+	Contact      string
+	SessionTTL   time.Duration
+	LogLevel     slog.Level
+	LogFormat    string
+	CacheMB      int
+	ProviderURLs map[string]string
+	ProviderKeys map[string]string
+}
+
+type getenv func(string) string
+
+// secret reads NAME, or the file named by NAME_FILE.
+func secret(env getenv, name string) (string, error) {
+	if v := env(name); v != "" {
+		return v, nil
+	}
+	if f := env(name + "_FILE"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("%s_FILE: %w", name, err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	return "", nil
+}
+
+func loadConfig(env getenv, providerIDs []string) (*Config, error) {
+	c := &Config{
+		Addr:         or(env("GATEWAY_ADDR"), "127.0.0.1:8080"),
+		DataDir:      or(env("GATEWAY_DATA_DIR"), "data"),
+		RedisURL:     env("REDIS_URL"),
+		Contact:      env("GATEWAY_CONTACT"),
+		LogFormat:    or(env("LOG_FORMAT"), "text"),
+		ProviderURLs: map[string]string{},
+		ProviderKeys: map[string]string{},
+		CacheMB:      128,
+	}
+	var err error
+	if c.DatabaseURL, err = secret(env, "DATABASE_URL"); err != nil {
+		return nil, err
+	}
+	if c.RedisURL == "" {
+		if c.RedisURL, err = secret(env, "REDIS_URL"); err != nil {
+			return nil, err
+		}
+	}
+	c.PublicURL = strings.TrimRight(or(env("GATEWAY_PUBLIC_URL"), "http://"+c.Addr), "/")
+	ttl := or(env("SESSION_TTL"), "24h")
+	if c.SessionTTL, err = time.ParseDuration(ttl); err != nil || c.SessionTTL < time.Second {
+		return nil, fmt.Errorf("SESSION_TTL %q: want a Go duration of at least 1s, such as 24h", ttl)
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(or(env("LOG_LEVEL"), "info"))); err != nil {
+		return nil, fmt.Errorf("LOG_LEVEL: %w", err)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return nil, fmt.Errorf("LOG_FORMAT %q: want text or json", c.LogFormat)
+	}
+	mk, err := secret(env, "GATEWAY_MASTER_KEY")
+	if err != nil {
+		return nil, err
+	}
+	if mk != "" {
+		if c.MasterKey, err = decodeMasterKey(mk); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range providerIDs {
+		up := strings.ToUpper(id)
+		if v := env("PROVIDER_" + up + "_URL"); v != "" {
+			c.ProviderURLs[id] = v
+		}
+		k, err := secret(env, "PROVIDER_"+up+"_KEY")
+		if err != nil {
+			return nil, err
+		}
+		if k != "" {
+			c.ProviderKeys[id] = k
+		}
+	}
+	return c, nil
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func decodeMasterKey(s string) ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if err != nil || len(b) != 32 {
+		return nil, errors.New("GATEWAY_MASTER_KEY must be 32 bytes in standard base64 (openssl rand -base64 32)")
+	}
+	return b, nil
+}
+
+// ensureMasterKey generates the master key into the data dir on the first embedded run.
+func (c *Config) ensureMasterKey() error {
+	if c.MasterKey != nil {
+		return nil
+	}
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "sqlite") && strings.Contains(c.DatabaseURL, "://") {
+		return errors.New("GATEWAY_MASTER_KEY is required with an external database (every instance must share it)")
+	}
+	path := filepath.Join(c.DataDir, "master.key")
+	if b, err := os.ReadFile(path); err == nil {
+		k, err := decodeMasterKey(string(b))
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		c.MasterKey = k
+		return nil
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return err
+	}
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(base64.StdEncoding.EncodeToString(k)+"\n"), 0o600); err != nil {
+		return err
+	}
+	c.MasterKey = k
+	return nil
+}
+
+func (c *Config) logger(w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

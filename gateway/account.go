@@ -1,0 +1,86 @@
+package gateway
+
+import (
+	"context"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/capgate/capgate/providers"
+)
+
+// balanceJSON is the spec's Balance.
+type balanceJSON struct {
+	Used      int64      `json:"used"`
+	Cap       int64      `json:"cap"`
+	PeriodEnd *time.Time `json:"period_end"`
+}
+
+func (s *Server) balance(ctx context.Context, p *Principal) (balanceJSON, error) {
+	b, err := s.store.Balance(ctx, p.Tenant, p.Plan, p.Key.Mode)
+	if err != nil {
+		return balanceJSON{}, storeError(err)
+	}
+	end := b.PeriodEnd
+	return balanceJSON{Used: b.Used, Cap: b.Cap, PeriodEnd: &end}, nil
+}
+
+func storeError(err error) error {
+	return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
+}
+
+// account answers GET /v1/account.
+func (s *Server) account(c *fiber.Ctx) error {
+	p := principalOf(c)
+	ctx := c.UserContext()
+	b, err := s.store.Balance(ctx, p.Tenant, p.Plan, p.Key.Mode)
+	if err != nil {
+		return storeError(err)
+	}
+	stage, err := s.store.SharpenStage(ctx, p.Tenant.ID)
+	if err != nil {
+		return storeError(err)
+	}
+	return c.JSON(fiber.Map{
+		"plan":    p.Plan.ID,
+		"status":  p.Tenant.Status,
+		"cadence": "monthly",
+		"credits": fiber.Map{"used": b.Used, "cap": b.Cap, "remaining": b.Remaining(), "period_end": b.PeriodEnd,
+			"mode": p.Key.Mode, "credit_multiplier": p.Plan.CreditMultiplier},
+		"rate_limit": fiber.Map{"requests_per_minute": p.Plan.RatePerMinute},
+		"sharpen":    fiber.Map{"stage": stage, "max_stage": p.Plan.SharpenMax},
+		"key":        fiber.Map{"id": p.Key.ID, "label": p.Key.Label, "mode": p.Key.Mode, "prefix": p.Key.Prefix},
+		"tenant":     fiber.Map{"id": p.Tenant.ID, "name": p.Tenant.Name},
+	})
+}
+
+// healthz is liveness: the process answers.
+func (s *Server) healthz(c *fiber.Ctx) error {
+	return c.JSON(fiber.Map{"status": "ok", "version": s.opts.Version})
+}
+
+// readyz is readiness: the database answers and its migrations are current.
+func (s *Server) readyz(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(c.UserContext(), 3*time.Second)
+	defer cancel()
+	fail := func(what string, err error) error {
+		s.log.Warn("not ready", "check", what, "err", err)
+		return &Error{Code: providers.CodeServiceUnavailable, Message: "not ready: " + what}
+	}
+	if err := s.opts.DB.PingContext(ctx); err != nil {
+		return fail("database unreachable", err)
+	}
+	pending, err := s.opts.DB.Pending(ctx)
+	if err != nil {
+		return fail("migration status unknown", err)
+	}
+	if pending {
+		return fail("migrations pending", nil)
+	}
+	if s.opts.Ready != nil {
+		if err := s.opts.Ready(ctx); err != nil {
+			return fail("dependency unavailable", err)
+		}
+	}
+	return c.JSON(fiber.Map{"status": "ready"})
+}

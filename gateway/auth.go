@@ -1,0 +1,170 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
+)
+
+// Principal is the authenticated caller: key, tenant and plan.
+type Principal struct {
+	Key    *tenants.APIKey
+	Tenant *tenants.Tenant
+	Plan   *tenants.Plan
+}
+
+// Mode is the provider mode of the caller's key.
+func (p *Principal) Mode() providers.Mode {
+	if p.Key.Mode == tenants.ModeTest {
+		return providers.ModeTest
+	}
+	return providers.ModeLive
+}
+
+func principalOf(c *fiber.Ctx) *Principal {
+	p, _ := c.Locals("principal").(*Principal)
+	return p
+}
+
+// authCache keeps key lookups per instance for a few seconds: a revocation elsewhere applies
+// within the TTL, on this instance at once (forget).
+type authCache struct {
+	store *tenants.Store
+	ttl   time.Duration
+
+	mu      sync.Mutex
+	entries map[string]authEntry
+	touched map[string]time.Time
+}
+
+type authEntry struct {
+	p       *Principal // nil: the key is unknown or revoked
+	expires time.Time
+}
+
+func newAuthCache(store *tenants.Store, ttl time.Duration) *authCache {
+	return &authCache{store: store, ttl: ttl, entries: map[string]authEntry{}, touched: map[string]time.Time{}}
+}
+
+func (a *authCache) forget() {
+	a.mu.Lock()
+	a.entries = map[string]authEntry{}
+	a.mu.Unlock()
+}
+
+func (a *authCache) lookup(ctx context.Context, raw string) (*Principal, error) {
+	hash := tenants.HashKey(raw)
+	now := time.Now()
+	a.mu.Lock()
+	e, ok := a.entries[hash]
+	a.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.p, nil
+	}
+	p, err := a.load(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	if len(a.entries) > 100000 {
+		a.entries = map[string]authEntry{}
+	}
+	a.entries[hash] = authEntry{p: p, expires: now.Add(a.ttl)}
+	a.mu.Unlock()
+	return p, nil
+}
+
+func (a *authCache) load(ctx context.Context, hash string) (*Principal, error) {
+	k, err := a.store.KeyByHash(ctx, hash)
+	if errors.Is(err, tenants.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if k.RevokedAt != nil {
+		return nil, nil
+	}
+	t, err := a.store.Tenant(ctx, k.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := a.store.Plan(ctx, t.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	return &Principal{Key: k, Tenant: t, Plan: p}, nil
+}
+
+// touch records last use at most once a minute per key and instance.
+func (a *authCache) touch(ctx context.Context, keyID string) {
+	now := time.Now()
+	a.mu.Lock()
+	last := a.touched[keyID]
+	due := now.Sub(last) > time.Minute
+	if due {
+		a.touched[keyID] = now
+	}
+	a.mu.Unlock()
+	if due {
+		_ = a.store.TouchKey(ctx, keyID, tenants.Now())
+	}
+}
+
+func unauthorized(msg string) *Error {
+	return &Error{Code: providers.CodeUnauthorized, Message: msg,
+		Hint: "send Authorization: Bearer cap_live_… (or cap_test_… for the sandbox)"}
+}
+
+// authenticate requires a valid bearer key of an active tenant, then applies the tenant's rate limit.
+func (s *Server) authenticate(c *fiber.Ctx) error {
+	h := c.Get(fiber.HeaderAuthorization)
+	if h == "" {
+		return unauthorized("missing API key")
+	}
+	scheme, raw, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return unauthorized("the Authorization header must use the Bearer scheme")
+	}
+	raw = strings.TrimSpace(raw)
+	if !tenants.WellFormedKey(raw) {
+		return unauthorized("the API key is malformed")
+	}
+	p, err := s.auth.lookup(c.UserContext(), raw)
+	if err != nil {
+		return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
+	}
+	if p == nil {
+		return unauthorized("the API key is unknown or revoked")
+	}
+	if p.Tenant.Status != tenants.StatusActive {
+		return unauthorized("the account is suspended")
+	}
+	c.Locals("principal", p)
+	rr, err := s.opts.Limiter.Allow(c.UserContext(), p.Tenant.ID, p.Plan.RatePerMinute)
+	if err != nil {
+		// Fail open: a limiter outage must not take the API down; it is logged and measured.
+		s.log.Warn("rate limiter unavailable", "request_id", requestID(c), "err", err)
+		s.metrics.limiterErrors.Inc()
+	} else {
+		c.Set("RateLimit-Limit", strconv.Itoa(rr.Limit))
+		c.Set("RateLimit-Remaining", strconv.Itoa(rr.Remaining))
+		c.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(rr.ResetAfter.Seconds()))))
+		if !rr.Allowed {
+			s.metrics.rateLimited.Inc()
+			return &Error{Code: providers.CodeRateLimited, Message: "rate limit reached for this account's plan",
+				RetryAfter: rr.RetryAfter, Hint: "wait for Retry-After seconds; RateLimit-* headers show the allowance"}
+		}
+	}
+	s.auth.touch(c.UserContext(), p.Key.ID)
+	return c.Next()
+}

@@ -1,0 +1,197 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
+)
+
+// Sharpen tiers by stage (spec 2.8) and their typical credits.
+var stageTier = map[string]string{"stage1": "sharpen", "stage2": "plus", "stage3": "ultra", "stage3+": "ultra2x"}
+
+// TierCredits are the typical credits of each sharpen tier.
+var TierCredits = map[string]int{"sharpen": 5, "plus": 15, "ultra": 40, "ultra2x": 80}
+
+type catalogCapability struct {
+	ID                string `json:"id"`
+	Title             string `json:"title"`
+	Summary           string `json:"summary"`
+	Topic             string `json:"topic"`
+	Enabled           bool   `json:"enabled"`
+	Available         bool   `json:"available"`
+	UnavailableReason string `json:"unavailable_reason,omitempty"`
+	TypicalCredits    int    `json:"typical_credits"`
+	InspectURL        string `json:"inspect_url"`
+}
+
+type stageTierJSON struct {
+	Stage string `json:"stage"`
+	Tier  string `json:"tier"`
+}
+
+type catalogSharpen struct {
+	Tier           string          `json:"tier"`
+	Stage          string          `json:"stage,omitempty"`
+	Stages         []stageTierJSON `json:"stages,omitempty"`
+	URL            string          `json:"url"`
+	TypicalCredits int             `json:"typical_credits"`
+	Enabled        bool            `json:"enabled"`
+}
+
+const catalogInstructions = "Call POST /v1/capabilities/{id}/execute with the typed body shown by the capability's inspect_url. " +
+	"Every response carries charged_credits and balance. While has_more is true, POST /v1/follow-up {search_id, action: \"more\"} " +
+	"fetches the next page (a page may be empty while has_more stays true; stop after a bounded number of pages). " +
+	"{search_id, action: \"update\", params} changes the query and keeps the search_id. {record_id, action} runs a record action " +
+	"listed in record_actions (for example details). next.example is always a follow-up body that is valid right now. " +
+	"Errors use {error: {code, message, retryable, hint, violations, requestId}}; retry only when retryable is true, after Retry-After when given. " +
+	"GET /v1/guide is the full guide in Markdown."
+
+// sharpenObject is the catalog's sharpen object for a tenant: its saved stage and what the plan allows.
+func (s *Server) sharpenObject(c *fiber.Ctx, p *Principal) (catalogSharpen, error) {
+	saved, err := s.store.SharpenStage(c.UserContext(), p.Tenant.ID)
+	if err != nil {
+		return catalogSharpen{}, storeError(err)
+	}
+	out := catalogSharpen{URL: "/v1/sharpen", Stage: saved}
+	for _, st := range tenants.SharpenStages[1:] {
+		if p.Plan.AllowsStage(st) {
+			out.Stages = append(out.Stages, stageTierJSON{Stage: st, Tier: stageTier[st]})
+		}
+	}
+	tier, ok := stageTier[saved]
+	out.Enabled = ok && p.Plan.AllowsStage(saved)
+	if !ok {
+		tier = "sharpen" // the tier stage1 would use once sharpen is switched on
+	}
+	out.Tier = tier
+	out.TypicalCredits = TierCredits[tier]
+	return out, nil
+}
+
+// catalog answers GET /v1/catalog.
+func (s *Server) catalog(c *fiber.Ctx) error {
+	p := principalOf(c)
+	out := struct {
+		Capabilities []catalogCapability `json:"capabilities"`
+		Sharpen      catalogSharpen      `json:"sharpen"`
+		Instructions string              `json:"instructions"`
+	}{Capabilities: make([]catalogCapability, 0, len(s.order)), Instructions: catalogInstructions}
+	for _, cp := range s.order {
+		ok, why := s.available(cp, p.Mode())
+		out.Capabilities = append(out.Capabilities, catalogCapability{
+			ID: cp.ID, Title: cp.Title, Summary: cp.Summary, Topic: cp.Topic,
+			Enabled: p.Plan.Enables(cp.ID, cp.Cost.Typical), Available: ok, UnavailableReason: why,
+			TypicalCredits: cp.Cost.Typical, InspectURL: "/v1/capabilities/" + cp.ID,
+		})
+	}
+	sh, err := s.sharpenObject(c, p)
+	if err != nil {
+		return err
+	}
+	out.Sharpen = sh
+	return c.JSON(out)
+}
+
+type followUpDescriptor struct {
+	Action       string         `json:"action"`
+	Scope        string         `json:"scope"`
+	Description  string         `json:"description"`
+	ParamsSchema map[string]any `json:"params_schema,omitempty"`
+}
+
+// InspectResponse is the spec's CapabilityInspectResponse.
+type InspectResponse struct {
+	ID                string               `json:"id"`
+	Title             string               `json:"title"`
+	Description       string               `json:"description"`
+	Available         bool                 `json:"available"`
+	UnavailableReason string               `json:"unavailable_reason,omitempty"`
+	Execute           inspectExecute       `json:"execute"`
+	FollowUps         []followUpDescriptor `json:"follow_ups"`
+	Examples          []providers.Example  `json:"examples"`
+	Cost              inspectCost          `json:"cost"`
+}
+
+type inspectExecute struct {
+	Method     string         `json:"method"`
+	URL        string         `json:"url"`
+	BodySchema map[string]any `json:"body_schema"`
+}
+
+type inspectCost struct {
+	TypicalCredits int    `json:"typical_credits"`
+	Basis          string `json:"basis"`
+}
+
+// Inspect describes a capability from its declaration.
+func Inspect(cp *providers.Capability, available bool, why string) InspectResponse {
+	out := InspectResponse{ID: cp.ID, Title: cp.Title, Description: cp.Description, Available: available, UnavailableReason: why,
+		Execute:   inspectExecute{Method: "POST", URL: "/v1/capabilities/" + cp.ID + "/execute", BodySchema: cp.Schema().Doc},
+		FollowUps: []followUpDescriptor{}, Examples: cp.Examples,
+		Cost: inspectCost{TypicalCredits: cp.Cost.Typical, Basis: cp.Cost.Basis}}
+	if out.Examples == nil {
+		out.Examples = []providers.Example{}
+	}
+	switch cp.Paging {
+	case providers.PagingLocal:
+		out.FollowUps = append(out.FollowUps, followUpDescriptor{Action: "more", Scope: "search",
+			Description: "next page from the result set held in the session; free, no provider call"})
+	case providers.PagingSingle:
+	default:
+		out.FollowUps = append(out.FollowUps, followUpDescriptor{Action: "more", Scope: "search",
+			Description: fmt.Sprintf("next page from the provider (%s paging); costs like the search", cp.Paging.Label())})
+	}
+	if !cp.NoUpdate {
+		out.FollowUps = append(out.FollowUps, followUpDescriptor{Action: "update", Scope: "search",
+			Description: "merge params into the stored query, reset paging and run it again under the same search_id (null removes a field)",
+			ParamsSchema: UpdateParamsSchema(cp)})
+	}
+	for _, a := range cp.Actions {
+		desc := a.Description
+		switch {
+		case a.Kind == providers.ActionStored:
+			desc += " (stored at search time: free; 410 session_expired once gone)"
+		case a.Credits == 0:
+			desc += " (free provider lookup; repeats are cached)"
+		default:
+			desc += fmt.Sprintf(" (%d credits for a fresh lookup; repeats are cached and free)", a.Credits)
+		}
+		out.FollowUps = append(out.FollowUps, followUpDescriptor{Action: a.Name, Scope: "record", Description: desc})
+	}
+	return out
+}
+
+// UpdateParamsSchema is the request schema with nothing required: any subset of the fields.
+func UpdateParamsSchema(cp *providers.Capability) map[string]any {
+	var doc map[string]any
+	b, _ := json.Marshal(cp.Schema().Doc)
+	_ = json.Unmarshal(b, &doc)
+	delete(doc, "required")
+	delete(doc, "$schema")
+	delete(doc, "oneOf")
+	delete(doc, "anyOf")
+	delete(doc, "allOf")
+	doc["description"] = "any subset of the request fields; null removes a field"
+	if props, ok := doc["properties"].(map[string]any); ok {
+		for _, v := range props {
+			if m, ok := v.(map[string]any); ok {
+				delete(m, "default")
+			}
+		}
+	}
+	return doc
+}
+
+// inspect answers GET /v1/capabilities/{id}.
+func (s *Server) inspect(c *fiber.Ctx) error {
+	cp, err := s.capabilityFor(c, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	ok, why := s.available(cp, principalOf(c).Mode())
+	return c.JSON(Inspect(cp, ok, why))
+}

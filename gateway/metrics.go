@@ -1,0 +1,28 @@
+package gateway
+
+import "github.com/prometheus/client_golang/prometheus"
+
+type metrics struct {
+	requests      *prometheus.CounterVec
+	latency       *prometheus.HistogramVec
+	credits       *prometheus.CounterVec
+	rateLimited   prometheus.Counter
+	limiterErrors prometheus.Counter
+}
+
+func newMetrics(reg *prometheus.Registry) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "capgate_http_requests_total",
+			Help: "HTTP requests by route, status and capability."}, []string{"route", "status", "capability"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "capgate_http_request_duration_seconds",
+			Help: "HTTP request latency by route.", Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 20, 45}}, []string{"route"}),
+		credits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "capgate_credits_charged_total",
+			Help: "Credits charged by capability and key mode."}, []string{"capability", "mode"}),
+		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{Name: "capgate_rate_limited_total",
+			Help: "Requests refused by the rate limiter."}),
+		limiterErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "capgate_rate_limiter_errors_total",
+			Help: "Rate limiter failures (requests were let through)."}),
+	}
+	reg.MustRegister(m.requests, m.latency, m.credits, m.rateLimited, m.limiterErrors)
+	return m
+}

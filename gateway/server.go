@@ -1,0 +1,129 @@
+// Package gateway is the HTTP surface of capgate: the fiber app, its middleware (request id,
+// recovery, logging, metrics, authentication, rate limits, body limit) and the handlers of the
+// /v1 API. Every error leaves through one handler as the spec's envelope.
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
+)
+
+const maxBody = 1 << 20
+
+// Options are the server's dependencies.
+type Options struct {
+	DB           *tenants.DB
+	Client       *providers.Client
+	Capabilities []*providers.Capability
+	Sessions     *session.Store
+	Limiter      RateLimiter
+	Logger       *slog.Logger
+	Registry     *prometheus.Registry
+	PublicURL    string
+	SessionTTL   time.Duration
+	Version      string
+	// KeyCacheTTL bounds how long another instance may keep serving a revoked key (default 5 s).
+	KeyCacheTTL time.Duration
+	// Ready adds checks to /readyz beyond the database (for example Redis).
+	Ready func(ctx context.Context) error
+}
+
+// Server is the gateway.
+type Server struct {
+	opts    Options
+	store   *tenants.Store
+	log     *slog.Logger
+	auth    *authCache
+	metrics *metrics
+	app     *fiber.App
+	caps    map[string]*providers.Capability
+	order   []*providers.Capability
+	sessions *session.Store
+
+	// Other surfaces (sharpen, projects) add their paths and schemas to the OpenAPI document.
+	extraPaths   map[string]any
+	extraSchemas map[string]any
+	openapiOnce  sync.Once
+	openapiJSON  []byte
+	openapiErr   error
+}
+
+// New builds the server and its routes.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Registry == nil {
+		opts.Registry = prometheus.NewRegistry()
+	}
+	if opts.Limiter == nil {
+		opts.Limiter = NewMemoryLimiter()
+	}
+	if opts.SessionTTL == 0 {
+		opts.SessionTTL = 24 * time.Hour
+	}
+	if opts.KeyCacheTTL == 0 {
+		opts.KeyCacheTTL = 5 * time.Second
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{
+		opts:    opts,
+		store:   tenants.NewStore(opts.DB),
+		log:     opts.Logger,
+		metrics: newMetrics(opts.Registry),
+	}
+	s.auth = newAuthCache(s.store, opts.KeyCacheTTL)
+	s.sessions = opts.Sessions
+	s.caps = map[string]*providers.Capability{}
+	for _, c := range opts.Capabilities {
+		if _, dup := s.caps[c.ID]; dup {
+			panic("gateway: duplicate capability " + c.ID)
+		}
+		s.caps[c.ID] = c
+		s.order = append(s.order, c)
+	}
+	s.app = fiber.New(fiber.Config{
+		AppName:               "capgate",
+		BodyLimit:             maxBody,
+		ErrorHandler:          s.errorHandler,
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          90 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		ReadBufferSize:        16 << 10,
+	})
+	s.routes()
+	return s
+}
+
+// App is the fiber app (tests call App().Test).
+func (s *Server) App() *fiber.App { return s.app }
+
+// Listen serves on addr until ctx ends, then shuts down gracefully.
+func (s *Server) Listen(ctx context.Context, addr string) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.app.Listen(addr) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return s.app.ShutdownWithTimeout(30 * time.Second)
+	}
+}
+
+// ForgetKeys drops cached key lookups so a revocation or plan change on this instance applies at once.
+func (s *Server) ForgetKeys() { s.auth.forget() }
+
+// Store is the accounts store.
+func (s *Server) Store() *tenants.Store { return s.store }

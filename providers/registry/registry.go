@@ -1,0 +1,73 @@
+// Package registry is the one explicit list of the capabilities that really work and the
+// upstream providers they use. Adding a capability touches its own package and one line here.
+package registry
+
+import (
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/openlibrary"
+	"github.com/capgate/capgate/providers/openmeteo"
+)
+
+// families are the provider packages, in catalog order.
+var families = []struct {
+	capabilities func() []*providers.Capability
+	providers    func() []*providers.Provider
+}{
+	{openlibrary.Capabilities, openlibrary.Providers},
+	{openmeteo.Capabilities, openmeteo.Providers},
+}
+
+// Capabilities lists every registered capability, ordered by topic as in the spec's section 1.
+func Capabilities() []*providers.Capability {
+	var out []*providers.Capability
+	for _, f := range families {
+		out = append(out, f.capabilities()...)
+	}
+	sortByTopic(out)
+	return out
+}
+
+// Providers lists every upstream provider the capabilities use.
+func Providers() []*providers.Provider {
+	var out []*providers.Provider
+	seen := map[string]bool{}
+	for _, f := range families {
+		for _, p := range f.providers() {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// ProviderIDs lists the provider ids (for PROVIDER_<ID>_URL / _KEY).
+func ProviderIDs() []string {
+	var ids []string
+	for _, p := range Providers() {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
+// Topics in the order of the spec's section 1.
+var Topics = []string{"Web and news", "Research and reading", "Dev", "Media and social", "Travel and places", "Commerce and markets", "Food and fitness"}
+
+func sortByTopic(caps []*providers.Capability) {
+	rank := map[string]int{}
+	for i, t := range Topics {
+		rank[t] = i
+	}
+	// Stable insertion sort: a few dozen entries.
+	for i := 1; i < len(caps); i++ {
+		for j := i; j > 0; j-- {
+			a, b := caps[j-1], caps[j]
+			if rank[a.Topic] > rank[b.Topic] || (rank[a.Topic] == rank[b.Topic] && a.ID > b.ID) {
+				caps[j-1], caps[j] = b, a
+				continue
+			}
+			break
+		}
+	}
+}
