@@ -147,7 +147,7 @@ func Inspect(cp *providers.Capability, available bool, why string) InspectRespon
 	}
 	if !cp.NoUpdate {
 		out.FollowUps = append(out.FollowUps, followUpDescriptor{Action: "update", Scope: "search",
-			Description: "merge params into the stored query, reset paging and run it again under the same search_id (null removes a field)",
+			Description:  "merge params into the stored query, reset paging and run it again under the same search_id (null removes a field)",
 			ParamsSchema: UpdateParamsSchema(cp)})
 	}
 	for _, a := range cp.Actions {

@@ -25,8 +25,8 @@ func obj(required []string, props map[string]any, extra bool) map[string]any {
 }
 
 var (
-	str   = map[string]any{"type": "string"}
-	boolT = map[string]any{"type": "boolean"}
+	str       = map[string]any{"type": "string"}
+	boolT     = map[string]any{"type": "boolean"}
 	nonNegInt = map[string]any{"type": "integer", "minimum": 0}
 )
 
@@ -89,10 +89,10 @@ func responseSchemas() map[string]any {
 			"unavailable_reason": str, "typical_credits": nonNegInt, "inspect_url": str,
 		}, false),
 		"CatalogSharpen": obj([]string{"tier", "url", "typical_credits", "enabled"}, map[string]any{
-			"tier":  map[string]any{"type": "string", "enum": []any{"sharpen", "plus", "ultra", "ultra2x"}},
-			"stage": map[string]any{"type": "string", "enum": []any{"stock", "stage1", "stage2", "stage3", "stage3+"}},
+			"tier":   map[string]any{"type": "string", "enum": []any{"sharpen", "plus", "ultra", "ultra2x"}},
+			"stage":  map[string]any{"type": "string", "enum": []any{"stock", "stage1", "stage2", "stage3", "stage3+"}},
 			"stages": arr(obj([]string{"stage", "tier"}, map[string]any{"stage": str, "tier": str}, false)),
-			"url": str, "typical_credits": nonNegInt, "enabled": boolT,
+			"url":    str, "typical_credits": nonNegInt, "enabled": boolT,
 		}, false),
 		"CatalogResponse": obj([]string{"capabilities", "sharpen", "instructions"}, map[string]any{
 			"capabilities": arr(ref("CatalogCapability")), "sharpen": ref("CatalogSharpen"), "instructions": str,

@@ -39,14 +39,14 @@ type Options struct {
 
 // Server is the gateway.
 type Server struct {
-	opts    Options
-	store   *tenants.Store
-	log     *slog.Logger
-	auth    *authCache
-	metrics *metrics
-	app     *fiber.App
-	caps    map[string]*providers.Capability
-	order   []*providers.Capability
+	opts     Options
+	store    *tenants.Store
+	log      *slog.Logger
+	auth     *authCache
+	metrics  *metrics
+	app      *fiber.App
+	caps     map[string]*providers.Capability
+	order    []*providers.Capability
 	sessions *session.Store
 
 	// Other surfaces (sharpen, projects) add their paths and schemas to the OpenAPI document.

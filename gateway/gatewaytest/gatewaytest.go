@@ -1,0 +1,349 @@
+// Package gatewaytest boots a real gateway (real database, real session store, the real
+// registry or chosen capabilities, upstreams pointed at httptest fakes) for tests, and checks
+// every response it receives against the gateway's own /v1/openapi.json (the contract test).
+package gatewaytest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/capgate/capgate/gateway"
+	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/registry"
+	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/tenantstest"
+)
+
+// Options configure an Env.
+type Options struct {
+	DB           *tenants.DB // default: a fresh SQLite database
+	Capabilities []*providers.Capability
+	Providers    []*providers.Provider
+	// Fakes point providers at httptest servers (live keys reach them).
+	Fakes      map[string]http.Handler
+	Keys       map[string]string
+	Limiter    gateway.RateLimiter
+	SessionTTL time.Duration
+	// Plan of the default tenant (default "pro").
+	Plan           string
+	BreakerTimeout time.Duration
+}
+
+// Env is a running gateway with one tenant and its keys.
+type Env struct {
+	tb       testing.TB
+	DB       *tenants.DB
+	Store    *tenants.Store
+	Server   *gateway.Server
+	Client   *providers.Client
+	Sessions *session.Store
+	Tenant   *tenants.Tenant
+	LiveKey  string
+	TestKey  string
+	contract *contract
+}
+
+// New starts a gateway for a test.
+func New(tb testing.TB, o Options) *Env {
+	tb.Helper()
+	if o.DB == nil {
+		o.DB = tenantstest.SQLite(tb)
+	}
+	if o.Capabilities == nil {
+		o.Capabilities = registry.Capabilities()
+	}
+	if o.Providers == nil {
+		o.Providers = registry.Providers()
+	}
+	if o.SessionTTL == 0 {
+		o.SessionTTL = time.Hour
+	}
+	if o.Plan == "" {
+		o.Plan = "pro"
+	}
+	if o.BreakerTimeout == 0 {
+		o.BreakerTimeout = 300 * time.Millisecond
+	}
+	client := providers.NewClient(o.Providers, providers.ClientOptions{Version: "test", Contact: "tests@example.com", BreakerTimeout: o.BreakerTimeout, BreakerFailures: 3})
+	for id, h := range o.Fakes {
+		srv := httptest.NewServer(h)
+		tb.Cleanup(srv.Close)
+		if err := client.Configure(id, providers.Setting{URL: srv.URL, Key: o.Keys[id]}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for id, k := range o.Keys {
+		if _, ok := o.Fakes[id]; !ok {
+			s := client.Setting(id)
+			s.Key = k
+			_ = client.Configure(id, s)
+		}
+	}
+	sessions, err := session.NewStore(o.DB, o.SessionTTL, 16)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sessions.Close() })
+	srv := gateway.New(gateway.Options{DB: o.DB, Client: client, Capabilities: o.Capabilities, Sessions: sessions,
+		Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: quietLogger(tb)})
+	e := &Env{tb: tb, DB: o.DB, Store: srv.Store(), Server: srv, Client: client, Sessions: sessions}
+	e.Tenant, e.LiveKey, e.TestKey = e.NewTenant(o.Plan)
+	e.contract = loadContract(tb, e)
+	return e
+}
+
+// NewTenant creates a tenant on a plan with a live and a test key.
+func (e *Env) NewTenant(plan string) (*tenants.Tenant, string, string) {
+	e.tb.Helper()
+	ctx := context.Background()
+	t, err := e.Store.CreateTenant(ctx, "Tenant "+tenants.RandomString(4), plan, "")
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	_, live, err := e.Store.CreateKey(ctx, t.ID, tenants.ModeLive, "live")
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	_, test, err := e.Store.CreateKey(ctx, t.ID, tenants.ModeTest, "test")
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	return t, live, test
+}
+
+// Response is a decoded answer.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	JSON   map[string]any
+}
+
+// ErrorCode is the envelope's error.code, or "".
+func (r *Response) ErrorCode() string {
+	if e, ok := r.JSON["error"].(map[string]any); ok {
+		s, _ := e["code"].(string)
+		return s
+	}
+	return ""
+}
+
+// Violations lists the envelope's violation paths.
+func (r *Response) Violations() []string {
+	e, _ := r.JSON["error"].(map[string]any)
+	vs, _ := e["violations"].([]any)
+	var out []string
+	for _, v := range vs {
+		m, _ := v.(map[string]any)
+		p, _ := m["path"].(string)
+		out = append(out, p)
+	}
+	return out
+}
+
+// Do sends a request (body: nil, a string or bytes sent as is, or a value encoded as JSON) and
+// checks the answer against the OpenAPI document.
+func (e *Env) Do(method, path, key string, body any) *Response {
+	e.tb.Helper()
+	return e.DoHeaders(method, path, key, body, nil)
+}
+
+// DoHeaders is Do with extra request headers.
+func (e *Env) DoHeaders(method, path, key string, body any, header map[string]string) *Response {
+	e.tb.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			e.tb.Fatal(err)
+		}
+		rd = bytes.NewReader(enc)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := e.Server.App().Test(req, 60_000)
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	out := &Response{Status: res.StatusCode, Header: res.Header, Body: b}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(b, &out.JSON); err != nil {
+			e.tb.Fatalf("%s %s: response is not JSON: %v\n%s", method, path, err, b)
+		}
+	}
+	if res.Header.Get("X-Request-Id") == "" {
+		e.tb.Errorf("%s %s: no X-Request-Id header", method, path)
+	}
+	if e.contract != nil {
+		e.contract.check(e.tb, method, path, out)
+	}
+	return out
+}
+
+// contract validates responses against the gateway's OpenAPI document.
+type contract struct {
+	doc      map[string]any
+	compiler *jsonschema.Compiler
+	mu       sync.Mutex
+	schemas  map[string]*jsonschema.Schema
+}
+
+func loadContract(tb testing.TB, e *Env) *contract {
+	tb.Helper()
+	req := httptest.NewRequest(http.MethodGet, "/v1/openapi.json", nil)
+	res, err := e.Server.App().Test(req, 10_000)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		tb.Fatalf("openapi.json: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	if err := c.AddResource("mem:///openapi.json", doc); err != nil {
+		tb.Fatal(err)
+	}
+	var plain map[string]any
+	_ = json.Unmarshal(raw, &plain)
+	if plain["openapi"] != "3.1.0" {
+		tb.Fatalf("openapi version %v", plain["openapi"])
+	}
+	return &contract{doc: plain, compiler: c, schemas: map[string]*jsonschema.Schema{}}
+}
+
+// operation finds the OpenAPI path of a concrete path: an exact key first, then a template.
+func (c *contract) operation(method, path string) (string, map[string]any) {
+	path, _, _ = strings.Cut(path, "?")
+	paths, _ := c.doc["paths"].(map[string]any)
+	method = strings.ToLower(method)
+	if item, ok := paths[path].(map[string]any); ok {
+		if op, ok := item[method].(map[string]any); ok {
+			return path, op
+		}
+	}
+	segs := strings.Split(path, "/")
+	for tmpl, raw := range paths {
+		ts := strings.Split(tmpl, "/")
+		if len(ts) != len(segs) {
+			continue
+		}
+		match := true
+		for i := range ts {
+			if ts[i] != segs[i] && !(strings.HasPrefix(ts[i], "{") && strings.HasSuffix(ts[i], "}")) {
+				match = false
+				break
+			}
+		}
+		if match {
+			if op, ok := raw.(map[string]any)[method].(map[string]any); ok {
+				return tmpl, op
+			}
+		}
+	}
+	return "", nil
+}
+
+func (c *contract) check(tb testing.TB, method, path string, r *Response) {
+	tb.Helper()
+	tmpl, op := c.operation(method, path)
+	if op == nil {
+		// Unknown routes must still answer with the error envelope.
+		tmpl, op = "", map[string]any{"responses": map[string]any{"default": map[string]any{"content": map[string]any{
+			"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorEnvelope"}}}}}}
+	}
+	responses, _ := op["responses"].(map[string]any)
+	status := http.StatusText(r.Status)
+	_ = status
+	key := itoa(r.Status)
+	resp, ok := responses[key].(map[string]any)
+	respKey := key
+	if !ok {
+		resp, _ = responses["default"].(map[string]any)
+		respKey = "default"
+	}
+	if resp == nil {
+		tb.Errorf("%s %s: status %d is not documented", method, path, r.Status)
+		return
+	}
+	content, _ := resp["content"].(map[string]any)
+	if _, isJSON := content["application/json"]; !isJSON || r.JSON == nil {
+		return
+	}
+	loc := c.schemaLocation(tmpl, strings.ToLower(method), respKey)
+	sch, err := c.compile(loc)
+	if err != nil {
+		tb.Fatalf("contract: compile %s: %v", loc, err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.Body))
+	if err != nil {
+		tb.Fatalf("contract: %v", err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		tb.Errorf("contract: %s %s (%d) does not match the OpenAPI document: %v\nbody: %s", method, path, r.Status, err, truncate(r.Body))
+	}
+}
+
+func (c *contract) schemaLocation(tmpl, method, respKey string) string {
+	if tmpl == "" {
+		return "mem:///openapi.json#/components/schemas/ErrorEnvelope"
+	}
+	esc := strings.ReplaceAll(strings.ReplaceAll(tmpl, "~", "~0"), "/", "~1")
+	return "mem:///openapi.json#/paths/" + esc + "/" + method + "/responses/" + respKey + "/content/application~1json/schema"
+}
+
+func (c *contract) compile(loc string) (*jsonschema.Schema, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.schemas[loc]; ok {
+		return s, nil
+	}
+	s, err := c.compiler.Compile(loc)
+	if err != nil {
+		return nil, err
+	}
+	c.schemas[loc] = s
+	return s, nil
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func truncate(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "…"
+	}
+	return string(b)
+}
