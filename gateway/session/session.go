@@ -293,8 +293,13 @@ func (s *Store) Detail(ctx context.Context, tenantID, recordID, action string) (
 // PutDetail caches a record-action answer until the record expires; the first writer wins.
 func (s *Store) PutDetail(ctx context.Context, rec *Record, action, body string) error {
 	d := &Detail{RecordID: rec.ID, Action: action, TenantID: rec.TenantID, Body: body, ExpiresAt: rec.ExpiresAt}
-	if _, err := s.db.NewInsert().Model(d).On("CONFLICT (record_id, action) DO NOTHING").Exec(ctx); err != nil {
+	res, err := s.db.NewInsert().Model(d).On("CONFLICT (record_id, action) DO NOTHING").Exec(ctx)
+	if err != nil {
 		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		s.cache.Delete("d:" + rec.ID + ":" + action) // another writer won: serve theirs
+		return nil
 	}
 	s.cachePut("d:"+rec.ID+":"+action, d)
 	return nil
