@@ -4,6 +4,7 @@ package registry
 
 import (
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/music"
 	"github.com/capgate/capgate/providers/openlibrary"
 	"github.com/capgate/capgate/providers/openmeteo"
 )
@@ -14,6 +15,7 @@ var families = []struct {
 	providers    func() []*providers.Provider
 }{
 	{openlibrary.Capabilities, openlibrary.Providers},
+	{music.Capabilities, music.Providers},
 	{openmeteo.Capabilities, openmeteo.Providers},
 }
 

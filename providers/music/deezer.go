@@ -1,0 +1,474 @@
+package music
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/capgate/capgate/providers"
+)
+
+// Deezer API objects (https://developers.deezer.com/api: track, artist, album and the paged list
+// {data, total, next, prev}), with only the fields this package reads. Shapes were checked against
+// recorded answers in browniebroke/deezer-python's test cassettes.
+
+type dzError struct {
+	Type    optStr `json:"type"`
+	Message optStr `json:"message"`
+	Code    optInt `json:"code"`
+}
+
+type dzList[T any] struct {
+	Error obj[dzError] `json:"error"`
+	Data  list[T]      `json:"data"`
+	Total optInt       `json:"total"`
+	Next  optStr       `json:"next"`
+}
+
+type dzArtist struct {
+	Error         obj[dzError] `json:"error"`
+	ID            optID        `json:"id"`
+	Name          optStr       `json:"name"`
+	Link          optStr       `json:"link"`
+	Picture       optStr       `json:"picture"`
+	PictureSmall  optStr       `json:"picture_small"`
+	PictureMedium optStr       `json:"picture_medium"`
+	PictureBig    optStr       `json:"picture_big"`
+	PictureXL     optStr       `json:"picture_xl"`
+	NbAlbum       optInt       `json:"nb_album"`
+	NbFan         optInt       `json:"nb_fan"`
+	Radio         optBool      `json:"radio"`
+	Role          optStr       `json:"role"`
+}
+
+type dzGenre struct {
+	Name optStr `json:"name"`
+}
+
+type dzAlbum struct {
+	Error          obj[dzError]         `json:"error"`
+	ID             optID                `json:"id"`
+	Title          optStr               `json:"title"`
+	Link           optStr               `json:"link"`
+	Cover          optStr               `json:"cover"`
+	CoverSmall     optStr               `json:"cover_small"`
+	CoverMedium    optStr               `json:"cover_medium"`
+	CoverBig       optStr               `json:"cover_big"`
+	CoverXL        optStr               `json:"cover_xl"`
+	UPC            optStr               `json:"upc"`
+	Label          optStr               `json:"label"`
+	Genres         obj[dzList[dzGenre]] `json:"genres"`
+	NbTracks       optInt               `json:"nb_tracks"`
+	Duration       optInt               `json:"duration"`
+	Fans           optInt               `json:"fans"`
+	ReleaseDate    optStr               `json:"release_date"`
+	RecordType     optStr               `json:"record_type"`
+	ExplicitLyrics optBool              `json:"explicit_lyrics"`
+	Contributors   list[dzArtist]       `json:"contributors"`
+	Artist         obj[dzArtist]        `json:"artist"`
+	Tracks         obj[dzList[dzTrack]] `json:"tracks"`
+}
+
+type dzTrack struct {
+	Error          obj[dzError]   `json:"error"`
+	ID             optID          `json:"id"`
+	Readable       optBool        `json:"readable"`
+	Title          optStr         `json:"title"`
+	TitleShort     optStr         `json:"title_short"`
+	ISRC           optStr         `json:"isrc"`
+	Link           optStr         `json:"link"`
+	Duration       optInt         `json:"duration"`
+	TrackPosition  optInt         `json:"track_position"`
+	DiskNumber     optInt         `json:"disk_number"`
+	Rank           optInt         `json:"rank"`
+	ReleaseDate    optStr         `json:"release_date"`
+	ExplicitLyrics optBool        `json:"explicit_lyrics"`
+	Preview        optStr         `json:"preview"`
+	BPM            optFloat       `json:"bpm"`
+	Gain           optFloat       `json:"gain"`
+	Contributors   list[dzArtist] `json:"contributors"`
+	Artist         obj[dzArtist]  `json:"artist"`
+	Album          obj[dzAlbum]   `json:"album"`
+}
+
+// deezerQuotaWait is the Retry-After of Deezer's quota error: Deezer allows 50 requests per 5 s.
+const deezerQuotaWait = 5 * time.Second
+
+// deezerPaths are the search endpoints by kind.
+var deezerPaths = map[string]string{"track": "/search", "artist": "/search/artist", "album": "/search/album"}
+
+// searchDeezer fetches one page of Deezer search results starting at offset.
+func searchDeezer(ctx context.Context, u *providers.Upstream, query, kind string, num, offset int) (*providers.Page, error) {
+	q := url.Values{"q": {query}, "index": {strconv.Itoa(offset)}, "limit": {strconv.Itoa(num)}}
+	resp, err := u.Get(ctx, deezerPaths[kind], q, acceptJSON())
+	if err != nil {
+		return nil, err
+	}
+	var l dzPage
+	switch kind {
+	case "artist":
+		l, err = deezerRecords(u, resp, deezerArtistRecord)
+	case "album":
+		l, err = deezerRecords(u, resp, deezerAlbumRecord)
+	default:
+		l, err = deezerRecords(u, resp, deezerTrackRecord)
+	}
+	if err != nil {
+		return emptyOnNoData(err)
+	}
+	page := &providers.Page{Records: l.records}
+	// Deezer sends `next` while more results follow; its index is the offset of the next page.
+	if l.count > 0 && (l.next != "" || (l.total.OK && int64(offset+l.count) < l.total.V)) {
+		page.HasMore = true
+		page.Next = encodeState(deezerID, nextIndex(string(l.next), offset+l.count))
+	}
+	return page, nil
+}
+
+// dzPage is one decoded Deezer list page: its records and paging facts.
+type dzPage struct {
+	records []providers.Record
+	count   int // items Deezer sent, usable or not
+	total   optInt
+	next    optStr
+}
+
+// deezerRecords decodes a Deezer list answer and maps its items to records.
+func deezerRecords[T any](u *providers.Upstream, resp *providers.Response, record func(T) (providers.Record, bool)) (dzPage, error) {
+	var l dzList[T]
+	if err := decodeDeezer(u, resp, &l, &l.Error); err != nil {
+		return dzPage{}, err
+	}
+	if l.Data == nil {
+		return dzPage{}, providers.Errorf(providers.CodeProviderError, "Deezer answered without a data list")
+	}
+	p := dzPage{count: len(l.Data), total: l.Total, next: l.Next}
+	for _, item := range l.Data {
+		if r, ok := record(item); ok {
+			p.records = append(p.records, r)
+		}
+	}
+	return p, nil
+}
+
+// nextIndex reads the index parameter of Deezer's `next` URL, or returns fallback.
+func nextIndex(next string, fallback int) int {
+	if u, err := url.Parse(next); err == nil {
+		if n, err := strconv.Atoi(u.Query().Get("index")); err == nil && n > 0 {
+			return n
+		}
+	}
+	return fallback
+}
+
+// noDataError marks Deezer's "no data" answer (code 800): a search reads it as no results, a
+// lookup as not_found.
+type noDataError struct{ notFound *providers.Error }
+
+func (e noDataError) Error() string { return e.notFound.Error() }
+
+// emptyOnNoData turns Deezer's "no data" into an empty last page and passes other errors on.
+func emptyOnNoData(err error) (*providers.Page, error) {
+	if _, ok := err.(noDataError); ok {
+		return &providers.Page{}, nil
+	}
+	return nil, err
+}
+
+// decodeDeezer decodes a Deezer answer and maps the error object Deezer sends with HTTP 200.
+func decodeDeezer(u *providers.Upstream, resp *providers.Response, out any, e *obj[dzError]) error {
+	if err := u.Decode(resp, out); err != nil {
+		return err
+	}
+	if e.V != nil {
+		return deezerError(e.V)
+	}
+	return nil
+}
+
+// deezerError maps Deezer's documented error codes (https://developers.deezer.com/api/errors).
+func deezerError(e *dzError) error {
+	msg := joinNonEmpty(": ", string(e.Type), string(e.Message))
+	if msg == "" {
+		msg = "unknown error"
+	}
+	code := e.Code.V
+	switch code {
+	case 4: // QUOTA: Deezer's request quota (50 requests / 5 s) is exceeded
+		return &providers.Error{Code: providers.CodeRateLimited, Message: "Deezer's request quota is exceeded for a moment; retry shortly",
+			RetryAfter: deezerQuotaWait, Cause: fmt.Errorf("deezer error %d: %s", code, msg)}
+	case 700: // SERVICE_BUSY
+		return providers.Errorf(providers.CodeProviderError, "Deezer is busy (%s)", msg).WithRetryable(true)
+	case 800: // DATA_NOT_FOUND
+		return noDataError{notFound: providers.Errorf(providers.CodeNotFound, "Deezer has no such item (%s)", msg)}
+	case 600: // QUERY_INVALID: the caller's search syntax
+		return providers.InvalidField("/query", "Deezer cannot parse this query: "+msg)
+	default: // ITEMS_LIMIT_EXCEEDED, PERMISSION, TOKEN_INVALID, PARAMETER, PARAMETER_MISSING, ...
+		return providers.Errorf(providers.CodeProviderError, "Deezer refused the request (error %d: %s)", code, msg).WithRetryable(false)
+	}
+}
+
+// deezerImage picks the 500 px image, then other sizes, then the API image URL. Deezer's sized
+// URLs with an empty hash ("images/artist//500x500...") are its generic placeholder: no image.
+func deezerImage(api, small, medium, big, xl optStr) string {
+	sized := []optStr{big, xl, medium, small}
+	seen := false
+	for _, s := range sized {
+		if s == "" {
+			continue
+		}
+		seen = true
+		if !emptyHash(string(s)) {
+			return string(s)
+		}
+	}
+	if seen {
+		return ""
+	}
+	return string(api)
+}
+
+// emptyHash tells whether a Deezer CDN image URL lacks its image hash.
+func emptyHash(u string) bool {
+	return strings.Contains(u, "/images/artist//") || strings.Contains(u, "/images/cover//")
+}
+
+func deezerTrackRecord(t dzTrack) (providers.Record, bool) {
+	title := firstOf(t.Title, t.TitleShort)
+	if title == "" {
+		if t.ID == "" {
+			return providers.Record{}, false
+		}
+		title = "Deezer track " + string(t.ID)
+	}
+	f := map[string]any{"kind": "track"}
+	var artist, album string
+	if a := t.Artist.V; a != nil {
+		artist = string(a.Name)
+	}
+	if al := t.Album.V; al != nil {
+		album = string(al.Title)
+	}
+	setStr(f, "artist", artist)
+	setStr(f, "album", album)
+	var dur string
+	if t.Duration.OK && t.Duration.V > 0 {
+		dur = clock(t.Duration.V)
+		f["duration"] = dur
+	}
+	setBool(f, "explicit", t.ExplicitLyrics)
+	setStr(f, "preview_url", string(t.Preview))
+	return withRef(providers.Record{Title: title, URL: string(t.Link), Snippet: joinNonEmpty(" · ", artist, album, dur), Fields: f},
+		"track", deezerID, t.ID), true
+}
+
+func deezerArtistRecord(a dzArtist) (providers.Record, bool) {
+	title := string(a.Name)
+	if title == "" {
+		if a.ID == "" {
+			return providers.Record{}, false
+		}
+		title = "Deezer artist " + string(a.ID)
+	}
+	f := map[string]any{"kind": "artist"}
+	setInt(f, "fans", a.NbFan)
+	setInt(f, "albums", a.NbAlbum)
+	setStr(f, "picture", deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL))
+	var parts []string
+	if a.NbFan.OK {
+		parts = append(parts, plural(a.NbFan.V, "fan"))
+	}
+	if a.NbAlbum.OK {
+		parts = append(parts, plural(a.NbAlbum.V, "album"))
+	}
+	return withRef(providers.Record{Title: title, URL: string(a.Link), Snippet: strings.Join(parts, " · "), Fields: f},
+		"artist", deezerID, a.ID), true
+}
+
+func deezerAlbumRecord(a dzAlbum) (providers.Record, bool) {
+	title := string(a.Title)
+	if title == "" {
+		if a.ID == "" {
+			return providers.Record{}, false
+		}
+		title = "Deezer album " + string(a.ID)
+	}
+	f := map[string]any{"kind": "album"}
+	var artist string
+	if ar := a.Artist.V; ar != nil {
+		artist = string(ar.Name)
+	}
+	setStr(f, "artist", artist)
+	setInt(f, "tracks", a.NbTracks)
+	setStr(f, "type", string(a.RecordType))
+	setStr(f, "cover", deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL))
+	setBool(f, "explicit", a.ExplicitLyrics)
+	var tracks string
+	if a.NbTracks.OK {
+		tracks = plural(a.NbTracks.V, "track")
+	}
+	return withRef(providers.Record{Title: title, URL: string(a.Link), Snippet: joinNonEmpty(" · ", artist, string(a.RecordType), tracks), Fields: f},
+		"album", deezerID, a.ID), true
+}
+
+// deezerDetail looks up a Deezer track, artist or album for the details action.
+func deezerDetail(ctx context.Context, u *providers.Upstream, ref recordRef) (*providers.Detail, error) {
+	resp, err := u.Get(ctx, "/"+ref.Kind+"/"+url.PathEscape(ref.ID), nil, acceptJSON())
+	if err != nil {
+		return nil, err
+	}
+	var body map[string]any
+	var links []providers.Link
+	switch ref.Kind {
+	case "artist":
+		var a dzArtist
+		if err := decodeDeezer(u, resp, &a, &a.Error); err != nil {
+			return nil, detailError(err)
+		}
+		body, links = deezerArtistDetail(a)
+	case "album":
+		var a dzAlbum
+		if err := decodeDeezer(u, resp, &a, &a.Error); err != nil {
+			return nil, detailError(err)
+		}
+		body, links = deezerAlbumDetail(a)
+	default:
+		var t dzTrack
+		if err := decodeDeezer(u, resp, &t, &t.Error); err != nil {
+			return nil, detailError(err)
+		}
+		body, links = deezerTrackDetail(t)
+	}
+	return &providers.Detail{Body: body, Links: links}, nil
+}
+
+// detailError unwraps Deezer's "no data" for a lookup: the item is gone (not_found).
+func detailError(err error) error {
+	if nd, ok := err.(noDataError); ok {
+		return nd.notFound
+	}
+	return err
+}
+
+func deezerTrackDetail(t dzTrack) (map[string]any, []providers.Link) {
+	d := map[string]any{"kind": "track", "source": deezerID}
+	setStr(d, "title", firstOf(t.Title, t.TitleShort))
+	links := appendLink(appendLink([]providers.Link{}, "Track on Deezer", string(t.Link)), "30-second preview", string(t.Preview))
+	if a := t.Artist.V; a != nil {
+		setStr(d, "artist", string(a.Name))
+	}
+	if al := t.Album.V; al != nil {
+		setStr(d, "album", string(al.Title))
+		setStr(d, "cover", deezerImage(al.Cover, al.CoverSmall, al.CoverMedium, al.CoverBig, al.CoverXL))
+		links = appendLink(links, "Album on Deezer", string(al.Link))
+	}
+	if t.Duration.OK && t.Duration.V > 0 {
+		d["duration"] = clock(t.Duration.V)
+		d["duration_seconds"] = t.Duration.V
+	}
+	setStr(d, "release", string(t.ReleaseDate))
+	setStr(d, "preview_url", string(t.Preview))
+	setBool(d, "explicit", t.ExplicitLyrics)
+	setStr(d, "url", string(t.Link))
+	m := map[string]any{"deezer_id": string(t.ID)}
+	setStr(m, "isrc", string(t.ISRC))
+	if t.BPM.OK && t.BPM.V > 0 { // Deezer reports 0 when it has no tempo
+		m["bpm"] = t.BPM.V
+	}
+	if t.Gain.OK {
+		m["gain"] = t.Gain.V
+	}
+	setInt(m, "rank", t.Rank)
+	setInt(m, "track_position", t.TrackPosition)
+	setInt(m, "disk_number", t.DiskNumber)
+	setBool(m, "readable", t.Readable)
+	if c := contributors(t.Contributors); len(c) > 0 {
+		m["contributors"] = c
+	}
+	d["metadata"] = m
+	return d, links
+}
+
+func deezerArtistDetail(a dzArtist) (map[string]any, []providers.Link) {
+	d := map[string]any{"kind": "artist", "source": deezerID}
+	// The spec: artist details carry both title and name, equal.
+	setStr(d, "title", string(a.Name))
+	setStr(d, "name", string(a.Name))
+	setInt(d, "fans", a.NbFan)
+	setInt(d, "albums", a.NbAlbum)
+	setStr(d, "picture", deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL))
+	setStr(d, "url", string(a.Link))
+	m := map[string]any{"deezer_id": string(a.ID)}
+	setBool(m, "radio", a.Radio)
+	d["metadata"] = m
+	return d, appendLink([]providers.Link{}, "Artist on Deezer", string(a.Link))
+}
+
+func deezerAlbumDetail(a dzAlbum) (map[string]any, []providers.Link) {
+	d := map[string]any{"kind": "album", "source": deezerID}
+	setStr(d, "title", string(a.Title))
+	if ar := a.Artist.V; ar != nil {
+		setStr(d, "artist", string(ar.Name))
+	}
+	setStr(d, "release", string(a.ReleaseDate))
+	if a.Duration.OK && a.Duration.V > 0 {
+		d["duration"] = clock(a.Duration.V)
+		d["duration_seconds"] = a.Duration.V
+	}
+	setInt(d, "tracks", a.NbTracks)
+	setStr(d, "type", string(a.RecordType))
+	setStr(d, "cover", deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL))
+	setBool(d, "explicit", a.ExplicitLyrics)
+	setStr(d, "url", string(a.Link))
+	if tl := a.Tracks.V; tl != nil && len(tl.Data) > 0 {
+		tracks := make([]map[string]any, 0, len(tl.Data))
+		for i, t := range tl.Data {
+			e := map[string]any{"position": i + 1}
+			setStr(e, "title", firstOf(t.Title, t.TitleShort))
+			if t.Duration.OK && t.Duration.V > 0 {
+				e["duration"] = clock(t.Duration.V)
+			}
+			setBool(e, "explicit", t.ExplicitLyrics)
+			setStr(e, "preview_url", string(t.Preview))
+			tracks = append(tracks, e)
+		}
+		d["tracklist"] = tracks
+	}
+	m := map[string]any{"deezer_id": string(a.ID)}
+	setStr(m, "upc", string(a.UPC))
+	setStr(m, "label", string(a.Label))
+	setInt(m, "fans", a.Fans)
+	if g := a.Genres.V; g != nil {
+		var names []string
+		for _, x := range g.Data {
+			if x.Name != "" {
+				names = append(names, string(x.Name))
+			}
+		}
+		if len(names) > 0 {
+			m["genres"] = names
+		}
+	}
+	if c := contributors(a.Contributors); len(c) > 0 {
+		m["contributors"] = c
+	}
+	d["metadata"] = m
+	return d, appendLink([]providers.Link{}, "Album on Deezer", string(a.Link))
+}
+
+// contributors lists credited artists with their roles.
+func contributors(cs list[dzArtist]) []map[string]any {
+	var out []map[string]any
+	for _, c := range cs {
+		if c.Name == "" {
+			continue
+		}
+		e := map[string]any{"name": string(c.Name)}
+		setStr(e, "role", string(c.Role))
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package music
+
+import (
+	"embed"
+	"net/http"
+	"strconv"
+
+	"github.com/capgate/capgate/providers"
+)
+
+// Provider ids (PROVIDER_DEEZER_URL, PROVIDER_MUSICBRAINZ_URL).
+const (
+	deezerID      = "deezer"
+	musicbrainzID = "musicbrainz"
+)
+
+//go:embed sandbox/*.json
+var sandboxFS embed.FS
+
+// Providers lists the upstreams of this package: Deezer (primary) and MusicBrainz (fallback).
+// Both are keyless; MusicBrainz asks for an identifying User-Agent (the client always sends
+// capgate/<version> (+contact)) and at most one request a second.
+func Providers() []*providers.Provider {
+	return []*providers.Provider{
+		{
+			ID:      deezerID,
+			Title:   "Deezer",
+			BaseURL: "https://api.deezer.com",
+			Sandbox: providers.SandboxHandler(sandboxFS,
+				providers.SandboxRoute{Path: "/search", Match: laterPage("index"), File: "sandbox/deezer_search_track_page2.json"},
+				providers.SandboxRoute{Path: "/search", File: "sandbox/deezer_search_track.json"},
+				providers.SandboxRoute{Path: "/search/artist", File: "sandbox/deezer_search_artist.json"},
+				providers.SandboxRoute{Path: "/search/album", File: "sandbox/deezer_search_album.json"},
+				providers.SandboxRoute{Path: "/track/*", File: "sandbox/deezer_track.json"},
+				providers.SandboxRoute{Path: "/artist/*", File: "sandbox/deezer_artist.json"},
+				providers.SandboxRoute{Path: "/album/*", File: "sandbox/deezer_album.json"},
+			),
+		},
+		{
+			ID:                musicbrainzID,
+			Title:             "MusicBrainz",
+			BaseURL:           "https://musicbrainz.org",
+			RequestsPerSecond: 1,
+			Sandbox: providers.SandboxHandler(sandboxFS,
+				providers.SandboxRoute{Path: "/ws/2/recording", Match: laterPage("offset"), File: "sandbox/musicbrainz_recording_search_page2.json"},
+				providers.SandboxRoute{Path: "/ws/2/recording", File: "sandbox/musicbrainz_recording_search.json"},
+				providers.SandboxRoute{Path: "/ws/2/artist", File: "sandbox/musicbrainz_artist_search.json"},
+				providers.SandboxRoute{Path: "/ws/2/release", File: "sandbox/musicbrainz_release_search.json"},
+				providers.SandboxRoute{Path: "/ws/2/recording/*", File: "sandbox/musicbrainz_recording.json"},
+				providers.SandboxRoute{Path: "/ws/2/artist/*", File: "sandbox/musicbrainz_artist.json"},
+				providers.SandboxRoute{Path: "/ws/2/release/*", File: "sandbox/musicbrainz_release.json"},
+			),
+		},
+	}
+}
+
+// laterPage matches a sandbox request for any page after the first (the paging parameter > 0).
+func laterPage(param string) func(r *http.Request) bool {
+	return func(r *http.Request) bool {
+		n, err := strconv.Atoi(r.URL.Query().Get(param))
+		return err == nil && n > 0
+	}
+}
