@@ -21,7 +21,12 @@ type charge struct {
 
 // reserve takes the typical charge (with the plan's multiplier) before the upstream call.
 func (s *Server) reserve(ctx context.Context, p *Principal, c *providers.Capability, action string, credits int) (*charge, error) {
-	ch := &charge{s: s, p: p, capability: c.ID, action: action, noMultiplier: c.Cost.NoMultiplier}
+	return s.reserveCredits(ctx, p, c.ID, action, credits, c.Cost.NoMultiplier)
+}
+
+// reserveCredits reserves for any billed operation (a capability call or sharpen).
+func (s *Server) reserveCredits(ctx context.Context, p *Principal, capability, action string, credits int, noMultiplier bool) (*charge, error) {
+	ch := &charge{s: s, p: p, capability: capability, action: action, noMultiplier: noMultiplier}
 	n := p.Plan.Charge(int64(credits), ch.noMultiplier)
 	res, err := s.store.Reserve(ctx, p.Tenant, p.Plan, p.Key.Mode, n)
 	if errors.Is(err, tenants.ErrCreditsExhausted) {

@@ -110,6 +110,17 @@ func responseSchemas() map[string]any {
 			"examples":   arr(obj([]string{"title", "body"}, map[string]any{"title": str, "body": map[string]any{"type": "object"}}, false)),
 			"cost":       obj([]string{"typical_credits", "basis"}, map[string]any{"typical_credits": nonNegInt, "basis": str}, false),
 		}, false),
+		"SharpenRequest": sharpenSchema.Doc,
+		"SharpenResponse": obj([]string{"tier", "reviews", "partial", "instruction", "charged_credits", "balance"}, map[string]any{
+			"tier":  map[string]any{"type": "string", "enum": []any{"sharpen", "plus", "ultra", "ultra2x"}},
+			"stage": map[string]any{"type": "string", "enum": []any{"stage1", "stage2", "stage3", "stage3+"}},
+			"reviews": arr(obj([]string{"reviewer", "review"}, map[string]any{
+				"reviewer": obj([]string{"family", "model"}, map[string]any{"family": str, "model": str}, false),
+				"review":   str,
+			}, false)),
+			"partial": boolT, "routing_note": str, "instruction": str,
+			"charged_credits": nonNegInt, "balance": ref("Balance"),
+		}, false),
 		"AccountResponse": obj([]string{"plan", "status", "cadence", "credits"}, map[string]any{
 			"plan": str, "status": str, "cadence": str,
 			"credits": obj([]string{"used", "cap", "remaining", "period_end"}, map[string]any{
@@ -159,6 +170,8 @@ func OpenAPI(caps []*providers.Capability, extraPaths map[string]any, extraSchem
 			map[string]any{"description": "search scope: ExecuteResponse; record scope: RecordFollowUpResponse",
 				"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}}}}},
 			ref("FollowUpRequest"))},
+		"/v1/sharpen": map[string]any{"post": op("Second-opinion review of a draft answer by another model vendor",
+			jsonResponse("reviews", "SharpenResponse"), ref("SharpenRequest"))},
 		"/v1/account": map[string]any{"get": op("The caller's plan, status and credit balance", jsonResponse("account", "AccountResponse"), nil)},
 		"/v1/guide": map[string]any{"get": map[string]any{"summary": "Markdown guide for applications and AI agents",
 			"responses": map[string]any{"200": map[string]any{"description": "guide", "content": map[string]any{"text/markdown": map[string]any{"schema": str}}}, "default": errorResponse}}},

@@ -25,4 +25,5 @@ func (s *Server) routes() {
 	v1.Get("/capabilities/:id", auth, s.inspect)
 	v1.Post("/capabilities/:id/execute", auth, s.execute)
 	v1.Post("/follow-up", auth, s.followUp)
+	v1.Post("/sharpen", auth, s.sharpen)
 }

@@ -33,6 +33,8 @@ type Options struct {
 	Version      string
 	// KeyCacheTTL bounds how long another instance may keep serving a revoked key (default 5 s).
 	KeyCacheTTL time.Duration
+	// SharpenModels overrides reviewer models: family → tier → model.
+	SharpenModels map[string]map[string]string
 	// Ready adds checks to /readyz beyond the database (for example Redis).
 	Ready func(ctx context.Context) error
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/capgate/capgate/providers/reviewers"
 )
 
 // Config is the whole configuration, read from the environment (one typed table; the README
@@ -29,6 +31,8 @@ type Config struct {
 	CacheMB      int
 	ProviderURLs map[string]string
 	ProviderKeys map[string]string
+	// SharpenModels: SHARPEN_MODEL_<FAMILY>_<TIER> (for example SHARPEN_MODEL_OPENAI_ULTRA).
+	SharpenModels map[string]map[string]string
 }
 
 type getenv func(string) string
@@ -86,6 +90,17 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	if mk != "" {
 		if c.MasterKey, err = decodeMasterKey(mk); err != nil {
 			return nil, err
+		}
+	}
+	c.SharpenModels = map[string]map[string]string{}
+	for _, f := range reviewers.Families() {
+		for _, tier := range []string{reviewers.TierSharpen, reviewers.TierPlus, reviewers.TierUltra, reviewers.TierUltra2x} {
+			if m := env("SHARPEN_MODEL_" + strings.ToUpper(f.ID) + "_" + strings.ToUpper(tier)); m != "" {
+				if c.SharpenModels[f.ID] == nil {
+					c.SharpenModels[f.ID] = map[string]string{}
+				}
+				c.SharpenModels[f.ID][tier] = m
+			}
 		}
 	}
 	for _, id := range providerIDs {

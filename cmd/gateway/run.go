@@ -152,7 +152,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	defer sessions.Close()
 
 	opts := gateway.Options{DB: db, Client: client, Capabilities: registry.Capabilities(), Sessions: sessions,
-		Logger: log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version}
+		Logger: log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
+		SharpenModels: cfg.SharpenModels}
 	if cfg.RedisURL != "" {
 		lim, rdb, err := gateway.NewRedisLimiter(cfg.RedisURL)
 		if err != nil {

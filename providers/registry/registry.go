@@ -7,6 +7,7 @@ import (
 	"github.com/capgate/capgate/providers/music"
 	"github.com/capgate/capgate/providers/openlibrary"
 	"github.com/capgate/capgate/providers/openmeteo"
+	"github.com/capgate/capgate/providers/reviewers"
 )
 
 // families are the provider packages, in catalog order.
@@ -29,10 +30,14 @@ func Capabilities() []*providers.Capability {
 	return out
 }
 
-// Providers lists every upstream provider the capabilities use.
+// Providers lists every upstream provider: those of the capabilities and sharpen's reviewers.
 func Providers() []*providers.Provider {
 	var out []*providers.Provider
 	seen := map[string]bool{}
+	for _, p := range reviewers.Providers() {
+		seen[p.ID] = true
+		out = append(out, p)
+	}
 	for _, f := range families {
 		for _, p := range f.providers() {
 			if !seen[p.ID] {
