@@ -121,6 +121,18 @@ func responseSchemas() map[string]any {
 			"partial": boolT, "routing_note": str, "instruction": str,
 			"charged_credits": nonNegInt, "balance": ref("Balance"),
 		}, false),
+		"ProjectsEnvelope": map[string]any{
+			"type": "object", "additionalProperties": false, "required": []any{"status", "commit_status", "request_id"},
+			"properties": map[string]any{
+				"status":        map[string]any{"type": "string", "enum": []any{"ok", "error"}},
+				"commit_status": map[string]any{"type": "string", "enum": []any{"committed", "replayed", "not_committed"}},
+				"request_id":    str,
+				"data":          map[string]any{"type": "object"},
+				"error":         map[string]any{"$ref": "#/components/schemas/ErrorEnvelope/properties/error"},
+			},
+		},
+		"ProjectCreate":     projectCreateSchema.Doc,
+		"ProjectItemCreate": itemCreateSchema.Doc,
 		"AccountResponse": obj([]string{"plan", "status", "cadence", "credits"}, map[string]any{
 			"plan": str, "status": str, "cadence": str,
 			"credits": obj([]string{"used", "cap", "remaining", "period_end"}, map[string]any{
@@ -153,6 +165,15 @@ func op(summary string, ok map[string]any, body map[string]any) map[string]any {
 	return o
 }
 
+func projectsOp(summary string, body map[string]any) map[string]any {
+	env := map[string]any{"description": "projects envelope", "content": map[string]any{"application/json": map[string]any{"schema": ref("ProjectsEnvelope")}}}
+	o := map[string]any{"summary": summary, "tags": []any{"Projects"}, "responses": map[string]any{"200": env, "201": env, "default": env}}
+	if body != nil {
+		o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": body}}}
+	}
+	return o
+}
+
 // OpenAPI builds the machine-readable description from the registry.
 func OpenAPI(caps []*providers.Capability, extraPaths map[string]any, extraSchemas map[string]any) map[string]any {
 	schemas := responseSchemas()
@@ -172,6 +193,17 @@ func OpenAPI(caps []*providers.Capability, extraPaths map[string]any, extraSchem
 			ref("FollowUpRequest"))},
 		"/v1/sharpen": map[string]any{"post": op("Second-opinion review of a draft answer by another model vendor",
 			jsonResponse("reviews", "SharpenResponse"), ref("SharpenRequest"))},
+		"/v1/projects/status": map[string]any{"get": projectsOp("Projects access and quota for the plan", nil)},
+		"/v1/projects": map[string]any{
+			"get":  projectsOp("List projects (limit, offset)", nil),
+			"post": projectsOp("Create a project (durable request id required)", ref("ProjectCreate")),
+		},
+		"/v1/projects/{project_id}": map[string]any{
+			"get":    projectsOp("A project with its items (limit, offset)", nil),
+			"delete": projectsOp("Delete a project and its items (durable request id required)", nil),
+		},
+		"/v1/projects/{project_id}/items":           map[string]any{"post": projectsOp("Save a record snapshot or a note (durable request id required)", ref("ProjectItemCreate"))},
+		"/v1/projects/{project_id}/items/{item_id}": map[string]any{"delete": projectsOp("Delete an item (durable request id required)", nil)},
 		"/v1/account": map[string]any{"get": op("The caller's plan, status and credit balance", jsonResponse("account", "AccountResponse"), nil)},
 		"/v1/guide": map[string]any{"get": map[string]any{"summary": "Markdown guide for applications and AI agents",
 			"responses": map[string]any{"200": map[string]any{"description": "guide", "content": map[string]any{"text/markdown": map[string]any{"schema": str}}}, "default": errorResponse}}},

@@ -23,7 +23,15 @@ func (s *Server) routes() {
 	v1.Get("/catalog", auth, s.catalog)
 	v1.Get("/guide", auth, s.guide)
 	v1.Get("/capabilities/:id", auth, s.inspect)
-	v1.Post("/capabilities/:id/execute", auth, s.execute)
-	v1.Post("/follow-up", auth, s.followUp)
-	v1.Post("/sharpen", auth, s.sharpen)
+	v1.Post("/capabilities/:id/execute", auth, s.idempotent, s.execute)
+	v1.Post("/follow-up", auth, s.idempotent, s.followUp)
+	v1.Post("/sharpen", auth, s.idempotent, s.sharpen)
+
+	v1.Get("/projects/status", auth, s.projectsRead(s.projectsStatus))
+	v1.Get("/projects", auth, s.projectsRead(s.listProjects))
+	v1.Post("/projects", auth, s.projectsWrite(projectCreateSchema, s.createProject))
+	v1.Get("/projects/:project_id", auth, s.projectsRead(s.getProject))
+	v1.Delete("/projects/:project_id", auth, s.projectsWrite(nil, s.deleteProject))
+	v1.Post("/projects/:project_id/items", auth, s.projectsWrite(itemCreateSchema, s.addItem))
+	v1.Delete("/projects/:project_id/items/:item_id", auth, s.projectsWrite(nil, s.deleteItem))
 }

@@ -129,3 +129,22 @@ func (s *Server) ForgetKeys() { s.auth.forget() }
 
 // Store is the accounts store.
 func (s *Server) Store() *tenants.Store { return s.store }
+
+// RunMaintenance sweeps expired sessions and durable request ids every interval until ctx ends.
+func (s *Server) RunMaintenance(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.sessions.Sweep(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("session sweep failed", "err", err)
+			}
+			if _, err := s.store.SweepIdempotent(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("idempotency sweep failed", "err", err)
+			}
+		}
+	}
+}

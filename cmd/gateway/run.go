@@ -172,7 +172,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	if err := bootstrap(ctx, srv.Store(), cfg, stdout); err != nil {
 		return err
 	}
-	go sessions.RunSweeper(ctx, time.Minute, func(err error) { log.Warn("session sweep failed", "err", err) })
+	go srv.RunMaintenance(ctx, time.Minute)
 	log.Info("serving", "addr", cfg.Addr, "public_url", cfg.PublicURL, "version", Version)
 	return srv.Listen(ctx, cfg.Addr)
 }

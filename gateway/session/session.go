@@ -339,19 +339,3 @@ func (s *Store) Sweep(ctx context.Context) (int64, error) {
 	}
 	return total, nil
 }
-
-// RunSweeper sweeps every interval until ctx ends.
-func (s *Store) RunSweeper(ctx context.Context, every time.Duration, onErr func(error)) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.Sweep(ctx); err != nil && onErr != nil && ctx.Err() == nil {
-				onErr(err)
-			}
-		}
-	}
-}
