@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/capgate/capgate/console"
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/providers"
@@ -169,6 +170,20 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		}
 	}
 	srv := gateway.New(opts)
+	sealer, err := tenants.NewSealer(cfg.MasterKey)
+	if err != nil {
+		return err
+	}
+	envSettings := map[string]providers.Setting{}
+	for _, p := range client.Providers() {
+		envSettings[p.ID] = providers.Setting{URL: cfg.ProviderURLs[p.ID], Key: cfg.ProviderKeys[p.ID]}
+	}
+	cons := console.New(console.Options{Store: srv.Store(), Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
+		Logger: log, Env: envSettings, AccessChanged: srv.ForgetKeys})
+	cons.Mount(srv.App())
+	// Provider settings saved in the console apply now and are re-read every 5 s, so every
+	// instance follows an admin's change.
+	go cons.SyncProviders(ctx, 5*time.Second)
 	if err := bootstrap(ctx, srv.Store(), cfg, stdout); err != nil {
 		return err
 	}
