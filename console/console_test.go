@@ -1,0 +1,334 @@
+package console_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/capgate/capgate/console"
+	"github.com/capgate/capgate/console/views"
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/registry"
+	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/tenantstest"
+)
+
+const password = "correct horse battery staple"
+
+type env struct {
+	t       *testing.T
+	app     *fiber.App
+	store   *tenants.Store
+	client  *providers.Client
+	changed int
+}
+
+func newEnv(t *testing.T, db *tenants.DB) *env {
+	t.Helper()
+	store := tenants.NewStore(db)
+	client := providers.NewClient(registry.Providers(), providers.ClientOptions{})
+	sealer, err := tenants.NewSealer(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, store: store, client: client, app: fiber.New()}
+	cn := console.New(console.Options{Store: store, Client: client, Capabilities: registry.Capabilities(), Sealer: sealer,
+		Env: map[string]providers.Setting{}, AccessChanged: func() { e.changed++ }})
+	cn.Mount(e.app)
+	return e
+}
+
+// user makes a tenant with a console user.
+func (e *env) user(email, role, plan string) *tenants.User {
+	e.t.Helper()
+	ctx := context.Background()
+	tn, err := e.store.CreateTenant(ctx, "T "+email, plan, email)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	u, err := e.store.CreateUser(ctx, tn.ID, email, password, role)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return u
+}
+
+type browser struct {
+	e       *env
+	cookies map[string]string
+}
+
+func (e *env) browser() *browser { return &browser{e: e, cookies: map[string]string{}} }
+
+func (b *browser) do(method, path string, form url.Values) (*http.Response, string) {
+	b.e.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req := httptest.NewRequest(method, path, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range b.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	res, err := b.e.app.Test(req, 10_000)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	for _, c := range res.Cookies() {
+		if c.MaxAge < 0 || c.Value == "" {
+			delete(b.cookies, c.Name)
+		} else {
+			b.cookies[c.Name] = c.Value
+		}
+	}
+	out, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	return res, string(out)
+}
+
+func doc(t *testing.T, html string) *goquery.Document {
+	t.Helper()
+	d, err := goquery.NewDocumentFromReader(strings.NewReader(html))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func csrfOf(t *testing.T, html string) string {
+	t.Helper()
+	v, ok := doc(t, html).Find(`input[name="_csrf"]`).First().Attr("value")
+	if !ok || v == "" {
+		t.Fatalf("no CSRF token in page")
+	}
+	return v
+}
+
+func (b *browser) signIn(email, pw string) *http.Response {
+	b.e.t.Helper()
+	_, page := b.do(http.MethodGet, "/console/login", nil)
+	res, _ := b.do(http.MethodPost, "/console/login", url.Values{"_csrf": {csrfOf(b.e.t, page)}, "email": {email}, "password": {pw}})
+	return res
+}
+
+func TestSignInCookieAndCSRF(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		e := newEnv(t, db)
+		e.user("owner@a.test", tenants.RoleOwner, "pro")
+		b := e.browser()
+		if res, _ := b.do(http.MethodGet, "/console/", nil); res.StatusCode != 303 || res.Header.Get("Location") != "/console/login" {
+			t.Fatalf("anonymous: %d %s", res.StatusCode, res.Header.Get("Location"))
+		}
+		// The sign-in form itself needs its CSRF token.
+		if res, _ := b.do(http.MethodPost, "/console/login", url.Values{"email": {"owner@a.test"}, "password": {password}}); res.StatusCode != 403 {
+			t.Fatalf("login without csrf: %d", res.StatusCode)
+		}
+		res := b.signIn("owner@a.test", password)
+		if res.StatusCode != 303 {
+			t.Fatalf("sign-in: %d", res.StatusCode)
+		}
+		var session *http.Cookie
+		for _, c := range res.Cookies() {
+			if c.Name == "capgate_console" {
+				session = c
+			}
+		}
+		if session == nil || !session.HttpOnly || !session.Secure || session.SameSite != http.SameSiteLaxMode {
+			t.Fatalf("session cookie %+v", session)
+		}
+		_, page := b.do(http.MethodGet, "/console/keys", nil)
+		// A POST without the token (a cross-site form) is refused and changes nothing.
+		if res, _ := b.do(http.MethodPost, "/console/keys", url.Values{"label": {"x"}, "mode": {"live"}}); res.StatusCode != 403 {
+			t.Fatalf("csrf-less post: %d", res.StatusCode)
+		}
+		if res, _ := b.do(http.MethodPost, "/console/keys", url.Values{"_csrf": {"wrong"}, "label": {"x"}, "mode": {"live"}}); res.StatusCode != 403 {
+			t.Fatalf("wrong csrf: %d", res.StatusCode)
+		}
+		res, created := b.do(http.MethodPost, "/console/keys", url.Values{"_csrf": {csrfOf(t, page)}, "label": {"ci"}, "mode": {"test"}})
+		key, _ := doc(t, created).Find(`[data-testid="new-key-value"]`).Attr("value")
+		if res.StatusCode != 200 || !tenants.WellFormedKey(key) || !strings.HasPrefix(key, "cap_test_") {
+			t.Fatalf("created key %q (%d)", key, res.StatusCode)
+		}
+		// The key is shown once: the list shows only its prefix.
+		_, list := b.do(http.MethodGet, "/console/keys", nil)
+		if strings.Contains(list, key) || !strings.Contains(list, key[:12]) {
+			t.Fatal("key list shows the full key or misses its prefix")
+		}
+		// Sign out ends the session.
+		_, page = b.do(http.MethodGet, "/console/", nil)
+		b.do(http.MethodPost, "/console/logout", url.Values{"_csrf": {csrfOf(t, page)}})
+		if res, _ := b.do(http.MethodGet, "/console/", nil); res.StatusCode != 303 {
+			t.Fatalf("after sign-out: %d", res.StatusCode)
+		}
+	})
+}
+
+func TestSignInThrottledAndSessionExpiry(t *testing.T) {
+	e := newEnv(t, tenantstest.SQLite(t))
+	u := e.user("owner@b.test", tenants.RoleOwner, "free")
+	b := e.browser()
+	for i := 0; i < 5; i++ {
+		if res := b.signIn("owner@b.test", "wrong password!"); res.StatusCode != 401 {
+			t.Fatalf("attempt %d: %d", i, res.StatusCode)
+		}
+	}
+	if res := b.signIn("owner@b.test", password); res.StatusCode != 429 || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("throttled: %d", res.StatusCode)
+	}
+	// An expired session is no session.
+	raw, _, err := e.store.CreateConsoleSession(context.Background(), u.ID, -time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2 := e.browser()
+	b2.cookies["capgate_console"] = raw
+	if res, _ := b2.do(http.MethodGet, "/console/", nil); res.StatusCode != 303 {
+		t.Fatalf("expired session: %d", res.StatusCode)
+	}
+}
+
+func TestCrossTenantWorkoutAndUsage(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		a := e.user("a@c.test", tenants.RoleOwner, "pro")
+		e.user("b@c.test", tenants.RoleOwner, "pro")
+		w, err := e.store.SaveWorkout(ctx, &tenants.Workout{TenantID: a.TenantID, Title: "Goblet squat", Provider: "exercisevideo", ExerciseRef: "42",
+			Muscles: `["quadriceps","glutes"]`, Equipment: `["kettlebell"]`, VideoAvailable: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tn, _ := e.store.Tenant(ctx, a.TenantID)
+		plan, _ := e.store.Plan(ctx, "pro")
+		r, _ := e.store.Reserve(ctx, tn, plan, tenants.ModeLive, 3)
+		if _, err := e.store.Settle(ctx, r, 3, tenants.LedgerEntry{RequestID: "req_secret_a", Capability: "books.search", Action: "execute"}); err != nil {
+			t.Fatal(err)
+		}
+		owner := e.browser()
+		owner.signIn("a@c.test", password)
+		res, page := owner.do(http.MethodGet, "/console/workouts/"+w.ID, nil)
+		if res.StatusCode != 200 || doc(t, page).Find(`[data-testid="workout-title"]`).Text() != "Goblet squat" {
+			t.Fatalf("own workout: %d", res.StatusCode)
+		}
+		other := e.browser()
+		other.signIn("b@c.test", password)
+		if res, _ := other.do(http.MethodGet, "/console/workouts/"+w.ID, nil); res.StatusCode != 404 {
+			t.Fatalf("other tenant's workout: %d", res.StatusCode)
+		}
+		for _, path := range []string{"/console/usage", "/console/usage.csv", "/console/"} {
+			_, body := other.do(http.MethodGet, path, nil)
+			if strings.Contains(body, "req_secret_a") {
+				t.Fatalf("%s shows another tenant's usage", path)
+			}
+		}
+		_, csv := owner.do(http.MethodGet, "/console/usage.csv?capability=books.search", nil)
+		if !strings.Contains(csv, "req_secret_a") || !strings.HasPrefix(csv, "time,capability") {
+			t.Fatalf("csv: %q", csv)
+		}
+		// Owners do not see admin pages.
+		if res, _ := owner.do(http.MethodGet, "/console/admin/providers", nil); res.StatusCode != 404 {
+			t.Fatalf("owner on admin page: %d", res.StatusCode)
+		}
+	})
+}
+
+func TestAdminProviderKeyNeverRenderedAndFlipsAvailability(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		e := newEnv(t, db)
+		e.user("admin@d.test", tenants.RoleAdmin, "pro")
+		b := e.browser()
+		b.signIn("admin@d.test", password)
+		if ok, _ := e.client.Configured("anthropic"); ok {
+			t.Fatal("anthropic configured before a key")
+		}
+		_, page := b.do(http.MethodGet, "/console/admin/providers", nil)
+		secret := "sk-ant-very-secret-value"
+		res, _ := b.do(http.MethodPost, "/console/admin/providers/anthropic", url.Values{"_csrf": {csrfOf(t, page)}, "key": {secret}, "base_url": {"https://api.anthropic.com"}})
+		if res.StatusCode != 303 {
+			t.Fatalf("save: %d", res.StatusCode)
+		}
+		if ok, _ := e.client.Configured("anthropic"); !ok {
+			t.Fatal("key did not take effect at once")
+		}
+		for _, path := range []string{"/console/admin/providers", "/console/admin/audit"} {
+			_, body := b.do(http.MethodGet, path, nil)
+			if strings.Contains(body, secret) {
+				t.Fatalf("%s renders the provider key", path)
+			}
+		}
+		stored, _ := e.store.ProviderSettings(context.Background())
+		if len(stored) != 1 || strings.Contains(stored[0].KeyCiphertext, secret) || stored[0].KeyCiphertext == "" {
+			t.Fatalf("stored %+v", stored)
+		}
+		_, audit := b.do(http.MethodGet, "/console/admin/audit", nil)
+		if !strings.Contains(audit, "provider.update") {
+			t.Fatal("no audit entry")
+		}
+		// Clearing the key flips availability back.
+		_, page = b.do(http.MethodGet, "/console/admin/providers", nil)
+		b.do(http.MethodPost, "/console/admin/providers/anthropic", url.Values{"_csrf": {csrfOf(t, page)}, "clear_key": {"1"}})
+		if ok, _ := e.client.Configured("anthropic"); ok {
+			t.Fatal("cleared key still configured")
+		}
+		// Plan change and suspension notify the gateway.
+		tn, _ := e.store.CreateTenant(context.Background(), "Acme", "free", "")
+		_, page = b.do(http.MethodGet, "/console/admin/tenants", nil)
+		b.do(http.MethodPost, "/console/admin/tenants/"+tn.ID+"/plan", url.Values{"_csrf": {csrfOf(t, page)}, "plan": {"pro"}})
+		if got, _ := e.store.Tenant(context.Background(), tn.ID); got.PlanID != "pro" || e.changed == 0 {
+			t.Fatalf("plan change: %s, notified %d", got.PlanID, e.changed)
+		}
+	})
+}
+
+func TestComponentsRender(t *testing.T) {
+	var buf bytes.Buffer
+	chart := console.UsageChart([]time.Time{time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)},
+		[]tenants.DailyUsage{{Day: "2026-11-01", Capability: "books.search", Credits: 4}, {Day: "2026-11-01", Capability: "sharpen", Credits: 6}, {Day: "2026-11-02", Capability: "web.search", Credits: 10}},
+		func(c string) string {
+			if c == "sharpen" {
+				return "Sharpen"
+			}
+			if c == "web.search" {
+				return "Web and news"
+			}
+			return "Research and reading"
+		})
+	o := views.Overview{Plan: "pro", Status: "active", Used: 20, Cap: 100, Percent: 20, PeriodEnd: time.Now(), CallsToday: 3, Mode: "live", Chart: chart}
+	if err := views.OverviewPage(o).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	d := doc(t, buf.String())
+	if d.Find(`[data-testid="chart-bar"]`).Length() != 2 || d.Find(`[data-testid="chart"] rect`).Length() != 3 {
+		t.Fatalf("chart bars/segments: %s", buf.String())
+	}
+	if d.Find(`[data-testid="used"]`).Text() != "20" || d.Find(`[data-testid="calls"]`).Text() != "3" {
+		t.Fatal("balance or calls")
+	}
+	if v, _ := d.Find(`[role="progressbar"]`).Attr("aria-valuenow"); v != "20" {
+		t.Fatalf("progress %s", v)
+	}
+	buf.Reset()
+	opts := []views.StageOption{{Stage: "stock", Allowed: true}, {Stage: "stage1", Tier: "sharpen", Credits: 5, Allowed: true, Selected: true}, {Stage: "stage3+", Tier: "ultra2x", Credits: 80}}
+	if err := views.SharpenPage(views.Nav{CSRF: "tok"}, opts).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	d = doc(t, buf.String())
+	if _, dis := d.Find(`[data-testid="stage-stage3+"]`).Attr("disabled"); !dis {
+		t.Fatal("stage above the plan is selectable")
+	}
+	if _, ck := d.Find(`[data-testid="stage-stage1"]`).Attr("checked"); !ck {
+		t.Fatal("saved stage not checked")
+	}
+}
