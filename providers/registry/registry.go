@@ -5,6 +5,7 @@ package registry
 import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/music"
+	"github.com/capgate/capgate/providers/openalex"
 	"github.com/capgate/capgate/providers/openlibrary"
 	"github.com/capgate/capgate/providers/openmeteo"
 	"github.com/capgate/capgate/providers/reviewers"
@@ -15,6 +16,7 @@ var families = []struct {
 	capabilities func() []*providers.Capability
 	providers    func() []*providers.Provider
 }{
+	{openalex.Capabilities, openalex.Providers},
 	{openlibrary.Capabilities, openlibrary.Providers},
 	{music.Capabilities, music.Providers},
 	{openmeteo.Capabilities, openmeteo.Providers},

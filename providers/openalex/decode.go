@@ -1,0 +1,154 @@
+package openalex
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+)
+
+// OpenAlex's Work object is decoded leniently: a field that is absent, null or of an unexpected
+// type reads as "not there" (never a panic, never a failed page), so one odd work or field costs
+// only itself.
+
+// opt is a value of any JSON shape that may be absent, null or of the wrong type.
+type opt[T any] struct {
+	V  T
+	OK bool
+}
+
+func (o *opt[T]) UnmarshalJSON(b []byte) error {
+	*o = opt[T]{}
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		return nil
+	}
+	var v T
+	if json.Unmarshal(b, &v) == nil {
+		*o = opt[T]{V: v, OK: true}
+	}
+	return nil
+}
+
+// optStr is a string that may be absent, null or of another type; it is kept trimmed and blank
+// strings count as absent.
+type optStr string
+
+func (s *optStr) UnmarshalJSON(b []byte) error {
+	var v string
+	if json.Unmarshal(b, &v) != nil {
+		*s = ""
+		return nil
+	}
+	*s = optStr(strings.TrimSpace(v))
+	return nil
+}
+
+// optInt is an integer that may be absent, null or of another type (2018.0 counts, 2018.5 and
+// "2018" do not).
+type optInt struct {
+	V  int
+	OK bool
+}
+
+func (n *optInt) UnmarshalJSON(b []byte) error {
+	*n = optInt{}
+	var num json.Number
+	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] == '"' || json.Unmarshal(b, &num) != nil {
+		return nil
+	}
+	f, err := num.Float64()
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return nil
+	}
+	*n = optInt{V: int(f), OK: true}
+	return nil
+}
+
+// work is the part of OpenAlex's Work object the capability maps (the select= fields).
+type work struct {
+	ID                    optStr                  `json:"id"`
+	DOI                   optStr                  `json:"doi"`
+	DisplayName           optStr                  `json:"display_name"`
+	Title                 optStr                  `json:"title"`
+	PublicationYear       optInt                  `json:"publication_year"`
+	PublicationDate       optStr                  `json:"publication_date"`
+	Type                  optStr                  `json:"type"`
+	PrimaryLocation       opt[location]           `json:"primary_location"`
+	BestOALocation        opt[location]           `json:"best_oa_location"`
+	OpenAccess            opt[openAccess]         `json:"open_access"`
+	Authorships           opt[[]opt[authorship]]  `json:"authorships"`
+	CitedByCount          optInt                  `json:"cited_by_count"`
+	CountsByYear          opt[[]opt[countByYear]] `json:"counts_by_year"`
+	AbstractInvertedIndex json.RawMessage         `json:"abstract_inverted_index"`
+}
+
+// location is a Work's Location object (primary_location, best_oa_location).
+type location struct {
+	IsOA           opt[bool]   `json:"is_oa"`
+	LandingPageURL optStr      `json:"landing_page_url"`
+	PDFURL         optStr      `json:"pdf_url"`
+	License        optStr      `json:"license"`
+	Version        optStr      `json:"version"`
+	Source         opt[source] `json:"source"`
+}
+
+// source is the dehydrated Source of a location (journal, repository, conference).
+type source struct {
+	DisplayName optStr `json:"display_name"`
+}
+
+// openAccess is a Work's open_access object.
+type openAccess struct {
+	IsOA     opt[bool] `json:"is_oa"`
+	OAStatus optStr    `json:"oa_status"`
+	OAURL    optStr    `json:"oa_url"`
+}
+
+// authorship is one entry of a Work's authorships.
+type authorship struct {
+	Author opt[struct {
+		DisplayName optStr `json:"display_name"`
+	}] `json:"author"`
+	RawAuthorName optStr `json:"raw_author_name"`
+}
+
+// countByYear is one entry of a Work's counts_by_year.
+type countByYear struct {
+	Year         optInt `json:"year"`
+	CitedByCount optInt `json:"cited_by_count"`
+}
+
+// title is the work's display_name, else its title, whitespace collapsed.
+func (w *work) title() string {
+	for _, s := range []optStr{w.DisplayName, w.Title} {
+		if t := strings.Join(strings.Fields(string(s)), " "); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// venue is the primary location's source name.
+func (w *work) venue() string {
+	return string(w.PrimaryLocation.V.Source.V.DisplayName)
+}
+
+// authors lists the authors' display names in authorship order (the raw name when OpenAlex
+// matched no author record), at most max.
+func (w *work) authors(max int) []string {
+	var out []string
+	for _, a := range w.Authorships.V {
+		name := a.V.Author.V.DisplayName
+		if name == "" {
+			name = a.V.RawAuthorName
+		}
+		if name == "" {
+			continue
+		}
+		out = append(out, string(name))
+		if len(out) == max {
+			break
+		}
+	}
+	return out
+}
