@@ -316,7 +316,7 @@ func TestComponentsRender(t *testing.T) {
 	if d.Find(`[data-testid="used"]`).Text() != "20" || d.Find(`[data-testid="calls"]`).Text() != "3" {
 		t.Fatal("balance or calls")
 	}
-	if v, _ := d.Find(`[role="progressbar"]`).Attr("aria-valuenow"); v != "20" {
+	if v, _ := d.Find(`[data-testid="balance-bar"]`).Attr("value"); v != "20" {
 		t.Fatalf("progress %s", v)
 	}
 	buf.Reset()

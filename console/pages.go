@@ -21,7 +21,7 @@ import (
 // topicColors are the chart colours of the capability groups (colour-blind safe palette).
 var topicColors = map[string]string{
 	"Web and news": "#0072B2", "Research and reading": "#E69F00", "Dev": "#009E73", "Media and social": "#CC79A7",
-	"Travel and places": "#56B4E9", "Commerce and markets": "#D55E00", "Food and fitness": "#F0E442", "Sharpen": "#000000",
+	"Travel and places": "#56B4E9", "Commerce and markets": "#D55E00", "Food and fitness": "#B8A800", "Sharpen": "#6B4FBB",
 }
 
 var topicOrder = []string{"Web and news", "Research and reading", "Dev", "Media and social", "Travel and places", "Commerce and markets", "Food and fitness", "Sharpen"}
@@ -125,7 +125,8 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 		return cn.failed(c, err)
 	}
 	var days []time.Time
-	for d := start.UTC().Truncate(24 * time.Hour); d.Before(end) && !d.After(today); d = d.Add(24 * time.Hour) {
+	// The whole period is laid out, days to come included, so bars keep their width as it fills.
+	for d := start.UTC().Truncate(24 * time.Hour); d.Before(end); d = d.Add(24 * time.Hour) {
 		days = append(days, d)
 	}
 	pct := 0

@@ -393,6 +393,11 @@ func (u *Upstream) send(hc *http.Client, req *http.Request) (*Response, error) {
 	ctx := req.Context()
 	res, err := hc.Do(req)
 	if err != nil {
+		// The URL may carry a key (a query parameter or a path segment): keep only the cause.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, transportError(ctx, id, err)
 	}
 	defer res.Body.Close()

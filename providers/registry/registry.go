@@ -4,11 +4,14 @@ package registry
 
 import (
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/classics"
+	"github.com/capgate/capgate/providers/mealdb"
 	"github.com/capgate/capgate/providers/music"
 	"github.com/capgate/capgate/providers/openalex"
 	"github.com/capgate/capgate/providers/openlibrary"
 	"github.com/capgate/capgate/providers/openmeteo"
 	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/providers/social"
 )
 
 // families are the provider packages, in catalog order.
@@ -18,7 +21,10 @@ var families = []struct {
 }{
 	{openalex.Capabilities, openalex.Providers},
 	{openlibrary.Capabilities, openlibrary.Providers},
+	{classics.Capabilities, classics.Providers},
 	{music.Capabilities, music.Providers},
+	{social.Capabilities, social.Providers},
+	{mealdb.Capabilities, mealdb.Providers},
 	{openmeteo.Capabilities, openmeteo.Providers},
 }
 

@@ -1,0 +1,92 @@
+package social
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+
+	"github.com/capgate/capgate/providers"
+)
+
+// Provider ids (PROVIDER_X_URL / PROVIDER_X_KEY, PROVIDER_REDDIT_URL).
+const (
+	xID      = "x"
+	redditID = "reddit"
+)
+
+// Public sites: record URLs and detail links point there whatever base URL a deployment
+// configures for API calls (a mirror or a test fake is never shown to callers).
+const (
+	xSite      = "https://x.com"
+	redditSite = "https://www.reddit.com"
+)
+
+//go:embed sandbox/*.json
+var sandboxFiles embed.FS
+
+// Providers lists the upstreams of this package: the X API v2 (platform_a, keyed, app-only
+// Bearer token) and Reddit's public JSON listings (platform_b, keyless, identifying User-Agent).
+func Providers() []*providers.Provider {
+	return []*providers.Provider{
+		{
+			ID:          xID,
+			Title:       "X API v2",
+			BaseURL:     "https://api.x.com",
+			KeyRequired: true,
+			Authorize: func(r *http.Request, key string) {
+				r.Header.Set("Authorization", "Bearer "+key)
+			},
+			Sandbox: xSandbox(),
+		},
+		{
+			ID:      redditID,
+			Title:   "Reddit",
+			BaseURL: redditSite,
+			// Keyless: Reddit asks every client for a unique, descriptive User-Agent, which the
+			// shared client always sends (capgate/<version> (+<contact>)). Unauthenticated clients
+			// get a small allowance; one request a second per process keeps bursts polite.
+			RequestsPerSecond: 1,
+			Sandbox:           redditSandbox(),
+		},
+	}
+}
+
+func sandboxSub() fs.FS {
+	sub, err := fs.Sub(sandboxFiles, "sandbox")
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
+// xSandbox answers the X endpoints the adapter calls: recent search (a second page when a
+// next_token is sent), user lookup by usernames, post lookup and user lookup by id.
+func xSandbox() http.Handler {
+	return providers.SandboxHandler(sandboxSub(),
+		providers.SandboxRoute{Path: "/2/tweets/search/recent", Match: hasParam("next_token"), File: "x_search_recent_page2.json"},
+		providers.SandboxRoute{Path: "/2/tweets/search/recent", File: "x_search_recent.json"},
+		providers.SandboxRoute{Path: "/2/users/by", File: "x_users_by.json"},
+		providers.SandboxRoute{Path: "/2/tweets/*", File: "x_tweet.json"},
+		providers.SandboxRoute{Path: "/2/users/*", File: "x_user.json"},
+	)
+}
+
+// redditSandbox answers the Reddit endpoints the adapter calls: search for posts (a second page
+// when an after cursor is sent) and for users, a post with its comments, a user's about page.
+func redditSandbox() http.Handler {
+	return providers.SandboxHandler(sandboxSub(),
+		providers.SandboxRoute{Path: "/search.json", Match: paramIs("type", "user"), File: "reddit_search_user.json"},
+		providers.SandboxRoute{Path: "/search.json", Match: hasParam("after"), File: "reddit_search_link_page2.json"},
+		providers.SandboxRoute{Path: "/search.json", File: "reddit_search_link.json"},
+		providers.SandboxRoute{Path: "/comments/*", File: "reddit_comments.json"},
+		providers.SandboxRoute{Path: "/user/*", File: "reddit_user_about.json"},
+	)
+}
+
+func hasParam(name string) func(r *http.Request) bool {
+	return func(r *http.Request) bool { return r.URL.Query().Get(name) != "" }
+}
+
+func paramIs(name, value string) func(r *http.Request) bool {
+	return func(r *http.Request) bool { return r.URL.Query().Get(name) == value }
+}
