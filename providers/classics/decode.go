@@ -1,55 +1,26 @@
 package classics
 
 import (
-	"bytes"
 	"encoding/json"
-	"math"
-	"strconv"
 	"strings"
+
+	"github.com/capgate/capgate/providers/lenient"
 )
+
+// The lenient decoders are shared by every adapter (providers/lenient).
+type (
+	optInt = lenient.Int
+	optStr = lenient.Str
+)
+
+type list[T any] = lenient.List[T]
+
+type obj[T any] = lenient.Obj[T]
 
 // Upstream JSON is decoded leniently: a field that is absent, null or of an unexpected type is
 // "not there" (never a panic, never a failed page). Gutendex documents its shapes by example
 // (title and download_count are nullable columns), and MediaWiki answers differ between
 // formatversion 1 and 2.
-
-// optInt is an integer that may be absent, null, a JSON number or a numeric string.
-type optInt struct {
-	V  int64
-	OK bool
-}
-
-func (n *optInt) UnmarshalJSON(b []byte) error {
-	*n = optInt{}
-	b = bytes.TrimSpace(b)
-	if len(b) > 1 && b[0] == '"' {
-		var s string
-		if json.Unmarshal(b, &s) != nil {
-			return nil
-		}
-		b = []byte(strings.TrimSpace(s))
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return nil
-	}
-	*n = optInt{V: int64(f), OK: true}
-	return nil
-}
-
-// optStr is a string that may be absent, null or of another type; it is kept trimmed and blank
-// strings count as absent.
-type optStr string
-
-func (s *optStr) UnmarshalJSON(b []byte) error {
-	var v string
-	if json.Unmarshal(b, &v) != nil {
-		*s = ""
-		return nil
-	}
-	*s = optStr(strings.TrimSpace(v))
-	return nil
-}
 
 // optBool is a boolean that may be absent, null or of another type (then false).
 type optBool bool
@@ -57,29 +28,6 @@ type optBool bool
 func (o *optBool) UnmarshalJSON(b []byte) error {
 	var v bool
 	*o = optBool(json.Unmarshal(b, &v) == nil && v)
-	return nil
-}
-
-// list is a JSON array that may be absent, null or of another type (then it is nil, while a
-// present empty array is a non-nil empty list); elements that do not decode are skipped.
-type list[T any] []T
-
-func (l *list[T]) UnmarshalJSON(b []byte) error {
-	*l = nil
-	var raw []json.RawMessage
-	if json.Unmarshal(b, &raw) != nil || raw == nil {
-		return nil
-	}
-	*l = make(list[T], 0, len(raw))
-	for _, r := range raw {
-		if bytes.Equal(bytes.TrimSpace(r), []byte("null")) {
-			continue
-		}
-		var v T
-		if json.Unmarshal(r, &v) == nil {
-			*l = append(*l, v)
-		}
-	}
 	return nil
 }
 
@@ -128,19 +76,4 @@ func cleanStrings(in []optStr, max int) []string {
 func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
-}
-
-// obj is a JSON object that may be absent, null or of another type (then V is nil).
-type obj[T any] struct{ V *T }
-
-func (o *obj[T]) UnmarshalJSON(b []byte) error {
-	o.V = nil
-	if !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
-		return nil
-	}
-	var v T
-	if json.Unmarshal(b, &v) == nil {
-		o.V = &v
-	}
-	return nil
 }

@@ -3,147 +3,35 @@ package social
 import (
 	"bytes"
 	"encoding/json"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/capgate/capgate/providers/lenient"
+)
+
+// The lenient decoders are shared by every adapter (providers/lenient).
+type (
+	optInt   = lenient.Int
+	optFloat = lenient.Float
+	optStr   = lenient.Str
+	optID    = lenient.ID
+	optBool  = lenient.Bool
+)
+
+type list[T any] = lenient.List[T]
+
+type obj[T any] = lenient.Obj[T]
+
+var (
+	setStr  = lenient.SetStr
+	setInt  = lenient.SetInt
+	setBool = lenient.SetBool
 )
 
 // Both upstreams are decoded leniently: a field that is absent, null or of an unexpected type is
 // "not there" (never a panic, never a failed page). X documents its objects by schema but adds and
 // renames fields over time (tweet_count / post_count); Reddit documents its JSON only by example.
-
-// optInt is an integer that may be absent, null, a JSON number or a numeric string.
-type optInt struct {
-	V  int64
-	OK bool
-}
-
-func (n *optInt) UnmarshalJSON(b []byte) error {
-	*n = optInt{}
-	b = bytes.TrimSpace(b)
-	if len(b) > 1 && b[0] == '"' {
-		var s string
-		if json.Unmarshal(b, &s) != nil {
-			return nil
-		}
-		b = []byte(strings.TrimSpace(s))
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return nil
-	}
-	*n = optInt{V: int64(f), OK: true}
-	return nil
-}
-
-// optFloat is a number that may be absent, null, a JSON number or a numeric string.
-type optFloat struct {
-	V  float64
-	OK bool
-}
-
-func (n *optFloat) UnmarshalJSON(b []byte) error {
-	*n = optFloat{}
-	b = bytes.TrimSpace(b)
-	if len(b) > 1 && b[0] == '"' {
-		var s string
-		if json.Unmarshal(b, &s) != nil {
-			return nil
-		}
-		b = []byte(strings.TrimSpace(s))
-	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil
-	}
-	*n = optFloat{V: f, OK: true}
-	return nil
-}
-
-// optStr is a string that may be absent, null or of another type; blank strings count as absent.
-type optStr string
-
-func (s *optStr) UnmarshalJSON(b []byte) error {
-	var v string
-	if json.Unmarshal(b, &v) != nil {
-		*s = ""
-		return nil
-	}
-	*s = optStr(strings.TrimSpace(v))
-	return nil
-}
-
-// optBool is a boolean that may be absent, null or of another type.
-type optBool struct {
-	V  bool
-	OK bool
-}
-
-func (o *optBool) UnmarshalJSON(b []byte) error {
-	*o = optBool{}
-	var v bool
-	if json.Unmarshal(b, &v) == nil {
-		*o = optBool{V: v, OK: true}
-	}
-	return nil
-}
-
-// optID is an upstream id sent as a string (X, Reddit) or, unexpectedly, a number; kept as text.
-type optID string
-
-func (id *optID) UnmarshalJSON(b []byte) error {
-	*id = ""
-	b = bytes.TrimSpace(b)
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		*id = optID(strings.TrimSpace(s))
-		return nil
-	}
-	var n json.Number
-	if json.Unmarshal(b, &n) == nil {
-		if i, err := n.Int64(); err == nil && i >= 0 {
-			*id = optID(strconv.FormatInt(i, 10))
-		}
-	}
-	return nil
-}
-
-// list is a JSON array that may be absent, null or of another type (then it is nil); elements
-// that do not decode are skipped.
-type list[T any] []T
-
-func (l *list[T]) UnmarshalJSON(b []byte) error {
-	*l = nil
-	var raw []json.RawMessage
-	if json.Unmarshal(b, &raw) != nil || raw == nil {
-		return nil
-	}
-	*l = make(list[T], 0, len(raw))
-	for _, r := range raw {
-		var v T
-		if json.Unmarshal(r, &v) == nil {
-			*l = append(*l, v)
-		}
-	}
-	return nil
-}
-
-// obj is a JSON object that may be absent, null or of another type (then V is nil).
-type obj[T any] struct{ V *T }
-
-func (o *obj[T]) UnmarshalJSON(b []byte) error {
-	o.V = nil
-	if !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
-		return nil
-	}
-	var v T
-	if json.Unmarshal(b, &v) == nil {
-		o.V = &v
-	}
-	return nil
-}
 
 // rawObject keeps a JSON object as it came (for the X paging buffer); anything else is dropped.
 type rawObject json.RawMessage
@@ -202,27 +90,6 @@ func clip(s string, n int) string {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " ,;:-") + "…"
-}
-
-// setStr sets a record field when the value is non-empty.
-func setStr(fields map[string]any, key, v string) {
-	if v != "" {
-		fields[key] = v
-	}
-}
-
-// setInt sets a record field when the value is present.
-func setInt(fields map[string]any, key string, v optInt) {
-	if v.OK {
-		fields[key] = v.V
-	}
-}
-
-// setBool sets a record field when the value is present.
-func setBool(fields map[string]any, key string, v optBool) {
-	if v.OK {
-		fields[key] = v.V
-	}
 }
 
 // mustJSON marshals this package's own state and reference structs (strings, ints and raw JSON
