@@ -11,6 +11,7 @@ import (
 	"github.com/capgate/capgate/providers/openlibrary"
 	"github.com/capgate/capgate/providers/openmeteo"
 	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/providers/scripture"
 	"github.com/capgate/capgate/providers/social"
 )
 
@@ -22,6 +23,7 @@ var families = []struct {
 	{openalex.Capabilities, openalex.Providers},
 	{openlibrary.Capabilities, openlibrary.Providers},
 	{classics.Capabilities, classics.Providers},
+	{scripture.Capabilities, scripture.Providers},
 	{music.Capabilities, music.Providers},
 	{social.Capabilities, social.Providers},
 	{mealdb.Capabilities, mealdb.Providers},

@@ -1,0 +1,358 @@
+package scripture
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/capgate/capgate/providers"
+)
+
+// verse is one verse as the adapter holds it, whichever source it came from.
+type verse struct {
+	BookID          string // USFM code (Bible) or "" (Quran)
+	Book            string
+	Chapter         int
+	Verse           int
+	Text            string
+	Arabic          string
+	Translation     string // the translation identifier the record shows (KJV, 131)
+	TranslationName string
+}
+
+// recordRef is what the details action needs: the scripture, the chapter and the translation.
+type recordRef struct {
+	Text        string `json:"text"`
+	Book        string `json:"book,omitempty"`
+	Chapter     int    `json:"chapter"`
+	Translation string `json:"translation"`
+}
+
+// bible-api.com answers (seven1m/bible_api app.rb render_response): the passage and its verses.
+type bibleAPIPassage struct {
+	Reference       optString           `json:"reference"`
+	Verses          list[bibleAPIVerse] `json:"verses"`
+	Text            optString           `json:"text"`
+	TranslationID   optString           `json:"translation_id"`
+	TranslationName optString           `json:"translation_name"`
+	TranslationNote optString           `json:"translation_note"`
+}
+
+type bibleAPIVerse struct {
+	BookID   optString `json:"book_id"`
+	BookName optString `json:"book_name"`
+	Chapter  optInt    `json:"chapter"`
+	Verse    optInt    `json:"verse"`
+	Text     optString `json:"text"`
+}
+
+// fetchPassage reads a passage from bible-api.com: GET /{ref}?translation={code}. A whole chapter
+// is asked with single_chapter_book_matching=indifferent so that "JUD+1" is Jude's chapter rather
+// than its first verse. inDetails changes how a missing passage is reported (not_found rather than
+// a refused reference).
+func fetchPassage(ctx context.Context, u *providers.Upstream, path, code string, wholeChapter, inDetails bool) (*bibleAPIPassage, error) {
+	q := url.Values{"translation": {code}}
+	if wholeChapter {
+		q.Set("single_chapter_book_matching", "indifferent")
+	}
+	var p bibleAPIPassage
+	if err := u.GetJSON(ctx, "/"+path, q, &p); err != nil {
+		return nil, bibleAPIError(err, path, code, inDetails)
+	}
+	return &p, nil
+}
+
+// bibleAPIError maps bible-api.com's refusals: 404 {"error": "not found"} for a passage it does
+// not have (unknown verse, a book missing from the translation), 404 {"error": "translation not
+// found"}, and 400 {"error": "too many chapters"} for a multi-chapter request.
+func bibleAPIError(err error, path, code string, inDetails bool) error {
+	e, ok := providers.AsError(err)
+	if !ok || (e.UpstreamStatus != http.StatusNotFound && e.UpstreamStatus != http.StatusBadRequest) {
+		return err
+	}
+	var body struct {
+		Error optString `json:"error"`
+	}
+	_ = json.Unmarshal(e.Body, &body)
+	msg := strings.TrimSpace(string(body.Error))
+	if msg == "" {
+		msg = fmt.Sprintf("HTTP %d", e.UpstreamStatus)
+	}
+	passage := strings.ReplaceAll(path, "+", " ")
+	switch {
+	case msg == "translation not found":
+		if inDetails {
+			return providers.Errorf(providers.CodeNotFound, "bible-api.com no longer serves the translation %s", bibleLabel(code))
+		}
+		return providers.InvalidField("/translation", fmt.Sprintf("bible-api.com does not serve the translation %s", bibleLabel(code)))
+	case inDetails:
+		return providers.Errorf(providers.CodeNotFound, "bible-api.com has no passage %s in %s (%s)", passage, bibleLabel(code), msg)
+	}
+	return providers.InvalidField("/reference", fmt.Sprintf("bible-api.com has no passage %s in %s (%s): the chapter or verse does not exist in this translation", passage, bibleLabel(code), msg)).
+		WithHint("Check the chapter and verse numbers; some translations (CHEROKEE) have only the New Testament.")
+}
+
+// passageVerses turns a bible-api.com answer into verses, dropping entries without a chapter,
+// verse number or text.
+func passageVerses(p *bibleAPIPassage, code string) []verse {
+	label := bibleLabel(code)
+	if id := bibleCode(string(p.TranslationID)); id != "" {
+		label = bibleLabel(id)
+	}
+	name := strings.TrimSpace(string(p.TranslationName))
+	out := make([]verse, 0, len(p.Verses))
+	for _, v := range p.Verses {
+		text := cleanText(string(v.Text))
+		if !v.Chapter.OK || !v.Verse.OK || v.Chapter.V < 1 || v.Verse.V < 1 || text == "" {
+			continue
+		}
+		id := strings.ToUpper(strings.TrimSpace(string(v.BookID)))
+		bookName := strings.TrimSpace(string(v.BookName))
+		if bookName == "" {
+			if b, ok := bookByID[id]; ok {
+				bookName = b.Name
+			} else {
+				bookName = id
+			}
+		}
+		if bookName == "" {
+			continue
+		}
+		out = append(out, verse{BookID: id, Book: bookName, Chapter: v.Chapter.V, Verse: v.Verse.V, Text: text,
+			Translation: label, TranslationName: name})
+	}
+	return out
+}
+
+// bibleRecord maps a Bible verse to a record; code is the bible-api.com translation the details
+// action reads the chapter in.
+func bibleRecord(v verse, code string) providers.Record {
+	rec := providers.Record{
+		Title: fmt.Sprintf("%s %d:%d (%s)", v.Book, v.Chapter, v.Verse, v.Translation),
+		Fields: map[string]any{
+			"text": v.Text, "book": v.Book, "translation": v.Translation,
+			"chapter": v.Chapter, "verse": v.Verse,
+		},
+	}
+	if v.TranslationName != "" {
+		rec.Fields["translation_name"] = v.TranslationName
+	}
+	b, known := bookByID[v.BookID]
+	if known && v.Chapter <= b.Chapters {
+		rec.Ref = mustJSON(recordRef{Text: textBible, Book: b.ID, Chapter: v.Chapter, Translation: code})
+	} else {
+		rec.Actions = []string{} // a book outside the 66 (an API.Bible deuterocanonical hit): no chapter lookup
+	}
+	return rec
+}
+
+func searchBible(ctx context.Context, c *providers.Call, in call) (*providers.Page, error) {
+	code := bibleCode(in.translation)
+	if _, ok := bibleTranslationByCode[code]; !ok {
+		return nil, providers.InvalidField("/translation", fmt.Sprintf("unknown Bible translation %q; use one of %s", in.translation, bibleCodes()))
+	}
+	if in.reference == "" {
+		return searchAPIBible(ctx, c, in, code)
+	}
+	ref, err := parseBibleRef(in.reference)
+	if err != nil {
+		return nil, providers.InvalidField("/reference", err.Error())
+	}
+	p, err := fetchPassage(ctx, c.Upstream(bibleAPIID), ref.upstreamPath(), code, ref.WholeChapter, false)
+	if err != nil {
+		return nil, err
+	}
+	verses := passageVerses(p, code)
+	page := &providers.Page{}
+	if in.query != "" {
+		total := len(verses)
+		kept := verses[:0:0]
+		for _, v := range verses {
+			if containsPhrase(in.query, v.Text) {
+				kept = append(kept, v)
+			}
+		}
+		verses = kept
+		page.Notes = append(page.Notes, phraseNote(in.query, ref.String(), len(kept), total))
+	}
+	items, more, next := slicePage(verses, in.offset, in.num)
+	page.Records = make([]providers.Record, 0, len(items))
+	for _, v := range items {
+		page.Records = append(page.Records, bibleRecord(v, code))
+	}
+	page.HasMore, page.Next = more, next
+	return page, nil
+}
+
+// API.Bible search answer (docs.api.bible/guides/search): {query, data: {query, limit, offset,
+// total, verseCount, verses[{id, orgId, bibleId, bookId, chapterId, text, reference}], passages[…]}}.
+// A query that reads as a passage reference answers passages instead of verses.
+type apiBibleAnswer struct {
+	Query optString         `json:"query"`
+	Data  obj[apiBibleData] `json:"data"`
+}
+
+type apiBibleData struct {
+	Query      optString             `json:"query"`
+	Limit      optInt                `json:"limit"`
+	Offset     optInt                `json:"offset"`
+	Total      optInt                `json:"total"`
+	VerseCount optInt                `json:"verseCount"`
+	Verses     list[apiBibleVerse]   `json:"verses"`
+	Passages   list[apiBiblePassage] `json:"passages"`
+}
+
+type apiBibleVerse struct {
+	ID        optString `json:"id"`
+	OrgID     optString `json:"orgId"`
+	BibleID   optString `json:"bibleId"`
+	BookID    optString `json:"bookId"`
+	ChapterID optString `json:"chapterId"`
+	Text      optString `json:"text"`
+	Reference optString `json:"reference"`
+}
+
+type apiBiblePassage struct {
+	ID        optString `json:"id"`
+	Reference optString `json:"reference"`
+}
+
+// searchAPIBible runs a phrase search of the whole Bible on API.Bible:
+// GET /v1/bibles/{bibleId}/search?query=&limit=&offset=, paged by API.Bible's offset.
+func searchAPIBible(ctx context.Context, c *providers.Call, in call, code string) (*providers.Page, error) {
+	bibleID, ok := apiBibleIDs[code]
+	if !ok {
+		return nil, providers.InvalidField("/translation", fmt.Sprintf("phrase search of the whole Bible is available in %s, not in %s", searchableCodes(), bibleLabel(code)))
+	}
+	u := c.Upstream(apiBibleID)
+	if !u.Available() {
+		return nil, (&providers.Error{Code: providers.CodeCapabilityUnavailable,
+			Message: "Bible phrase search needs API.Bible, which this deployment has not configured (PROVIDER_APIBIBLE_KEY)"}).
+			WithHint("Look the passage up by reference instead, or search within a passage by giving both reference and query.")
+	}
+	q := url.Values{
+		"query":  {in.query},
+		"limit":  {strconv.Itoa(in.num)},
+		"offset": {strconv.Itoa(in.offset)},
+	}
+	var ans apiBibleAnswer
+	if err := u.GetJSON(ctx, "/v1/bibles/"+url.PathEscape(bibleID)+"/search", q, &ans); err != nil {
+		return nil, apiBibleError(err, bibleID)
+	}
+	data := ans.Data.V
+	page := &providers.Page{Records: make([]providers.Record, 0, len(data.Verses))}
+	if len(data.Verses) == 0 && len(data.Passages) > 0 {
+		refs := make([]string, 0, len(data.Passages))
+		for _, p := range data.Passages {
+			if r := strings.TrimSpace(string(p.Reference)); r != "" {
+				refs = append(refs, r)
+			}
+		}
+		page.Notes = append(page.Notes, fmt.Sprintf("API.Bible read the query as a passage reference (%s) rather than a phrase; send it as reference to look the passage up.", strings.Join(refs, ", ")))
+		return page, nil
+	}
+	label := bibleLabel(code)
+	name := bibleTranslationByCode[code].Name
+	for _, raw := range data.Verses {
+		v, ok := apiBibleVerseOf(raw)
+		if !ok {
+			continue
+		}
+		v.Translation, v.TranslationName = label, name
+		page.Records = append(page.Records, bibleRecord(v, code))
+	}
+	n := len(data.Verses)
+	if data.Total.OK {
+		page.HasMore = n > 0 && in.offset+n < data.Total.V
+	} else {
+		page.HasMore = n >= in.num
+	}
+	if page.HasMore {
+		page.Next = nextState(in.offset + in.num)
+	}
+	return page, nil
+}
+
+var trailingChapterVerse = regexp.MustCompile(`^(.*\S)\s+(\d+):(\d+)$`)
+
+// apiBibleVerseOf reads a search hit: the verse id "JHN.3.16" (book, chapter, verse), else the
+// chapter id "JHN.3" and the reference "John 3:16".
+func apiBibleVerseOf(raw apiBibleVerse) (verse, bool) {
+	text := cleanText(string(raw.Text))
+	if text == "" {
+		return verse{}, false
+	}
+	var v verse
+	parts := strings.Split(strings.TrimSpace(string(raw.ID)), ".")
+	if len(parts) == 3 {
+		ch, err1 := strconv.Atoi(parts[1])
+		vs, err2 := strconv.Atoi(parts[2])
+		if err1 == nil && err2 == nil {
+			v.BookID, v.Chapter, v.Verse = strings.ToUpper(parts[0]), ch, vs
+		}
+	}
+	reference := strings.TrimSpace(string(raw.Reference))
+	m := trailingChapterVerse.FindStringSubmatch(reference)
+	if v.Chapter == 0 && m != nil {
+		ch, _ := strconv.Atoi(m[2])
+		vs, _ := strconv.Atoi(m[3])
+		v.Chapter, v.Verse = ch, vs
+		v.BookID = strings.ToUpper(strings.TrimSpace(string(raw.BookID)))
+		if cp := strings.Split(string(raw.ChapterID), "."); len(cp) == 2 && v.BookID == "" {
+			v.BookID = strings.ToUpper(cp[0])
+		}
+	}
+	if v.Chapter < 1 || v.Verse < 1 {
+		return verse{}, false
+	}
+	if b, ok := bookByID[v.BookID]; ok {
+		v.Book = b.Name
+	} else if m != nil {
+		v.Book = m[1]
+	} else {
+		v.Book = v.BookID
+	}
+	if v.Book == "" {
+		return verse{}, false
+	}
+	v.Text = text
+	return v, true
+}
+
+// apiBibleError maps API.Bible's refusals ({"statusCode", "error", "message"}): 400 is a query it
+// cannot run (reported at /query), 401/403 a key problem of this deployment, 404 an unknown Bible.
+func apiBibleError(err error, bibleID string) error {
+	e, ok := providers.AsError(err)
+	if !ok || e.UpstreamStatus < 400 || e.UpstreamStatus >= 500 || e.UpstreamStatus == http.StatusTooManyRequests {
+		return err
+	}
+	var body struct {
+		StatusCode optInt    `json:"statusCode"`
+		Error      optString `json:"error"`
+		Message    optString `json:"message"`
+	}
+	_ = json.Unmarshal(e.Body, &body)
+	msg := strings.TrimSpace(string(body.Message))
+	if msg == "" {
+		msg = strings.TrimSpace(string(body.Error))
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("HTTP %d", e.UpstreamStatus)
+	}
+	switch e.UpstreamStatus {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return providers.InvalidField("/query", "API.Bible refused the search: "+msg)
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return (&providers.Error{Code: providers.CodeProviderError, Message: "API.Bible refused this gateway's key: " + msg,
+			UpstreamStatus: e.UpstreamStatus, Cause: err}).WithRetryable(false)
+	case http.StatusNotFound:
+		return (&providers.Error{Code: providers.CodeProviderError, Message: fmt.Sprintf("API.Bible does not know the Bible %s: %s", bibleID, msg),
+			UpstreamStatus: e.UpstreamStatus, Cause: err}).WithRetryable(false)
+	}
+	return err
+}
