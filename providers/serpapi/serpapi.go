@@ -165,6 +165,10 @@ func serveSandbox(w http.ResponseWriter, r *http.Request) {
 	if strings.Contains(strings.ToLower(q.Get("q")), "noresults") && pick("empty") {
 		return
 	}
+	// A search restricted to one site (pypkg.search's "site:…/project/") has its own fixture.
+	if strings.Contains(q.Get("q"), "site:") && pick("site") {
+		return
+	}
 	for _, s := range selectors {
 		if q.Get(s.param) != "" && pick(s.file) {
 			return
