@@ -343,7 +343,10 @@ func (u *Upstream) Do(req *http.Request) (*Response, error) {
 	id := u.p.ID
 	ctx := req.Context()
 	if !u.Available() {
-		_, why := u.c.Configured(id)
+		why := fmt.Sprintf("provider %s has no sandbox for test keys", id)
+		if u.mode == ModeLive {
+			_, why = u.c.Configured(id)
+		}
 		return nil, &Error{Code: CodeCapabilityUnavailable, Message: why}
 	}
 	req.Header.Set("User-Agent", u.c.userAgent)
@@ -355,7 +358,10 @@ func (u *Upstream) Do(req *http.Request) (*Response, error) {
 	}
 	if l := u.c.limiters[id]; l != nil {
 		if err := l.Wait(ctx); err != nil {
-			return nil, &Error{Code: CodeProviderTimeout, Message: fmt.Sprintf("%s did not answer in time (queued behind its request rate limit)", id), Cause: err}
+			e := &Error{Code: CodeProviderTimeout, Message: fmt.Sprintf("%s did not answer in time (queued behind its request rate limit)", id), Cause: err}
+			u.c.mCalls.WithLabelValues(id, string(e.Code)).Inc()
+			u.c.noteError(id, e)
+			return nil, e
 		}
 	}
 	start := time.Now()
@@ -410,7 +416,7 @@ func (u *Upstream) send(hc *http.Client, req *http.Request) (*Response, error) {
 		return nil, transportError(ctx, id, err)
 	}
 	if int64(len(body)) > limit {
-		return nil, &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s answered more than %d MiB", id, limit>>20),
+		return nil, &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s answered more than %s", id, sizeLabel(limit)),
 			Retryable: ptr(false), UpstreamStatus: res.StatusCode}
 	}
 	r := &Response{Status: res.StatusCode, Header: res.Header, Body: body}
@@ -418,8 +424,8 @@ func (u *Upstream) send(hc *http.Client, req *http.Request) (*Response, error) {
 	case res.StatusCode >= 200 && res.StatusCode < 300:
 		return r, nil
 	case res.StatusCode == http.StatusTooManyRequests:
-		wait := parseRetryAfter(res.Header.Get("Retry-After"))
-		if wait > 0 && wait <= time.Minute {
+		wait, given := parseRetryAfter(res.Header.Get("Retry-After"))
+		if given && wait <= time.Minute {
 			return nil, &Error{Code: CodeRateLimited, Message: fmt.Sprintf("%s is rate limiting this gateway; retry shortly", id),
 				RetryAfter: wait, UpstreamStatus: 429, Body: body}
 		}
@@ -436,7 +442,20 @@ func (u *Upstream) send(hc *http.Client, req *http.Request) (*Response, error) {
 
 func ptr[T any](v T) *T { return &v }
 
+func sizeLabel(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// errCanceled marks a call whose caller went away: not the provider's fault.
+var errCanceled = errors.New("the request was cancelled by its caller")
+
 func transportError(ctx context.Context, id string, err error) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return &Error{Code: CodeProviderTimeout, Message: fmt.Sprintf("the call to %s was cancelled", id), Cause: errCanceled}
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || isTimeout(err) {
 		return &Error{Code: CodeProviderTimeout, Message: fmt.Sprintf("%s did not answer in time", id), Cause: err}
 	}
@@ -458,6 +477,12 @@ func isTimeout(err error) bool {
 // isBreakerFailure: transport failures, timeouts and 5xx count against a provider's breaker;
 // a refusal of one request (4xx, oversize, 429) does not.
 func isBreakerFailure(err error) bool {
+	// A refused redirect is the target's doing (a caller-supplied URL), and a cancelled call the
+	// caller's: neither says the provider is failing.
+	var rr *redirectRefused
+	if errors.As(err, &rr) || errors.Is(err, errCanceled) {
+		return false
+	}
 	e, ok := AsError(err)
 	if !ok {
 		return true
@@ -471,20 +496,23 @@ func isBreakerFailure(err error) bool {
 	return false
 }
 
-func parseRetryAfter(v string) time.Duration {
+// parseRetryAfter reads Retry-After (seconds or an HTTP date); given is false when it is absent
+// or unreadable. A date in the past means "now".
+func parseRetryAfter(v string) (wait time.Duration, given bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return 0
+		return 0, false
 	}
 	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
+		return time.Duration(n) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := time.Until(t); d > 0 {
-			return d
+			return d, true
 		}
+		return 0, true
 	}
-	return 0
+	return 0, false
 }
 
 type redirectRefused struct{ host string }

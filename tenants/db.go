@@ -77,41 +77,49 @@ func Open(dsn, dataDir string) (*DB, error) {
 	return &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Kind: SQLite}, nil
 }
 
-// Migrate applies pending migrations under the migrator's lock and reports how many ran.
+// exclusiveLockID is the PostgreSQL advisory lock that serializes start-up work (migrations,
+// first-start bootstrap) across instances starting at the same time.
+const exclusiveLockID = 7243012026
+
+// Exclusive runs fn while no other instance runs an Exclusive section: a session advisory lock
+// on PostgreSQL; SQLite is one process (its IMMEDIATE transactions serialize writers).
+func (db *DB) Exclusive(ctx context.Context, fn func(ctx context.Context) error) error {
+	if db.Kind != Postgres {
+		return fn(ctx)
+	}
+	conn, err := db.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", exclusiveLockID); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(?)", exclusiveLockID) //nolint:errcheck
+	return fn(ctx)
+}
+
+// Migrate applies pending migrations and reports how many ran; instances starting together
+// take turns (Exclusive), so the migrator's own tables are created once.
 func (db *DB) Migrate(ctx context.Context) (int, error) {
 	ms, err := migrations.For(string(db.Kind))
 	if err != nil {
 		return 0, err
 	}
-	m := migrate.NewMigrator(db.DB, ms)
-	if err := m.Init(ctx); err != nil {
-		return 0, err
-	}
-	if err := lockWithRetry(ctx, m); err != nil {
-		return 0, err
-	}
-	defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck
-	group, err := m.Migrate(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return len(group.Migrations), nil
-}
-
-// lockWithRetry waits for another instance that is migrating at the same time.
-func lockWithRetry(ctx context.Context, m *migrate.Migrator) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := m.Lock(ctx)
-		if err == nil || time.Now().After(deadline) {
+	applied := 0
+	err = db.Exclusive(ctx, func(ctx context.Context) error {
+		m := migrate.NewMigrator(db.DB, ms)
+		if err := m.Init(ctx); err != nil {
 			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		group, err := m.Migrate(ctx)
+		if err != nil {
+			return err
 		}
-	}
+		applied = len(group.Migrations)
+		return nil
+	})
+	return applied, err
 }
 
 // Pending reports whether migrations are waiting (readiness fails until they have run).

@@ -184,7 +184,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	// Provider settings saved in the console apply now and are re-read every 5 s, so every
 	// instance follows an admin's change.
 	go cons.SyncProviders(ctx, 5*time.Second)
-	if err := bootstrap(ctx, srv.Store(), cfg, stdout); err != nil {
+	// Instances starting together on one database bootstrap once.
+	if err := db.Exclusive(ctx, func(ctx context.Context) error { return bootstrap(ctx, srv.Store(), cfg, stdout) }); err != nil {
 		return err
 	}
 	go srv.RunMaintenance(ctx, time.Minute)
