@@ -85,13 +85,21 @@ func addMonths(anchor time.Time, months int) time.Time {
 	return time.Date(first.Year(), first.Month(), d, anchor.Hour(), anchor.Minute(), anchor.Second(), anchor.Nanosecond(), time.UTC)
 }
 
-// currentPeriod makes sure the period row containing now exists and returns its key.
+// currentPeriod makes sure the period row containing now exists and returns its key. Period
+// rows are never deleted, so a row this process has seen is not inserted again.
 func (s *Store) currentPeriod(ctx context.Context, db bun.IDB, t *Tenant, mode string, now time.Time) (time.Time, time.Time, error) {
 	start, end := PeriodAt(t.PeriodAnchor, now)
 	start, end = start.Truncate(time.Microsecond), end.Truncate(time.Microsecond)
+	key := t.ID + "|" + mode + "|" + start.Format(time.RFC3339Nano)
+	if _, known := s.periods.Load(key); known {
+		return start, end, nil
+	}
 	p := &CreditPeriod{TenantID: t.ID, Mode: mode, PeriodStart: start, PeriodEnd: end}
-	_, err := db.NewInsert().Model(p).On("CONFLICT (tenant_id, mode, period_start) DO NOTHING").Exec(ctx)
-	return start, end, err
+	if _, err := db.NewInsert().Model(p).On("CONFLICT (tenant_id, mode, period_start) DO NOTHING").Exec(ctx); err != nil {
+		return start, end, err
+	}
+	s.periods.Store(key, struct{}{})
+	return start, end, nil
 }
 
 // Balance reports the tenant's usage in the current period of a mode.

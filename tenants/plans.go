@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -114,6 +115,8 @@ func DefaultPlans() []Plan {
 // Store is the accounts store over the database.
 type Store struct {
 	DB *DB
+	// periods remembers the credit-period rows known to exist (tenant|mode|start).
+	periods sync.Map
 }
 
 // NewStore wraps a database.
