@@ -13,6 +13,7 @@ import (
 	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/providers/scripture"
 	"github.com/capgate/capgate/providers/social"
+	"github.com/capgate/capgate/providers/video"
 )
 
 // families are the provider packages, in catalog order.
@@ -26,6 +27,7 @@ var families = []struct {
 	{scripture.Capabilities, scripture.Providers},
 	{music.Capabilities, music.Providers},
 	{social.Capabilities, social.Providers},
+	{video.Capabilities, video.Providers},
 	{mealdb.Capabilities, mealdb.Providers},
 	{openmeteo.Capabilities, openmeteo.Providers},
 }
