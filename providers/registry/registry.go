@@ -14,6 +14,7 @@ import (
 	"github.com/capgate/capgate/providers/scripture"
 	"github.com/capgate/capgate/providers/social"
 	"github.com/capgate/capgate/providers/video"
+	"github.com/capgate/capgate/providers/webread"
 )
 
 // families are the provider packages, in catalog order.
@@ -21,6 +22,7 @@ var families = []struct {
 	capabilities func() []*providers.Capability
 	providers    func() []*providers.Provider
 }{
+	{webread.Capabilities, webread.Providers},
 	{openalex.Capabilities, openalex.Providers},
 	{openlibrary.Capabilities, openlibrary.Providers},
 	{classics.Capabilities, classics.Providers},
