@@ -15,6 +15,7 @@ import (
 	"github.com/capgate/capgate/providers/social"
 	"github.com/capgate/capgate/providers/video"
 	"github.com/capgate/capgate/providers/webread"
+	"github.com/capgate/capgate/providers/websearch"
 )
 
 // families are the provider packages, in catalog order.
@@ -22,6 +23,7 @@ var families = []struct {
 	capabilities func() []*providers.Capability
 	providers    func() []*providers.Provider
 }{
+	{websearch.Capabilities, websearch.Providers},
 	{webread.Capabilities, webread.Providers},
 	{openalex.Capabilities, openalex.Providers},
 	{openlibrary.Capabilities, openlibrary.Providers},
