@@ -33,3 +33,23 @@ func TestSmokeSandboxExecuteAndFollowUp(t *testing.T) {
 	}
 	e.Do(http.MethodGet, "/v1/catalog", "", nil)
 }
+
+func TestReadyzFollowsTheDatabase(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{})
+	if r := e.Do(http.MethodGet, "/readyz", "", nil); r.Status != 200 {
+		t.Fatalf("ready: %d %s", r.Status, r.Body)
+	}
+	if r := e.Do(http.MethodGet, "/healthz", "", nil); r.Status != 200 {
+		t.Fatalf("healthz: %d", r.Status)
+	}
+	if err := e.DB.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := e.Do(http.MethodGet, "/readyz", "", nil)
+	if r.Status != 503 || r.ErrorCode() != "service_unavailable" {
+		t.Fatalf("readyz with the database gone: %d %s", r.Status, r.Body)
+	}
+	if r := e.Do(http.MethodGet, "/healthz", "", nil); r.Status != 200 {
+		t.Fatalf("liveness must not depend on the database: %d", r.Status)
+	}
+}
