@@ -91,7 +91,7 @@ func (s *Server) followUp(c *fiber.Ctx) error {
 }
 
 func (s *Server) loadSession(c *fiber.Ctx, p *Principal, id string) (*session.Session, *providers.Capability, error) {
-	sess, err := s.sessions.Get(c.UserContext(), p.Tenant.ID, id)
+	sess, err := s.sessions.Get(c.UserContext(), p.Tenant.ID, p.Key.Mode, id)
 	if err != nil {
 		return nil, nil, sessionError(err, "search")
 	}
@@ -341,7 +341,7 @@ func underParams(err error) error {
 func (s *Server) recordAction(c *fiber.Ctx, searchID, recordID, action string) error {
 	p := principalOf(c)
 	ctx := c.UserContext()
-	rec, err := s.sessions.Record(ctx, p.Tenant.ID, recordID)
+	rec, err := s.sessions.Record(ctx, p.Tenant.ID, p.Key.Mode, recordID)
 	if err != nil {
 		return sessionError(err, "record")
 	}
@@ -374,7 +374,7 @@ func (s *Server) recordAction(c *fiber.Ctx, searchID, recordID, action string) e
 		}
 		var stored map[string]*providers.Detail
 		if rec.Stored != "" {
-			_ = json.Unmarshal([]byte(rec.Stored), &stored)
+			_ = unmarshalExact(rec.Stored, &stored)
 		}
 		d, ok := stored[action]
 		if !ok || d == nil {
@@ -405,7 +405,7 @@ func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 		return storeError(err)
 	} else if ok {
 		var d providers.Detail
-		if err := json.Unmarshal([]byte(body), &d); err == nil {
+		if err := unmarshalExact(body, &d); err == nil {
 			cached := true
 			ch, err := s.reserve(ctx, p, cp, act.Name, 0)
 			if err != nil {
@@ -421,7 +421,7 @@ func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 		return err
 	}
 	var q providers.Request
-	if sess, err := s.sessions.Get(ctx, p.Tenant.ID, rec.SearchID); err == nil {
+	if sess, err := s.sessions.Get(ctx, p.Tenant.ID, p.Key.Mode, rec.SearchID); err == nil {
 		q, _ = storedQuery(sess)
 	}
 	ch, err := s.reserve(ctx, p, cp, act.Name, act.Credits)
@@ -476,7 +476,7 @@ func (s *Server) runAction(ctx context.Context, p *Principal, cp *providers.Capa
 // providerRecord rebuilds the adapter's view of a stored record.
 func providerRecord(rec *session.Record) (*providers.Record, error) {
 	var body map[string]any
-	if err := json.Unmarshal([]byte(rec.Body), &body); err != nil || body == nil {
+	if err := unmarshalExact(rec.Body, &body); err != nil || body == nil {
 		return nil, &Error{Code: providers.CodeSessionExpired, Message: "the cached record detail is no longer available; run the search again"}
 	}
 	r := &providers.Record{Fields: map[string]any{}}
@@ -497,7 +497,7 @@ func providerRecord(rec *session.Record) (*providers.Record, error) {
 		r.Ref = json.RawMessage(rec.Ref)
 	}
 	if rec.Stored != "" {
-		_ = json.Unmarshal([]byte(rec.Stored), &r.Stored)
+		_ = unmarshalExact(rec.Stored, &r.Stored)
 	}
 	return r, nil
 }
@@ -516,4 +516,12 @@ func (s *Server) respondDetail(c *fiber.Ctx, p *Principal, cp *providers.Capabil
 		links = []providers.Link{}
 	}
 	return c.JSON(recordFollowUpResponse{RecordID: rec.ID, Action: action, Detail: body, Links: links, Cached: cached, ChargedCredits: charged, Balance: bal})
+}
+
+// unmarshalExact decodes stored JSON keeping numbers as json.Number, so a detail or record read
+// back from the session answers exactly what the adapter stored (no float64 rounding).
+func unmarshalExact(data string, v any) error {
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
 }

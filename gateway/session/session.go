@@ -58,6 +58,7 @@ type Record struct {
 	ID         string    `bun:"id,pk" json:"id"`
 	SearchID   string    `bun:"search_id" json:"search_id"`
 	TenantID   string    `bun:"tenant_id" json:"tenant_id"`
+	Mode       string    `bun:"mode" json:"mode"`
 	Capability string    `bun:"capability" json:"capability"`
 	Generation int       `bun:"generation" json:"generation"`
 	Position   int       `bun:"position" json:"position"`
@@ -158,7 +159,7 @@ func (s *Store) Create(ctx context.Context, sess *Session, recs []*Record) error
 func (s *Store) prepareRecords(sess *Session, recs []*Record) {
 	exp := s.now().Add(s.TTL)
 	for _, r := range recs {
-		r.SearchID, r.TenantID, r.Capability, r.Generation, r.ExpiresAt = sess.ID, sess.TenantID, sess.Capability, sess.Generation, exp
+		r.SearchID, r.TenantID, r.Mode, r.Capability, r.Generation, r.ExpiresAt = sess.ID, sess.TenantID, sess.Mode, sess.Capability, sess.Generation, exp
 	}
 }
 
@@ -177,8 +178,9 @@ func insertRecords(ctx context.Context, db bun.IDB, recs []*Record) error {
 	return nil
 }
 
-// Get loads a tenant's session.
-func (s *Store) Get(ctx context.Context, tenantID, id string) (*Session, error) {
+// Get loads a tenant's session made with a key of the given mode; a session of another tenant
+// or of the other mode (live or test) is not found.
+func (s *Store) Get(ctx context.Context, tenantID, mode, id string) (*Session, error) {
 	sess := new(Session)
 	if !s.cacheGet("s:"+id, sess) {
 		err := s.db.NewSelect().Model(sess).Where("id = ?", id).Scan(ctx)
@@ -189,7 +191,7 @@ func (s *Store) Get(ctx context.Context, tenantID, id string) (*Session, error) 
 			return nil, err
 		}
 	}
-	if sess.TenantID != tenantID {
+	if sess.TenantID != tenantID || sess.Mode != mode {
 		return nil, ErrNotFound
 	}
 	if !s.now().Before(sess.ExpiresAt) {
@@ -199,9 +201,9 @@ func (s *Store) Get(ctx context.Context, tenantID, id string) (*Session, error) 
 }
 
 // Refresh reloads a session from the database (after a conflict).
-func (s *Store) Refresh(ctx context.Context, tenantID, id string) (*Session, error) {
+func (s *Store) Refresh(ctx context.Context, tenantID, mode, id string) (*Session, error) {
 	s.cache.Delete("s:" + id)
-	return s.Get(ctx, tenantID, id)
+	return s.Get(ctx, tenantID, mode, id)
 }
 
 // Advance saves a session's new paging state and appends records, only when nobody else
@@ -246,8 +248,8 @@ func (s *Store) Held(ctx context.Context, sess *Session, from, n int) ([]*Record
 	return recs, err
 }
 
-// Record loads a tenant's record.
-func (s *Store) Record(ctx context.Context, tenantID, id string) (*Record, error) {
+// Record loads a tenant's record of the given mode.
+func (s *Store) Record(ctx context.Context, tenantID, mode, id string) (*Record, error) {
 	r := new(Record)
 	if !s.cacheGet("r:"+id, r) {
 		err := s.db.NewSelect().Model(r).Where("id = ?", id).Scan(ctx)
@@ -261,7 +263,7 @@ func (s *Store) Record(ctx context.Context, tenantID, id string) (*Record, error
 			s.cachePut("r:"+id, r)
 		}
 	}
-	if r.TenantID != tenantID {
+	if r.TenantID != tenantID || r.Mode != mode {
 		return nil, ErrNotFound
 	}
 	if !s.now().Before(r.ExpiresAt) {

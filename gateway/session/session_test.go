@@ -41,19 +41,25 @@ func TestStoreLifecycle(t *testing.T) {
 		if err := st.Create(ctx, s, recs); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Get(ctx, "tnt_b", s.ID); !errors.Is(err, session.ErrNotFound) {
+		if _, err := st.Get(ctx, "tnt_b", "live", s.ID); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("other tenant: %v", err)
 		}
-		if _, err := st.Record(ctx, "tnt_b", recs[0].ID); !errors.Is(err, session.ErrNotFound) {
+		if _, err := st.Record(ctx, "tnt_b", "live", recs[0].ID); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("other tenant record: %v", err)
+		}
+		if _, err := st.Get(ctx, "tnt_a", "test", s.ID); !errors.Is(err, session.ErrNotFound) {
+			t.Fatalf("a live session read with a test key: %v", err)
+		}
+		if _, err := st.Record(ctx, "tnt_a", "test", recs[0].ID); !errors.Is(err, session.ErrNotFound) {
+			t.Fatalf("a live record read with a test key: %v", err)
 		}
 		held, err := st.Held(ctx, s, 2, 2)
 		if err != nil || len(held) != 2 || held[0].Position != 2 {
 			t.Fatalf("held: %v %v", held, err)
 		}
 		// Two follow-ups racing on the same version: exactly one wins.
-		a, _ := st.Refresh(ctx, "tnt_a", s.ID)
-		b, _ := st.Refresh(ctx, "tnt_a", s.ID)
+		a, _ := st.Refresh(ctx, "tnt_a", "live", s.ID)
+		b, _ := st.Refresh(ctx, "tnt_a", "live", s.ID)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i, x := range []*session.Session{a, b} {
@@ -92,7 +98,7 @@ func TestStoreLifecycle(t *testing.T) {
 		// After the retention: 410 for the session and records, even after a sweep, while
 		// unknown ids stay unknown.
 		now = now.Add(2 * time.Hour)
-		if _, err := st.Get(ctx, "tnt_a", s.ID); !errors.Is(err, session.ErrExpired) {
+		if _, err := st.Get(ctx, "tnt_a", "live", s.ID); !errors.Is(err, session.ErrExpired) {
 			t.Fatalf("expired session: %v", err)
 		}
 		if _, err := st.Sweep(ctx); err != nil {
@@ -101,10 +107,10 @@ func TestStoreLifecycle(t *testing.T) {
 		fresh, _ := session.NewStore(db, time.Hour, 8) // another instance, empty edge cache
 		defer fresh.Close()
 		fresh.SetClock(func() time.Time { return now })
-		if _, err := fresh.Record(ctx, "tnt_a", recs[1].ID); !errors.Is(err, session.ErrExpired) {
+		if _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, session.ErrExpired) {
 			t.Fatalf("expired record after sweep: %v", err)
 		}
-		if _, err := fresh.Record(ctx, "tnt_a", session.NewRecordID()); !errors.Is(err, session.ErrNotFound) {
+		if _, err := fresh.Record(ctx, "tnt_a", "live", session.NewRecordID()); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("unknown record: %v", err)
 		}
 		if _, ok, _ := fresh.Detail(ctx, "tnt_a", recs[0].ID, "details"); ok {
@@ -115,7 +121,7 @@ func TestStoreLifecycle(t *testing.T) {
 		if _, err := fresh.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := fresh.Record(ctx, "tnt_a", recs[1].ID); !errors.Is(err, session.ErrNotFound) {
+		if _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("after grace: %v", err)
 		}
 	})

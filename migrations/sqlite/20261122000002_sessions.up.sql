@@ -23,6 +23,7 @@ CREATE TABLE session_records (
   id TEXT PRIMARY KEY,
   search_id TEXT NOT NULL,
   tenant_id TEXT NOT NULL,
+  mode TEXT NOT NULL,
   capability TEXT NOT NULL,
   generation INTEGER NOT NULL,
   position INTEGER NOT NULL,

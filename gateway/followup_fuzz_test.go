@@ -1,0 +1,219 @@
+package gateway_test
+
+// Fuzz targets of the two body decoders a caller reaches first: the follow-up decoder and the
+// execute path (DecodeBody, then Prepare of every registered capability). Neither may panic, and
+// every refusal must be invalid_request. `go test` runs the seed corpora; run a target longer
+// with, for example, go test -run '^$' -fuzz FuzzFollowUpDecoder -fuzztime 30s -parallel 1 ./gateway/
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/capgate/capgate/gateway"
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/registry"
+)
+
+var (
+	searchIDPattern = regexp.MustCompile(`^srch_[A-Za-z0-9]{16}$`)
+	recordIDPattern = regexp.MustCompile(`^rec_[A-Za-z0-9]{16}$`)
+)
+
+// trickyBodies are bodies every decoder must survive.
+var trickyBodies = []string{
+	``, ` `, `{`, `}`, `{}`, `[]`, `null`, `true`, `1`, `"x"`, `{}{}`, `{} x`, `{"a":1}}`,
+	"\xef\xbb\xbf{}",       // byte order mark
+	`{"a":1,"a":2}`,        // duplicate keys
+	`{"a":"\u0000"}`,       // NUL
+	`{"a":"\ud800"}`,       // lone surrogate
+	"{\"a\":\"\xff\xfe\"}", // invalid UTF-8
+	`{"a":1e400}`, `{"a":-0}`, `{"a":1.0}`, `{"a":0.1e-400}`, `{"a":99999999999999999999999999999}`,
+	`{"a":NaN}`, `{"a":Infinity}`, `{"a":01}`, `{"a":.5}`, `{"a":+1}`,
+	`{"a":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
+	strings.Repeat(`{"a":`, 2000) + `1` + strings.Repeat(`}`, 2000),
+	strings.Repeat(`[`, 20000),
+	`{"__proto__":{}}`, `{"constructor":{"prototype":{}}}`,
+	`{"":""}`, `{"\u00e9":1}`,
+}
+
+func FuzzFollowUpDecoder(f *testing.F) {
+	valid := []string{
+		`{"search_id":"srch_0123456789abcdef","action":"more"}`,
+		`{"search_id":"srch_0123456789ABCDEF","action":"update","params":{"query":"x","num":null}}`,
+		`{"search_id":"srch_0123456789abcdef","action":"update"}`,
+		`{"record_id":"rec_0123456789abcdef","action":"details"}`,
+		`{"record_id":"rec_0123456789abcdef","search_id":"srch_0123456789abcdef","action":"details"}`,
+		`{"record_id":"rec_0123456789abcdef","action":"` + strings.Repeat("a", 40) + `"}`,
+		`{"record_id":"rec_0123456789abcdef","action":"` + strings.Repeat("é", 40) + `"}`,
+	}
+	tricky := []string{
+		`{"action":"more"}`,
+		`{"search_id":"srch_0123456789abcdef"}`,
+		`{"search_id":"","action":"more"}`,
+		`{"search_id":"srch_0123456789abcde","action":"more"}`,
+		`{"search_id":"srch_0123456789abcdef\n","action":"more"}`,
+		`{"search_id":"srch_0123456789abcdeé","action":"more"}`,
+		`{"record_id":"rec_0123456789abcdef","action":""}`,
+		`{"record_id":"rec_0123456789abcdef","action":"` + strings.Repeat("a", 41) + `"}`,
+		`{"record_id":"rec_0123456789abcdef","action":1}`,
+		`{"record_id":"rec_0123456789abcdef","action":null}`,
+		`{"record_id":["rec_0123456789abcdef"],"action":"details"}`,
+		`{"search_id":"srch_0123456789abcdef","action":"update","params":[]}`,
+		`{"search_id":"srch_0123456789abcdef","action":"update","params":"x"}`,
+		`{"search_id":"srch_0123456789abcdef","action":"more","page":2}`,
+		`{"search_id":"srch_0123456789abcdef","action":"more","SEARCH_ID":"x"}`,
+		`{"search_id":"srch_0123456789abcdef","action":"more"} {"x":1}`,
+	}
+	for _, s := range append(append(valid, tricky...), trickyBodies...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := gateway.DecodeFollowUp(body)
+		if err != nil {
+			wantInvalidRequest(t, err)
+			return
+		}
+		// An accepted body satisfies the spec's FollowUpRequest (2.5) and names a target.
+		for k := range req {
+			switch k {
+			case "action", "search_id", "record_id", "params":
+			default:
+				t.Fatalf("accepted unknown key %q in %q", k, body)
+			}
+		}
+		action, ok := req["action"].(string)
+		if n := utf8.RuneCountInString(action); !ok || n < 1 || n > 40 {
+			t.Fatalf("accepted action %#v in %q", req["action"], body)
+		}
+		sid, hasSID := req["search_id"]
+		rid, hasRID := req["record_id"]
+		if !hasSID && !hasRID {
+			t.Fatalf("accepted a body with neither search_id nor record_id: %q", body)
+		}
+		if s, ok := sid.(string); hasSID && (!ok || !searchIDPattern.MatchString(s)) {
+			t.Fatalf("accepted search_id %#v", sid)
+		}
+		if s, ok := rid.(string); hasRID && (!ok || !recordIDPattern.MatchString(s)) {
+			t.Fatalf("accepted record_id %#v", rid)
+		}
+		if p, has := req["params"]; has {
+			if _, ok := p.(map[string]any); !ok {
+				t.Fatalf("accepted params %#v", p)
+			}
+		}
+	})
+}
+
+func FuzzExecuteBody(f *testing.F) {
+	caps := registry.Capabilities()
+	for _, s := range trickyBodies {
+		f.Add([]byte(s))
+	}
+	// Every example, and each of its fields replaced by awkward values.
+	awkward := []json.RawMessage{json.RawMessage(`null`), json.RawMessage(`""`), json.RawMessage(`" "`), json.RawMessage(`1e400`),
+		json.RawMessage(`-1`), json.RawMessage(`0.5`), json.RawMessage(`[]`), json.RawMessage(`{}`), json.RawMessage(`true`),
+		json.RawMessage(`99999999999999999999999`), json.RawMessage(`"\u0000"`), json.RawMessage(`[null]`), json.RawMessage(`{"lat":"x"}`)}
+	for _, cp := range caps {
+		for _, ex := range cp.Examples {
+			b, err := json.Marshal(ex.Body)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+			for k := range ex.Body {
+				for _, v := range awkward {
+					m := map[string]any{}
+					for k2, v2 := range ex.Body {
+						m[k2] = v2
+					}
+					m[k] = v
+					b, _ := json.Marshal(m)
+					f.Add(b)
+				}
+			}
+		}
+	}
+	// The previous request of an update: each capability's first example, prepared.
+	previous := map[string]providers.Request{}
+	for _, cp := range caps {
+		if len(cp.Examples) == 0 {
+			continue
+		}
+		b, _ := json.Marshal(cp.Examples[0].Body)
+		req, err := providers.DecodeBody(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if previous[cp.ID], err = cp.Prepare(req, nil); err != nil {
+			f.Fatalf("%s: its first example does not validate: %v", cp.ID, err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if _, err := providers.DecodeBody(body); err != nil {
+			wantInvalidRequest(t, err)
+			return
+		}
+		for _, cp := range caps {
+			// Prepare fills defaults into the request: decode afresh for every capability.
+			req, _ := providers.DecodeBody(body)
+			prepared, err := cp.Prepare(req, nil)
+			if err != nil {
+				wantInvalidRequest(t, err)
+			} else {
+				// A prepared request stays valid: preparing it again (as a stored query is) succeeds.
+				b, err := json.Marshal(prepared)
+				if err != nil {
+					t.Fatalf("%s: prepared request does not encode: %v", cp.ID, err)
+				}
+				again, err := providers.DecodeBody(b)
+				if err == nil {
+					_, err = cp.Prepare(again, nil)
+				}
+				if err != nil {
+					t.Fatalf("%s: a prepared request is refused when prepared again: %v\nbody %q", cp.ID, err, body)
+				}
+			}
+			// The same body as update params, merged into a stored query.
+			prev, ok := previous[cp.ID]
+			if !ok {
+				continue
+			}
+			params, _ := providers.DecodeBody(body)
+			merged := mergeForFuzz(cp, prev.Clone(), params)
+			if _, err := cp.Prepare(merged, &providers.Update{Previous: prev.Clone(), Params: params}); err != nil {
+				wantInvalidRequest(t, err)
+			}
+		}
+	})
+}
+
+// mergeForFuzz folds params into a stored query the way the gateway does: the capability's
+// Merge, or a shallow merge in which null removes a key.
+func mergeForFuzz(cp *providers.Capability, prev, params providers.Request) providers.Request {
+	if cp.Merge != nil {
+		return cp.Merge(prev, params)
+	}
+	out := prev.Clone()
+	for k, v := range params {
+		if v == nil {
+			delete(out, k)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func wantInvalidRequest(t *testing.T, err error) {
+	t.Helper()
+	e, ok := err.(*providers.Error)
+	if !ok {
+		t.Fatalf("error %T %v is not a *providers.Error", err, err)
+	}
+	if e.Code != providers.CodeInvalidRequest || e.HTTPStatus() != 400 || e.Message == "" {
+		t.Fatalf("refusal %s %d %q, want invalid_request 400 with a message", e.Code, e.HTTPStatus(), e.Message)
+	}
+}
