@@ -35,6 +35,14 @@ func (s *Server) withRequestID(c *fiber.Ctx) error {
 	return c.Next()
 }
 
+// limitBody refuses bodies over maxBody with the envelope (413, invalid_request).
+func (s *Server) limitBody(c *fiber.Ctx) error {
+	if len(c.Request().Body()) > maxBody {
+		return fiber.ErrRequestEntityTooLarge
+	}
+	return c.Next()
+}
+
 // recoverPanics turns a panic into internal_error, logging its stack with the request id.
 func (s *Server) recoverPanics(c *fiber.Ctx) (err error) {
 	defer func() {

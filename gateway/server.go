@@ -17,7 +17,13 @@ import (
 	"github.com/capgate/capgate/tenants"
 )
 
-const maxBody = 1 << 20
+// maxBody is the largest request body the API accepts. The HTTP server reads bodies up to
+// readBody so that an oversized one still gets the 413 envelope on an open connection (a server
+// that stops reading mid-body makes most clients see a reset instead); beyond readBody it closes.
+const (
+	maxBody  = 1 << 20
+	readBody = 8 << 20
+)
 
 // Options are the server's dependencies.
 type Options struct {
@@ -97,7 +103,7 @@ func New(opts Options) *Server {
 	}
 	s.app = fiber.New(fiber.Config{
 		AppName:               "capgate",
-		BodyLimit:             maxBody,
+		BodyLimit:             readBody,
 		ErrorHandler:          s.errorHandler,
 		DisableStartupMessage: true,
 		ReadTimeout:           30 * time.Second,
