@@ -141,7 +141,7 @@ func (s *Server) runPage(ctx context.Context, p *Principal, cp *providers.Capabi
 			page, err = nil, &Error{Code: providers.CodeInternal, Message: "an internal error occurred; it has been logged"}
 		}
 	}()
-	page, err = cp.Execute(ctx, providers.NewCall(cp, req, state, p.Mode(), p.Tenant.ID, s.opts.Client))
+	page, err = cp.Execute(ctx, s.newCall(cp, req, state, p))
 	if err != nil {
 		return nil, s.adapterError(ctx, cp, err)
 	}

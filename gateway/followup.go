@@ -463,7 +463,7 @@ func (s *Server) runAction(ctx context.Context, p *Principal, cp *providers.Capa
 	if err != nil {
 		return nil, err
 	}
-	d, err = act.Run(ctx, providers.NewCall(cp, q, nil, p.Mode(), p.Tenant.ID, s.opts.Client), pr)
+	d, err = act.Run(ctx, s.newCall(cp, q, nil, p), pr)
 	if err != nil {
 		return nil, s.adapterError(ctx, cp, err)
 	}
