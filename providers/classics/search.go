@@ -149,52 +149,15 @@ func execute(ctx context.Context, call *providers.Call) (*providers.Page, error)
 	case gx.BreakerOpen():
 		why = "Gutendex is failing and calls to it are paused"
 	default:
-		gctx, cancel := context.WithTimeout(ctx, primaryBudget(ctx))
+		gctx, cancel := context.WithTimeout(ctx, providers.PrimaryBudget(ctx, gutendexMaxBudget))
 		page, err := searchGutendex(gctx, gx, sr, 1, 0)
 		cancel()
-		if err == nil || !fallbackWorthy(err) || ctx.Err() != nil {
+		if err == nil || !providers.FallbackWorthy(err) || ctx.Err() != nil {
 			return page, err
 		}
-		why = "Gutendex could not answer: " + errorMessage(err)
+		why = "Gutendex could not answer: " + providers.MessageOf(err)
 	}
 	return searchWikisource(ctx, ws, sr, 0, why)
-}
-
-// primaryBudget is the primary source's share of the remaining deadline.
-func primaryBudget(ctx context.Context) time.Duration {
-	b := gutendexMaxBudget
-	if dl, ok := ctx.Deadline(); ok {
-		if half := time.Until(dl) / 2; half < b {
-			b = half
-		}
-	}
-	return b
-}
-
-// fallbackWorthy tells whether a primary-source failure is one the fallback should absorb: the
-// source failing, timing out, pausing, out of allowance or not configured. A short rate limit is
-// the caller's to see (and retry).
-func fallbackWorthy(err error) bool {
-	switch errorCode(err) {
-	case providers.CodeProviderError, providers.CodeProviderTimeout, providers.CodeServiceUnavailable,
-		providers.CodeProviderAllowance, providers.CodeCapabilityUnavailable:
-		return true
-	}
-	return false
-}
-
-func errorCode(err error) providers.Code {
-	if e, ok := providers.AsError(err); ok {
-		return e.Code
-	}
-	return providers.CodeInternal
-}
-
-func errorMessage(err error) string {
-	if e, ok := providers.AsError(err); ok {
-		return e.Message
-	}
-	return err.Error()
 }
 
 // pageState is the paging state of the following page. Gutendex pages hold 32 books: page is

@@ -282,7 +282,7 @@ func wikisourceDetail(ctx context.Context, u *providers.Upstream, ref recordRef)
 	if utf8.RuneCountInString(text) < minExtractChars {
 		parsedTitle, parsed, err := wikisourceParse(ctx, u, id)
 		switch {
-		case err != nil && errorCode(err) == providers.CodeNotFound:
+		case err != nil && providers.CodeOf(err) == providers.CodeNotFound:
 			return nil, providers.Errorf(providers.CodeNotFound, "Wikisource no longer has the page %q", ref.Title)
 		case err != nil && text == "":
 			return nil, err

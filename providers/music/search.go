@@ -126,13 +126,13 @@ func execute(ctx context.Context, call *providers.Call) (*providers.Page, error)
 	case dz.BreakerOpen():
 		why = "Deezer is failing and calls to it are paused"
 	default:
-		dctx, cancel := context.WithTimeout(ctx, deezerBudget(ctx))
+		dctx, cancel := context.WithTimeout(ctx, providers.PrimaryBudget(ctx, deezerMaxBudget))
 		page, err := searchDeezer(dctx, dz, query, kind, num, 0)
 		cancel()
-		if err == nil || !fallbackWorthy(err) || ctx.Err() != nil {
+		if err == nil || !providers.FallbackWorthy(err) || ctx.Err() != nil {
 			return page, err
 		}
-		why = "Deezer failed: " + errorMessage(err)
+		why = "Deezer failed: " + providers.MessageOf(err)
 	}
 	page, err := searchMusicBrainz(ctx, mb, query, kind, num, 0)
 	if err != nil {
@@ -140,43 +140,6 @@ func execute(ctx context.Context, call *providers.Call) (*providers.Page, error)
 	}
 	page.Notes = []string{fallbackNote(kind, why)}
 	return page, nil
-}
-
-// deezerBudget is the primary source's share of the remaining deadline.
-func deezerBudget(ctx context.Context) time.Duration {
-	b := deezerMaxBudget
-	if dl, ok := ctx.Deadline(); ok {
-		if half := time.Until(dl) / 2; half < b {
-			b = half
-		}
-	}
-	return b
-}
-
-// fallbackWorthy tells whether a primary-source failure is one the fallback should absorb: the
-// source failing, timing out, pausing or running out of allowance. A short rate limit and a
-// refused query are the caller's to see.
-func fallbackWorthy(err error) bool {
-	switch errorCode(err) {
-	case providers.CodeProviderError, providers.CodeProviderTimeout, providers.CodeServiceUnavailable,
-		providers.CodeProviderAllowance, providers.CodeCapabilityUnavailable:
-		return true
-	}
-	return false
-}
-
-func errorCode(err error) providers.Code {
-	if e, ok := providers.AsError(err); ok {
-		return e.Code
-	}
-	return providers.CodeInternal
-}
-
-func errorMessage(err error) string {
-	if e, ok := providers.AsError(err); ok {
-		return e.Message
-	}
-	return err.Error()
 }
 
 // fallbackNote tells the caller the fallback source answered, why, and which keys it lacks.

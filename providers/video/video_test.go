@@ -1051,8 +1051,8 @@ func TestHelpers(t *testing.T) {
 			in   string
 			want optInt
 		}{
-			{`"8087"`, optInt{8087, true}}, {`12`, optInt{12, true}}, {`"1.5"`, optInt{}}, {`null`, optInt{}},
-			{`"x"`, optInt{}}, {`[1]`, optInt{}}, {`" 42 "`, optInt{42, true}},
+			{`"8087"`, optInt{V: 8087, OK: true}}, {`12`, optInt{V: 12, OK: true}}, {`"1.5"`, optInt{}}, {`null`, optInt{}},
+			{`"x"`, optInt{}}, {`[1]`, optInt{}}, {`" 42 "`, optInt{V: 42, OK: true}},
 		}
 		for _, tc := range cases {
 			var got optInt
