@@ -169,33 +169,47 @@ func (s *Server) more(c *fiber.Ctx, searchID string) error {
 		if err != nil {
 			return err
 		}
-		ch, err := s.reserve(ctx, p, cp, "more", cp.Cost.Typical)
-		if err != nil {
-			return err
+		retry, err := s.pageFollowUp(c, p, cp, sess, req, json.RawMessage(sess.NextState), "more", false)
+		if retry && attempt < 3 {
+			continue
 		}
-		page, err := s.runPage(ctx, p, cp, req, json.RawMessage(sess.NextState))
-		if err != nil {
-			ch.refund(ctx)
-			return err
-		}
-		shown, recs, err := s.fillSession(sess, cp, req, page)
-		if err != nil {
-			ch.refund(ctx)
-			return err
-		}
-		if err := s.sessions.Advance(ctx, sess, recs); err != nil {
-			ch.refund(ctx)
-			if errors.Is(err, session.ErrConflict) && attempt < 3 {
-				continue
-			}
-			return sessionWriteError(err)
-		}
-		charged, err := ch.settle(ctx, requestID(c), pageCredits(cp, page))
-		if err != nil {
-			return err
-		}
-		return s.respondPage(c, p, cp, sess, shown, page.Notes, page.Filters, charged)
+		return err
 	}
+}
+
+// pageFollowUp reserves, fetches one provider page into the session and answers it. restart
+// begins the search again (update). retry is true when another follow-up changed the session
+// first: nothing was charged and the caller may reload the session and try again.
+func (s *Server) pageFollowUp(c *fiber.Ctx, p *Principal, cp *providers.Capability, sess *session.Session, req providers.Request, state json.RawMessage, action string, restart bool) (retry bool, err error) {
+	ctx := c.UserContext()
+	ch, err := s.reserve(ctx, p, cp, action, cp.Cost.Typical)
+	if err != nil {
+		return false, err
+	}
+	page, err := s.runPage(ctx, p, cp, req, state)
+	if err != nil {
+		ch.refund(ctx)
+		return false, err
+	}
+	if restart {
+		sess.Query, _ = json.Marshal(req)
+		sess.Generation++
+		sess.LocalTotal, sess.LocalOffset = 0, 0
+	}
+	shown, recs, err := s.fillSession(sess, cp, req, page)
+	if err != nil {
+		ch.refund(ctx)
+		return false, err
+	}
+	if err := s.sessions.Advance(ctx, sess, recs); err != nil {
+		ch.refund(ctx)
+		return errors.Is(err, session.ErrConflict), sessionWriteError(err)
+	}
+	charged, err := ch.settle(ctx, requestID(c), pageCredits(cp, page))
+	if err != nil {
+		return false, err
+	}
+	return false, s.respondPage(c, p, cp, sess, shown, page.Notes, page.Filters, charged)
 }
 
 func sessionWriteError(err error) error {
@@ -247,7 +261,6 @@ func mergeParams(prev, params providers.Request) providers.Request {
 // first page again under the same search_id.
 func (s *Server) update(c *fiber.Ctx, searchID string, params providers.Request) error {
 	p := principalOf(c)
-	ctx := c.UserContext()
 	for attempt := 0; ; attempt++ {
 		sess, cp, err := s.loadSession(c, p, searchID)
 		if err != nil {
@@ -276,35 +289,11 @@ func (s *Server) update(c *fiber.Ctx, searchID string, params providers.Request)
 		if err := s.admit(p, cp, true); err != nil {
 			return err
 		}
-		ch, err := s.reserve(ctx, p, cp, "update", cp.Cost.Typical)
-		if err != nil {
-			return err
+		retry, err := s.pageFollowUp(c, p, cp, sess, req, nil, "update", true)
+		if retry && attempt < 3 {
+			continue
 		}
-		page, err := s.runPage(ctx, p, cp, req, nil)
-		if err != nil {
-			ch.refund(ctx)
-			return err
-		}
-		sess.Query, _ = json.Marshal(req)
-		sess.Generation++
-		sess.LocalTotal, sess.LocalOffset = 0, 0
-		shown, recs, err := s.fillSession(sess, cp, req, page)
-		if err != nil {
-			ch.refund(ctx)
-			return err
-		}
-		if err := s.sessions.Advance(ctx, sess, recs); err != nil {
-			ch.refund(ctx)
-			if errors.Is(err, session.ErrConflict) && attempt < 3 {
-				continue
-			}
-			return sessionWriteError(err)
-		}
-		charged, err := ch.settle(ctx, requestID(c), pageCredits(cp, page))
-		if err != nil {
-			return err
-		}
-		return s.respondPage(c, p, cp, sess, shown, page.Notes, page.Filters, charged)
+		return err
 	}
 }
 
