@@ -7,6 +7,7 @@ import (
 	"github.com/capgate/capgate/providers/classics"
 	"github.com/capgate/capgate/providers/mealdb"
 	"github.com/capgate/capgate/providers/music"
+	"github.com/capgate/capgate/providers/npm"
 	"github.com/capgate/capgate/providers/openalex"
 	"github.com/capgate/capgate/providers/openlibrary"
 	"github.com/capgate/capgate/providers/openmeteo"
@@ -29,6 +30,7 @@ var families = []struct {
 	{openlibrary.Capabilities, openlibrary.Providers},
 	{classics.Capabilities, classics.Providers},
 	{scripture.Capabilities, scripture.Providers},
+	{npm.Capabilities, npm.Providers},
 	{music.Capabilities, music.Providers},
 	{social.Capabilities, social.Providers},
 	{video.Capabilities, video.Providers},
