@@ -5,6 +5,7 @@ package registry
 import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/classics"
+	"github.com/capgate/capgate/providers/commerce"
 	"github.com/capgate/capgate/providers/mealdb"
 	"github.com/capgate/capgate/providers/music"
 	"github.com/capgate/capgate/providers/npm"
@@ -34,6 +35,7 @@ var families = []struct {
 	{music.Capabilities, music.Providers},
 	{social.Capabilities, social.Providers},
 	{video.Capabilities, video.Providers},
+	{commerce.Capabilities, commerce.Providers},
 	{mealdb.Capabilities, mealdb.Providers},
 	{openmeteo.Capabilities, openmeteo.Providers},
 }
