@@ -12,6 +12,7 @@ import (
 	"github.com/capgate/capgate/providers/openalex"
 	"github.com/capgate/capgate/providers/openlibrary"
 	"github.com/capgate/capgate/providers/openmeteo"
+	"github.com/capgate/capgate/providers/pypi"
 	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/providers/scripture"
 	"github.com/capgate/capgate/providers/social"
@@ -32,6 +33,7 @@ var families = []struct {
 	{classics.Capabilities, classics.Providers},
 	{scripture.Capabilities, scripture.Providers},
 	{npm.Capabilities, npm.Providers},
+	{pypi.Capabilities, pypi.Providers},
 	{music.Capabilities, music.Providers},
 	{social.Capabilities, social.Providers},
 	{video.Capabilities, video.Providers},

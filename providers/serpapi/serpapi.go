@@ -165,9 +165,17 @@ func serveSandbox(w http.ResponseWriter, r *http.Request) {
 	if strings.Contains(strings.ToLower(q.Get("q")), "noresults") && pick("empty") {
 		return
 	}
-	// A search restricted to one site (pypkg.search's "site:…/project/") has its own fixture.
-	if strings.Contains(q.Get("q"), "site:") && pick("site") {
-		return
+	// A search restricted to one site (pypkg.search's "site:…/project/") has its own fixtures,
+	// a first page and a last one.
+	if strings.Contains(q.Get("q"), "site:") {
+		for _, p := range paging {
+			if v := q.Get(p); v != "" && v != "0" && v != "1" && pick("site-page2") {
+				return
+			}
+		}
+		if pick("site") {
+			return
+		}
 	}
 	for _, s := range selectors {
 		if q.Get(s.param) != "" && pick(s.file) {

@@ -1,0 +1,8 @@
+package pypi
+
+import "github.com/capgate/capgate/providers"
+
+// Capabilities lists the capabilities of this package.
+func Capabilities() []*providers.Capability {
+	return []*providers.Capability{Details, Versions, Downloads, Search}
+}
