@@ -8,6 +8,7 @@ import (
 	"github.com/capgate/capgate/providers/commerce"
 	"github.com/capgate/capgate/providers/mealdb"
 	"github.com/capgate/capgate/providers/music"
+	"github.com/capgate/capgate/providers/navigation"
 	"github.com/capgate/capgate/providers/npm"
 	"github.com/capgate/capgate/providers/openalex"
 	"github.com/capgate/capgate/providers/openlibrary"
@@ -40,6 +41,7 @@ var families = []struct {
 	{commerce.Capabilities, commerce.Providers},
 	{mealdb.Capabilities, mealdb.Providers},
 	{openmeteo.Capabilities, openmeteo.Providers},
+	{navigation.Capabilities, navigation.Providers},
 }
 
 // Capabilities lists every registered capability, ordered by topic as in the spec's section 1.
