@@ -182,6 +182,11 @@ func serveSandbox(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// An engine that answers several kinds of data (google_trends' data_type) has a fixture per
+	// kind, named after the value in lower case (geo_map_0.json, related_queries.json).
+	if dt := q.Get("data_type"); dt != "" && pick(strings.ToLower(path.Base(dt))) {
+		return
+	}
 	for _, p := range paging {
 		if v := q.Get(p); v != "" && v != "0" && v != "1" && pick("page2") {
 			return
