@@ -6,6 +6,7 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/classics"
 	"github.com/capgate/capgate/providers/commerce"
+	"github.com/capgate/capgate/providers/github"
 	"github.com/capgate/capgate/providers/mealdb"
 	"github.com/capgate/capgate/providers/music"
 	"github.com/capgate/capgate/providers/navigation"
@@ -13,6 +14,7 @@ import (
 	"github.com/capgate/capgate/providers/openalex"
 	"github.com/capgate/capgate/providers/openlibrary"
 	"github.com/capgate/capgate/providers/openmeteo"
+	"github.com/capgate/capgate/providers/patents"
 	"github.com/capgate/capgate/providers/pypi"
 	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/providers/scripture"
@@ -32,7 +34,9 @@ var families = []struct {
 	{openalex.Capabilities, openalex.Providers},
 	{openlibrary.Capabilities, openlibrary.Providers},
 	{classics.Capabilities, classics.Providers},
+	{patents.Capabilities, patents.Providers},
 	{scripture.Capabilities, scripture.Providers},
+	{github.Capabilities, github.Providers},
 	{npm.Capabilities, npm.Providers},
 	{pypi.Capabilities, pypi.Providers},
 	{music.Capabilities, music.Providers},
