@@ -285,7 +285,7 @@ func (s *Server) respondPage(c *fiber.Ctx, p *Principal, cp *providers.Capabilit
 
 // nextFor builds next: the follow-up url, the search actions valid now and an example body that
 // is valid right now (null when no follow-up is admitted).
-func nextFor(cp *providers.Capability, sess *session.Session, shown []*session.Record, recordActions []string) nextStep {
+func nextFor(cp *providers.Capability, sess *session.Session, shown []*session.Record, actions []string) nextStep {
 	n := nextStep{URL: followUpPath, Actions: []string{}}
 	if sess.HasMore && cp.Paging != providers.PagingSingle {
 		n.Actions = append(n.Actions, "more")
@@ -296,20 +296,20 @@ func nextFor(cp *providers.Capability, sess *session.Session, shown []*session.R
 	switch {
 	case sess.HasMore && cp.Paging != providers.PagingSingle:
 		n.Example = map[string]any{"search_id": sess.ID, "action": "more"}
-	case len(shown) > 0 && len(recordActions) > 0:
-		n.Example = map[string]any{"record_id": shown[0].ID, "action": firstActionOf(cp, shown[0], recordActions)}
+	case len(actions) > 0:
+		// The first shown record that offers an action (a record may offer none, e.g. no URL to read).
+		for _, r := range shown {
+			if a := recordActions(cp, r); len(a) > 0 {
+				n.Example = map[string]any{"record_id": r.ID, "action": a[0]}
+				break
+			}
+		}
 	case !cp.NoUpdate:
 		n.Example = map[string]any{"search_id": sess.ID, "action": "update", "params": updateExample(cp, sess)}
 	}
 	return n
 }
 
-func firstActionOf(cp *providers.Capability, r *session.Record, fallback []string) string {
-	if a := recordActions(cp, r); len(a) > 0 {
-		return a[0]
-	}
-	return fallback[0]
-}
 
 // updateExample re-sends one field of the stored query (the page size when there is one): a
 // valid update that refreshes the search.

@@ -6,7 +6,9 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/classics"
 	"github.com/capgate/capgate/providers/commerce"
+	"github.com/capgate/capgate/providers/flights"
 	"github.com/capgate/capgate/providers/github"
+	"github.com/capgate/capgate/providers/hotels"
 	"github.com/capgate/capgate/providers/mealdb"
 	"github.com/capgate/capgate/providers/music"
 	"github.com/capgate/capgate/providers/navigation"
@@ -46,6 +48,8 @@ var families = []struct {
 	{mealdb.Capabilities, mealdb.Providers},
 	{openmeteo.Capabilities, openmeteo.Providers},
 	{navigation.Capabilities, navigation.Providers},
+	{hotels.Capabilities, hotels.Providers},
+	{flights.Capabilities, flights.Providers},
 }
 
 // Capabilities lists every registered capability, ordered by topic as in the spec's section 1.

@@ -132,6 +132,7 @@ var selectors = []struct{ param, file string }{
 	{"data_cid", "place"},
 	{"patent_id", "patent"},
 	{"shoprs", "filtered"},
+	{"return_date", "roundtrip"}, // google_flights: a round-trip search lists outbound flights
 }
 
 // paging parameters: a request carrying one asks for sandbox/<engine>/page2.json.
