@@ -17,10 +17,12 @@ import (
 	"github.com/capgate/capgate/providers/openlibrary"
 	"github.com/capgate/capgate/providers/openmeteo"
 	"github.com/capgate/capgate/providers/patents"
+	"github.com/capgate/capgate/providers/places"
 	"github.com/capgate/capgate/providers/pypi"
 	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/providers/scripture"
 	"github.com/capgate/capgate/providers/social"
+	"github.com/capgate/capgate/providers/trends"
 	"github.com/capgate/capgate/providers/video"
 	"github.com/capgate/capgate/providers/webread"
 	"github.com/capgate/capgate/providers/websearch"
@@ -50,6 +52,8 @@ var families = []struct {
 	{navigation.Capabilities, navigation.Providers},
 	{hotels.Capabilities, hotels.Providers},
 	{flights.Capabilities, flights.Providers},
+	{places.Capabilities, places.Providers},
+	{trends.Capabilities, trends.Providers},
 }
 
 // Capabilities lists every registered capability, ordered by topic as in the spec's section 1.

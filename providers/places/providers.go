@@ -1,0 +1,12 @@
+package places
+
+import (
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/serpapi"
+)
+
+// Providers lists the upstream providers of this package: the shared SerpApi provider, whose
+// sandbox serves the google_maps fixtures.
+func Providers() []*providers.Provider {
+	return []*providers.Provider{serpapi.Provider()}
+}
