@@ -20,6 +20,7 @@ import (
 
 	"github.com/capgate/capgate/console/views"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/web"
 )
@@ -79,8 +80,12 @@ func (cn *Console) Mount(app *fiber.App) {
 	in.Post("/keys/:id/revoke", cn.revokeKey)
 	in.Get("/sharpen", cn.sharpen)
 	in.Post("/sharpen", cn.saveSharpen)
+	// Workout playback renews demonstration URLs through the provider client, cached across
+	// tenants (providers/fitness.Player); one player per console.
+	player := fitness.NewPlayer(cn.opts.Client, fitness.PlayerOptions{})
 	in.Get("/workouts", cn.workouts)
-	in.Get("/workouts/:id", cn.workout)
+	in.Get("/workouts/:id", cn.workout(player))
+	in.Get("/workouts/:id/video", cn.workoutVideo(player))
 	in.Get("/usage", cn.usage)
 	in.Get("/usage.csv", cn.usageCSV)
 	in.Get("/projects", cn.projects)

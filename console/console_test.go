@@ -3,11 +3,14 @@ package console_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/capgate/capgate/console"
 	"github.com/capgate/capgate/console/views"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/registry"
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/tenantstest"
@@ -331,4 +335,187 @@ func TestComponentsRender(t *testing.T) {
 	if _, ck := d.Find(`[data-testid="stage-stage1"]`).Attr("checked"); !ck {
 		t.Fatal("saved stage not checked")
 	}
+}
+
+// playbackEnv is a console whose provider client includes the exercise video provider, pointed at
+// a fake YMove that answers exercise lookups with signed video URLs.
+type playbackEnv struct {
+	*env
+	mu      sync.Mutex
+	lookups map[string]int
+	status  map[string]int // a lookup answering a status instead of the exercise
+}
+
+const playbackKey = "ym_console_test"
+
+func newPlaybackEnv(t *testing.T, db *tenants.DB) *playbackEnv {
+	t.Helper()
+	pe := &playbackEnv{lookups: map[string]int{}, status: map[string]int{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := strings.TrimPrefix(r.URL.Path, "/exercises/")
+		if r.Header.Get("X-API-Key") != playbackKey || id == r.URL.Path {
+			t.Errorf("lookup %s with key %q", r.URL.Path, r.Header.Get("X-API-Key"))
+		}
+		pe.mu.Lock()
+		pe.lookups[id]++
+		status := pe.status[id]
+		pe.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch status {
+		case 0:
+			fmt.Fprintf(w, `{"data":{"id":%q,"title":"Goblet Squat","slug":"goblet-squat","muscleGroup":"quads","equipment":"kettlebell","hasVideo":true,"hasVideoWhite":true,"hasVideoGym":false,"videoUrl":"https://vz-1.b-cdn.net/%s/play_720p.mp4?token=t&expires=4102444800","videos":[{"id":"v1","videoUrl":"https://vz-1.b-cdn.net/%s/play_720p.mp4?token=t&expires=4102444800","tag":"white-background","orientation":"portrait","isPrimary":true}]}}`, id, id, id)
+		case http.StatusNotFound:
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`{"error":{"code":"NOT_FOUND","message":"Exercise not found"}}`))
+		default:
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`{"error":{"code":"INTERNAL_ERROR","message":"signing failed"}}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	provs := registry.Providers()
+	known := map[string]bool{}
+	for _, p := range provs {
+		known[p.ID] = true
+	}
+	for _, p := range fitness.Providers() {
+		if !known[p.ID] {
+			provs = append(provs, p)
+		}
+	}
+	client := providers.NewClient(provs, providers.ClientOptions{})
+	if err := client.Configure(fitness.VideoProviderID, providers.Setting{URL: srv.URL, Key: playbackKey}); err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := tenants.NewSealer(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := tenants.NewStore(db)
+	e := &env{t: t, store: store, client: client, app: fiber.New()}
+	console.New(console.Options{Store: store, Client: client, Capabilities: registry.Capabilities(), Sealer: sealer,
+		Env: map[string]providers.Setting{}}).Mount(e.app)
+	pe.env = e
+	return pe
+}
+
+func (pe *playbackEnv) lookupsOf(id string) int {
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	return pe.lookups[id]
+}
+
+func (pe *playbackEnv) failLookups(id string, status int) {
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	pe.status[id] = status
+}
+
+func (pe *playbackEnv) workout(tenantID, title, ref string, video bool) *tenants.Workout {
+	pe.t.Helper()
+	w, err := pe.store.SaveWorkout(context.Background(), &tenants.Workout{TenantID: tenantID, Title: title, Provider: fitness.VideoProviderID,
+		ExerciseRef: ref, Muscles: `["quads"]`, Equipment: `["kettlebell"]`, VideoAvailable: video})
+	if err != nil {
+		pe.t.Fatal(err)
+	}
+	return w
+}
+
+// envelope decodes the spec's error envelope.
+func envelope(t *testing.T, body string) (code string, retryable bool) {
+	t.Helper()
+	var e struct {
+		Error struct {
+			Code      string `json:"code"`
+			Message   string `json:"message"`
+			Retryable bool   `json:"retryable"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error.Message == "" {
+		t.Fatalf("not an error envelope: %q", body)
+	}
+	return e.Error.Code, e.Error.Retryable
+}
+
+func TestWorkoutPlayback(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		pe := newPlaybackEnv(t, db)
+		a := pe.user("a@play.test", tenants.RoleOwner, "pro")
+		b := pe.user("b@play.test", tenants.RoleOwner, "pro")
+		const squat = "e5f6a7b8-9c0d-4e1f-8a2b-3c4d5e6f7a85"
+		wa := pe.workout(a.TenantID, "Goblet Squat", squat, true)
+		wb := pe.workout(b.TenantID, "Goblet Squat", squat, true) // the same exercise, saved by another tenant
+		owner, other := pe.browser(), pe.browser()
+		owner.signIn("a@play.test", password)
+		other.signIn("b@play.test", password)
+		signed := "https://vz-1.b-cdn.net/" + squat + "/play_720p.mp4?token=t&expires=4102444800"
+
+		// The page plays the demonstration through the protected redirect.
+		res, page := owner.do(http.MethodGet, "/console/workouts/"+wa.ID, nil)
+		src, _ := doc(t, page).Find(`[data-testid="workout-video"]`).Attr("src")
+		if res.StatusCode != 200 || src != "/console/workouts/"+wa.ID+"/video" || strings.Contains(page, "token=") {
+			t.Fatalf("workout page: %d, video src %q", res.StatusCode, src)
+		}
+		res, _ = owner.do(http.MethodGet, "/console/workouts/"+wa.ID+"/video", nil)
+		if res.StatusCode != http.StatusFound || res.Header.Get("Location") != signed || res.Header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("redirect: %d %q %q", res.StatusCode, res.Header.Get("Location"), res.Header.Get("Cache-Control"))
+		}
+		// The URL is cached across tenants: the other tenant's own workout of the same exercise
+		// plays without a new lookup.
+		if res, _ := other.do(http.MethodGet, "/console/workouts/"+wb.ID+"/video", nil); res.StatusCode != http.StatusFound || res.Header.Get("Location") != signed {
+			t.Fatalf("other tenant's own workout: %d", res.StatusCode)
+		}
+		if n := pe.lookupsOf(squat); n != 1 {
+			t.Errorf("%d lookups, want 1 (page, two plays, two tenants)", n)
+		}
+		// Another tenant's workout, and signed-out viewers, get nothing.
+		if res, body := other.do(http.MethodGet, "/console/workouts/"+wa.ID+"/video", nil); res.StatusCode != 404 || strings.Contains(body, "b-cdn") {
+			t.Fatalf("other tenant's redirect: %d", res.StatusCode)
+		}
+		if res, _ := pe.browser().do(http.MethodGet, "/console/workouts/"+wa.ID+"/video", nil); res.StatusCode != 303 || res.Header.Get("Location") != "/console/login" {
+			t.Fatalf("signed out: %d %s", res.StatusCode, res.Header.Get("Location"))
+		}
+
+		// A workout without a demonstration: workout_unavailable (404).
+		plain := pe.workout(a.TenantID, "Plank", "0a1b2c3d-plank", false)
+		res, body := owner.do(http.MethodGet, "/console/workouts/"+plain.ID+"/video", nil)
+		if code, _ := envelope(t, body); res.StatusCode != 404 || code != "workout_unavailable" {
+			t.Fatalf("no demonstration: %d %s", res.StatusCode, body)
+		}
+		if _, page := owner.do(http.MethodGet, "/console/workouts/"+plain.ID, nil); doc(t, page).Find(`[data-testid="workout-no-video"]`).Length() != 1 {
+			t.Fatal("page of a workout without demonstration")
+		}
+		// The provider no longer has the exercise: workout_unavailable.
+		gone := pe.workout(a.TenantID, "Old Exercise", "gone-id", true)
+		pe.failLookups("gone-id", http.StatusNotFound)
+		res, body = owner.do(http.MethodGet, "/console/workouts/"+gone.ID+"/video", nil)
+		if code, _ := envelope(t, body); res.StatusCode != 404 || code != "workout_unavailable" {
+			t.Fatalf("gone upstream: %d %s", res.StatusCode, body)
+		}
+		// The link cannot be renewed: media_stale (409, retryable), and the page says to reload.
+		stale := pe.workout(a.TenantID, "Lunge", "stale-id", true)
+		pe.failLookups("stale-id", http.StatusBadGateway)
+		res, body = owner.do(http.MethodGet, "/console/workouts/"+stale.ID+"/video", nil)
+		if code, retryable := envelope(t, body); res.StatusCode != 409 || code != "media_stale" || !retryable {
+			t.Fatalf("stale: %d %s", res.StatusCode, body)
+		}
+		if _, page := owner.do(http.MethodGet, "/console/workouts/"+stale.ID, nil); doc(t, page).Find(`[data-testid="workout-video-stale"]`).Length() != 1 {
+			t.Fatal("page of a stale demonstration")
+		}
+		// Renewal works again once the provider does.
+		pe.failLookups("stale-id", 0)
+		if res, _ := owner.do(http.MethodGet, "/console/workouts/"+stale.ID+"/video", nil); res.StatusCode != http.StatusFound {
+			t.Fatalf("after recovery: %d", res.StatusCode)
+		}
+
+		// A workout found with a test key plays the sandbox placeholder, never the live provider.
+		sandbox := pe.workout(a.TenantID, "Goblet Squat (test)", fitness.ExerciseRef(providers.ModeTest, squat), true)
+		res, _ = owner.do(http.MethodGet, "/console/workouts/"+sandbox.ID+"/video", nil)
+		if loc := res.Header.Get("Location"); res.StatusCode != http.StatusFound || !strings.HasPrefix(loc, "https://exercisevideo.sandbox.invalid/") {
+			t.Fatalf("sandbox workout: %d %q", res.StatusCode, loc)
+		}
+		if n := pe.lookupsOf(squat); n != 1 {
+			t.Errorf("the sandbox workout reached the live provider (%d lookups)", n)
+		}
+	})
 }

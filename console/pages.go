@@ -15,6 +15,7 @@ import (
 
 	"github.com/capgate/capgate/console/views"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -262,19 +263,71 @@ func (cn *Console) workouts(c *fiber.Ctx) error {
 	return cn.page(c, "Workouts", "workouts", views.WorkoutsPage(rows))
 }
 
-// workout is the page workout_resource.url points to; another tenant's workout is a 404.
-func (cn *Console) workout(c *fiber.Ctx) error {
-	w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
-	if errors.Is(err, tenants.ErrNotFound) {
-		return cn.notFound(c)
+// workout is the page workout_resource.url points to; another tenant's workout is a 404. The page
+// resolves the demonstration first so it can say plainly why one cannot be played; the video
+// element then plays it through the protected redirect, which the player's cache answers.
+func (cn *Console) workout(player *fitness.Player) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
+		if errors.Is(err, tenants.ErrNotFound) {
+			return cn.notFound(c)
+		}
+		if err != nil {
+			return cn.failed(c, err)
+		}
+		row := workoutRow(w)
+		if _, err := player.VideoURL(c.UserContext(), w.Provider, w.ExerciseRef, w.VideoAvailable); err != nil {
+			row.VideoProblem = providers.MessageOf(err)
+			// A stale link worth retrying says "reload"; anything else is plainly unavailable.
+			e, _ := providers.AsError(err)
+			row.VideoStale = e != nil && e.Code == providers.CodeMediaStale && e.IsRetryable()
+		} else {
+			row.VideoURL = "/console/workouts/" + w.ID + "/video"
+		}
+		return cn.page(c, w.Title, "workouts", views.WorkoutPage(row))
 	}
-	if err != nil {
-		return cn.failed(c, err)
+}
+
+// workoutVideo is the protected playback redirect: for a signed-in user of the workout's tenant,
+// a 302 to the demonstration's current (renewed when expired) video URL; another tenant's or an
+// unknown workout is the console's 404 page. A demonstration that cannot be played answers the
+// spec's error envelope as JSON: workout_unavailable (404) or media_stale (409). Free.
+func (cn *Console) workoutVideo(player *fitness.Player) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
+		if errors.Is(err, tenants.ErrNotFound) {
+			return cn.notFound(c)
+		}
+		if err != nil {
+			return cn.failed(c, err)
+		}
+		link, err := player.VideoURL(c.UserContext(), w.Provider, w.ExerciseRef, w.VideoAvailable)
+		if err != nil {
+			return playbackError(c, err)
+		}
+		// The signed URL changes on renewal: never cache the redirect, never leak this page.
+		c.Set(fiber.HeaderCacheControl, "no-store")
+		c.Set("Referrer-Policy", "no-referrer")
+		return c.Redirect(link, fiber.StatusFound)
 	}
-	// The protected video redirect is served by fitness.exercises (issue 9); until it is
-	// registered the page says the demonstration is unavailable.
-	row := workoutRow(w)
-	return cn.page(c, w.Title, "workouts", views.WorkoutPage(row))
+}
+
+// playbackError writes the spec's error envelope {error: {code, message, retryable, hint?,
+// requestId?}} with the code's status.
+func playbackError(c *fiber.Ctx, err error) error {
+	e, ok := providers.AsError(err)
+	if !ok {
+		e = &providers.Error{Code: providers.CodeInternal, Message: "an internal error occurred"}
+	}
+	body := map[string]any{"code": e.Code, "message": e.Message, "retryable": e.IsRetryable()}
+	if e.Hint != "" {
+		body["hint"] = e.Hint
+	}
+	if rid, ok := c.Locals("request_id").(string); ok && rid != "" {
+		body["requestId"] = rid
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(e.HTTPStatus()).JSON(map[string]any{"error": body})
 }
 
 // usageFilter reads the usage page's filter.

@@ -94,7 +94,12 @@ type WorkoutRow struct {
 	Muscles, Equipment []string
 	Saved              time.Time
 	VideoAvailable     bool
-	VideoURL           string
+	// VideoURL is the protected playback redirect, set when the demonstration can be played now.
+	VideoURL string
+	// VideoProblem says why it cannot; VideoStale marks a link that could not be renewed right
+	// now (media_stale: try again), as opposed to no demonstration at all (workout_unavailable).
+	VideoProblem string
+	VideoStale   bool
 }
 
 // UsageRow is one ledger entry.

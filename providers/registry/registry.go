@@ -6,6 +6,7 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/classics"
 	"github.com/capgate/capgate/providers/commerce"
+	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/flights"
 	"github.com/capgate/capgate/providers/github"
 	"github.com/capgate/capgate/providers/hotels"
@@ -48,6 +49,7 @@ var families = []struct {
 	{video.Capabilities, video.Providers},
 	{commerce.Capabilities, commerce.Providers},
 	{mealdb.Capabilities, mealdb.Providers},
+	{fitness.Capabilities, fitness.Providers},
 	{openmeteo.Capabilities, openmeteo.Providers},
 	{navigation.Capabilities, navigation.Providers},
 	{hotels.Capabilities, hotels.Providers},
