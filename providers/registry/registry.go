@@ -20,9 +20,11 @@ import (
 	"github.com/capgate/capgate/providers/patents"
 	"github.com/capgate/capgate/providers/places"
 	"github.com/capgate/capgate/providers/pypi"
+	"github.com/capgate/capgate/providers/realestate"
 	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/providers/scripture"
 	"github.com/capgate/capgate/providers/social"
+	"github.com/capgate/capgate/providers/transit"
 	"github.com/capgate/capgate/providers/trends"
 	"github.com/capgate/capgate/providers/video"
 	"github.com/capgate/capgate/providers/webread"
@@ -55,7 +57,9 @@ var families = []struct {
 	{hotels.Capabilities, hotels.Providers},
 	{flights.Capabilities, flights.Providers},
 	{places.Capabilities, places.Providers},
+	{transit.Capabilities, transit.Providers},
 	{trends.Capabilities, trends.Providers},
+	{realestate.Capabilities, realestate.Providers},
 }
 
 // Capabilities lists every registered capability, ordered by topic as in the spec's section 1.

@@ -1,0 +1,1042 @@
+package transit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
+)
+
+const (
+	sourceName = "google_routes" // record key source
+	// fieldMask names every response field the adapter reads (the Routes API requires a mask and
+	// bills by the richest field asked for; transit details are in the Routes Advanced SKU).
+	fieldMask = "routes.duration,routes.distanceMeters,routes.localizedValues,routes.travelAdvisory.transitFare," +
+		"routes.warnings,routes.legs.stepsOverview,routes.legs.steps.travelMode,routes.legs.steps.distanceMeters," +
+		"routes.legs.steps.staticDuration,routes.legs.steps.navigationInstruction,routes.legs.steps.localizedValues," +
+		"routes.legs.steps.transitDetails,geocodingResults"
+	// timeTolerance absorbs the rounding of walking times when checking a requested time.
+	timeTolerance = time.Minute
+)
+
+// Values of requested_time_status.
+const (
+	statusNow          = "now"           // no time given: the trip departs at the time of the request
+	statusHonored      = "honored"       // sent to the Routes API and the itinerary respects it
+	statusNotMet       = "not_met"       // sent, but the itinerary leaves earlier / arrives later than asked
+	statusNotSupported = "not_supported" // last_available: the Routes API cannot express it
+	realtimeUnknown    = "unknown"       // the Routes API does not say whether times are live or scheduled
+)
+
+// offsetSuffix is the explicit UTC offset an `at` value must end with.
+var offsetSuffix = regexp.MustCompile(`(?i)(?:z|[+-][0-9]{2}:[0-9]{2})$`)
+
+// now is the clock of fetched_at (tests pin it).
+var now = time.Now
+
+// Routes is transit.routes (spec section 4.24).
+var Routes = &providers.Capability{
+	ID:    "transit.routes",
+	Title: "Public transit routes",
+	Summary: "Public transport itineraries between two places (bus, subway, train, tram): departure and arrival " +
+		"times, lines, transfers, walking, duration, distance and fare, with the full itinerary as details.",
+	Description: "Plans public transit trips from `origin` to `destination` with Google Maps Platform's Routes API " +
+		"(travel mode TRANSIT, alternatives on). Places are names or addresses (Google geocodes them; one it cannot " +
+		"find is refused with 400 invalid_request at /origin or /destination) or coordinates {lat, lon}. `time` " +
+		"chooses when: {mode: depart_at, at} or {mode: arrive_by, at} with `at` an RFC 3339 timestamp with an explicit " +
+		"offset (e.g. 2026-03-02T08:30:00-08:00; Google plans trips from 7 days in the past to 100 days ahead), or " +
+		"{mode: last_available}, which the Routes API cannot express: those trips depart now and say so. Omitted, the " +
+		"trip departs now. `preference`: best (default), fewer_transfers, less_walking, or wheelchair_accessible, " +
+		"which the Routes API cannot express either: Google's default routing is used and `notes` says the routes " +
+		"are not checked for step-free access. `prefer` (1 to 4 of bus, subway, train, tram_and_light_rail) is sent " +
+		"as the Routes API's allowed transit modes. `country` (two letters) biases place names to a region, " +
+		"`language` (a BCP 47 code such as en or de-CH) localizes labels and names. One record per itinerary " +
+		"(Google usually finds 1 to 6); `num` (1 to 10, default 5) sets how many a page shows. Record keys: " +
+		"duration_seconds and distance_m (integers), duration_label and distance_label (Google's localized text), " +
+		"time_window {departure, arrival (RFC 3339 UTC: leaving the origin and reaching the destination, walking " +
+		"included), time_zone (the first stop's IANA zone)} when the itinerary uses transit, requested_time (the " +
+		"`at` asked for), requested_time_status (always: now, honored, not_met when the itinerary leaves before a " +
+		"depart_at or arrives after an arrive_by time, or not_supported for last_available), lines (the transit " +
+		"lines in riding order, e.g. \"Bus 14\"), source (google_routes), fetched_at (RFC 3339) and realtime_status " +
+		"(always unknown: the Routes API does not say whether its times are live or scheduled). Follow-ups: more " +
+		"(local, free), update (change any request field; planned again) and the record action details (stored at " +
+		"search time, free; 410 session_expired once the session is gone): the itinerary segment by segment " +
+		"(walks with their distance and time; rides with line, vehicle, agency, headsign, stops, departure and " +
+		"arrival times and stop count), transfers, the fare when Google knows it, and Google's warnings.",
+	Topic:   "Travel and places",
+	Request: requestSchema,
+	Rules:   rules,
+	Paging:  providers.PagingLocal,
+	Actions: []providers.Action{{
+		Name: "details",
+		Description: "The itinerary segment by segment: walks (distance, duration, instruction) and rides (line, vehicle, " +
+			"agency, headsign, departure and arrival stops and times, stop count), with transfers, fare and warnings; " +
+			"links to the trip on Google Maps and to the agencies. Stored at search time: free, no provider call; 410 " +
+			"session_expired once the search session is gone.",
+		Kind: providers.ActionStored,
+	}},
+	Cost: providers.Cost{
+		Typical: 4,
+		Basis: "4 credits per search or update (one Routes API computeRoutes call); more pages are local and free, " +
+			"details are stored at search time and free",
+	},
+	Deadline:  40 * time.Second,
+	Providers: []string{ProviderID},
+	Examples: []providers.Example{
+		{Title: "Transit trip between two places, leaving now", Body: map[string]any{
+			"origin": "2700 W Broadway, Vancouver", "destination": "SFU Burnaby Campus, Burnaby", "num": 2}},
+		{Title: "Arrive by a given time, fewer transfers, buses and trains only", Body: map[string]any{
+			"origin": "Kitsilano, Vancouver", "destination": "SFU Burnaby Campus, Burnaby",
+			"time":       map[string]any{"mode": "arrive_by", "at": "2026-03-02T09:00:00-08:00"},
+			"preference": "fewer_transfers", "prefer": []any{"bus", "train"}, "country": "CA", "language": "en"}},
+		{Title: "Between coordinates, last departure (not expressible: departs now)", Body: map[string]any{
+			"origin":      map[string]any{"lat": 40.7484, "lon": -73.9857},
+			"destination": map[string]any{"lat": 40.7033, "lon": -74.017},
+			"time":        map[string]any{"mode": "last_available"}, "preference": "less_walking"}},
+	},
+	Execute: execute,
+}
+
+// placeSchema is the JSON Schema of origin or destination.
+func placeSchema(what string) string {
+	return `{
+      "description": "` + what + ` A place name or address (geocoded by Google), or coordinates {lat, lon}.",
+      "oneOf": [
+        {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "\\S",
+         "description": "A place name, address or station, e.g. \"Waterfront Station, Vancouver\"; add the city to pick among places of the same name. Must not be blank."},
+        {"type": "object", "additionalProperties": false, "required": ["lat", "lon"],
+         "description": "Coordinates in decimal degrees (WGS84).",
+         "properties": {
+           "lat": {"type": "number", "minimum": -90, "maximum": 90, "description": "Latitude, -90 to 90."},
+           "lon": {"type": "number", "minimum": -180, "maximum": 180, "description": "Longitude, -180 to 180."}
+         }}
+      ]
+    }`
+}
+
+var requestSchema = `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "transit.routes request",
+  "description": "Plan public transit trips between two places. origin and destination are required.",
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["origin", "destination"],
+  "properties": {
+    "origin": ` + placeSchema("Where the trip starts.") + `,
+    "destination": ` + placeSchema("Where the trip ends.") + `,
+    "time": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": ["mode"],
+      "description": "When to travel: {mode: depart_at, at} or {mode: arrive_by, at} with at an RFC 3339 timestamp with an explicit offset, or {mode: last_available} (not expressible in the Routes API: departs now, requested_time_status not_supported). Omit to depart now.",
+      "properties": {
+        "mode": {"type": "string", "enum": ["depart_at", "arrive_by", "last_available"],
+                 "description": "depart_at: leave at or after at; arrive_by: arrive at or before at; last_available: the last trip of the day (not expressible; departs now)."},
+        "at": {"type": "string", "format": "date-time", "maxLength": 40,
+               "pattern": "(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$",
+               "description": "RFC 3339 timestamp with an explicit offset (Z or ±hh:mm), e.g. 2026-03-02T08:30:00-08:00; at most 40 characters. Required with depart_at and arrive_by, not allowed with last_available."}
+      },
+      "if": {"properties": {"mode": {"enum": ["depart_at", "arrive_by"]}}},
+      "then": {"required": ["at"]}
+    },
+    "preference": {
+      "type": "string",
+      "enum": ["best", "fewer_transfers", "less_walking", "wheelchair_accessible"],
+      "default": "best",
+      "description": "How to choose among trips: best (Google's default), fewer_transfers, less_walking, or wheelchair_accessible (not expressible in the Routes API: Google's default is used and notes says so)."
+    },
+    "prefer": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 4,
+      "uniqueItems": true,
+      "items": {"type": "string", "enum": ["bus", "subway", "train", "tram_and_light_rail"]},
+      "description": "Transit modes to use (sent as the Routes API's allowedTravelModes): 1 to 4 of bus, subway, train, tram_and_light_rail. Omit for all modes."
+    },
+    "country": {
+      "type": "string",
+      "pattern": "^[A-Za-z]{2}$",
+      "description": "Two-letter region code (e.g. CA, DE) that biases how place names are read."
+    },
+    "language": {
+      "type": "string",
+      "minLength": 2,
+      "maxLength": 12,
+      "pattern": "^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$",
+      "description": "Language of labels, instructions and names as a BCP 47 code, e.g. en, fr, de-CH (2 to 12 characters). Omit for the origin's language."
+    },
+    "num": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 10,
+      "default": 5,
+      "description": "Itineraries per page, 1 to 10 (all of Google's alternatives are held; more pages are local and free)."
+    }
+  }
+}`
+
+// rules checks what the schema cannot: an at that Go reads as RFC 3339 (a real date and time),
+// and no at with last_available.
+func rules(req providers.Request, _ *providers.Update) []providers.Violation {
+	t, ok := req.Object("time")
+	if !ok {
+		return nil
+	}
+	at, hasAt := t.String("at")
+	if t.Str("mode") == "last_available" {
+		if hasAt {
+			return []providers.Violation{{Path: "/time/at", Message: "at is not used with mode last_available; remove it or use depart_at or arrive_by"}}
+		}
+		return nil
+	}
+	if hasAt {
+		if _, err := parseAt(at); err != nil {
+			return []providers.Violation{{Path: "/time/at", Message: fmt.Sprintf("at must be an RFC 3339 timestamp with an explicit offset, e.g. 2026-03-02T08:30:00-08:00; %q is not", at)}}
+		}
+	}
+	return nil
+}
+
+// parseAt reads an RFC 3339 timestamp that ends with an explicit offset.
+func parseAt(s string) (time.Time, error) {
+	if !offsetSuffix.MatchString(s) {
+		return time.Time{}, fmt.Errorf("no explicit offset")
+	}
+	return time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+}
+
+// --- the request
+
+// waypoint is a Routes API Waypoint: {address} or {location: {latLng}}.
+type waypoint map[string]any
+
+func waypointOf(v any) (waypoint, string, bool) {
+	switch p := v.(type) {
+	case string:
+		s := strings.TrimSpace(p)
+		return waypoint{"address": s}, s, s != ""
+	case map[string]any:
+		lat, okLat := providers.Request(p).Float("lat")
+		lon, okLon := providers.Request(p).Float("lon")
+		if !okLat || !okLon {
+			return nil, "", false
+		}
+		return waypoint{"location": map[string]any{"latLng": map[string]any{"latitude": lat, "longitude": lon}}},
+			strconv.FormatFloat(lat, 'f', -1, 64) + "," + strconv.FormatFloat(lon, 'f', -1, 64), true
+	}
+	return nil, "", false
+}
+
+// preferModes maps the spec's transit modes to the Routes API's TransitTravelMode.
+var preferModes = map[string]string{"bus": "BUS", "subway": "SUBWAY", "train": "TRAIN", "tram_and_light_rail": "LIGHT_RAIL"}
+
+// routingPreferences maps the preferences the Routes API can express.
+var routingPreferences = map[string]string{"fewer_transfers": "FEWER_TRANSFERS", "less_walking": "LESS_WALKING"}
+
+// query is a validated request as the adapter uses it.
+type query struct {
+	body        map[string]any
+	origin      string // for the Google Maps link
+	destination string
+	timeMode    string // "", depart_at, arrive_by, last_available
+	at          time.Time
+	atText      string
+	notes       []string
+}
+
+func buildQuery(req providers.Request) (*query, error) {
+	q := &query{body: map[string]any{"travelMode": "TRANSIT", "computeAlternativeRoutes": true}}
+	for _, f := range []struct {
+		key  string
+		text *string
+	}{{"origin", &q.origin}, {"destination", &q.destination}} {
+		w, text, ok := waypointOf(req[f.key])
+		if !ok {
+			return nil, providers.InvalidField("/"+f.key, f.key+" must be a place name or coordinates {lat, lon}")
+		}
+		q.body[f.key], *f.text = w, text
+	}
+	if t, ok := req.Object("time"); ok {
+		q.timeMode = t.Str("mode")
+		switch q.timeMode {
+		case "depart_at", "arrive_by":
+			at, err := parseAt(t.Str("at"))
+			if err != nil {
+				return nil, providers.InvalidField("/time/at", "at must be an RFC 3339 timestamp with an explicit offset")
+			}
+			q.at, q.atText = at, t.Str("at")
+			key := "departureTime"
+			if q.timeMode == "arrive_by" {
+				key = "arrivalTime"
+			}
+			q.body[key] = at.UTC().Format(time.RFC3339Nano)
+		case "last_available":
+			q.notes = append(q.notes, "The Routes API cannot ask for the last trip of the day (time mode last_available): "+
+				"these itineraries depart now, and their requested_time_status is not_supported.")
+		}
+	}
+	prefs := map[string]any{}
+	if modes := req.Strings("prefer"); len(modes) > 0 {
+		var allowed []string
+		for _, m := range modes {
+			if v, ok := preferModes[m]; ok {
+				allowed = append(allowed, v)
+			}
+		}
+		prefs["allowedTravelModes"] = allowed
+	}
+	switch p := req.Str("preference"); p {
+	case "fewer_transfers", "less_walking":
+		prefs["routingPreference"] = routingPreferences[p]
+	case "wheelchair_accessible":
+		q.notes = append(q.notes, "The Routes API has no wheelchair-accessible transit option: these itineraries use "+
+			"Google's default routing and are not checked for step-free access; check with the agencies before travelling.")
+	}
+	if len(prefs) > 0 {
+		q.body["transitPreferences"] = prefs
+	}
+	if c := req.Str("country"); c != "" {
+		q.body["regionCode"] = strings.ToLower(c) // a CLDR/ccTLD region code
+	}
+	if l := req.Str("language"); l != "" {
+		q.body["languageCode"] = l
+	}
+	return q, nil
+}
+
+// --- the Routes API answer (lenient: an absent or mistyped field is "not there")
+
+type text struct {
+	Text lenient.Str `json:"text"`
+}
+
+type localizedTime struct {
+	Time     lenient.Obj[text] `json:"time"`
+	TimeZone lenient.Str       `json:"timeZone"`
+}
+
+type stop struct {
+	Name lenient.Str `json:"name"`
+}
+
+type transitDetails struct {
+	StopDetails lenient.Obj[struct {
+		ArrivalStop   lenient.Obj[stop] `json:"arrivalStop"`
+		ArrivalTime   lenient.Str       `json:"arrivalTime"`
+		DepartureStop lenient.Obj[stop] `json:"departureStop"`
+		DepartureTime lenient.Str       `json:"departureTime"`
+	}] `json:"stopDetails"`
+	LocalizedValues lenient.Obj[struct {
+		ArrivalTime   lenient.Obj[localizedTime] `json:"arrivalTime"`
+		DepartureTime lenient.Obj[localizedTime] `json:"departureTime"`
+	}] `json:"localizedValues"`
+	Headsign    lenient.Str `json:"headsign"`
+	Headway     lenient.Str `json:"headway"`
+	TransitLine lenient.Obj[struct {
+		Agencies lenient.List[struct {
+			Name lenient.Str `json:"name"`
+			URI  lenient.Str `json:"uri"`
+		}] `json:"agencies"`
+		Name      lenient.Str `json:"name"`
+		NameShort lenient.Str `json:"nameShort"`
+		Color     lenient.Str `json:"color"`
+		Vehicle   lenient.Obj[struct {
+			Name lenient.Obj[text] `json:"name"`
+			Type lenient.Str       `json:"type"`
+		}] `json:"vehicle"`
+	}] `json:"transitLine"`
+	StopCount     lenient.Int `json:"stopCount"`
+	TripShortText lenient.Str `json:"tripShortText"`
+}
+
+type instruction struct {
+	Maneuver     lenient.Str `json:"maneuver"`
+	Instructions lenient.Str `json:"instructions"`
+}
+
+type step struct {
+	DistanceMeters        lenient.Int              `json:"distanceMeters"`
+	StaticDuration        lenient.Str              `json:"staticDuration"`
+	NavigationInstruction lenient.Obj[instruction] `json:"navigationInstruction"`
+	LocalizedValues       lenient.Obj[struct {
+		Distance       lenient.Obj[text] `json:"distance"`
+		StaticDuration lenient.Obj[text] `json:"staticDuration"`
+	}] `json:"localizedValues"`
+	TransitDetails lenient.Obj[transitDetails] `json:"transitDetails"`
+	TravelMode     lenient.Str                 `json:"travelMode"`
+}
+
+type segmentOverview struct {
+	StepStartIndex        lenient.Int              `json:"stepStartIndex"`
+	NavigationInstruction lenient.Obj[instruction] `json:"navigationInstruction"`
+}
+
+type leg struct {
+	Steps         lenient.List[step] `json:"steps"`
+	StepsOverview lenient.Obj[struct {
+		MultiModalSegments lenient.List[segmentOverview] `json:"multiModalSegments"`
+	}] `json:"stepsOverview"`
+}
+
+type route struct {
+	Legs            lenient.List[leg] `json:"legs"`
+	DistanceMeters  lenient.Int       `json:"distanceMeters"`
+	Duration        lenient.Str       `json:"duration"`
+	LocalizedValues lenient.Obj[struct {
+		Distance    lenient.Obj[text] `json:"distance"`
+		Duration    lenient.Obj[text] `json:"duration"`
+		TransitFare lenient.Obj[text] `json:"transitFare"`
+	}] `json:"localizedValues"`
+	TravelAdvisory lenient.Obj[struct {
+		TransitFare lenient.Obj[struct {
+			CurrencyCode lenient.Str `json:"currencyCode"`
+			Units        lenient.Int `json:"units"`
+			Nanos        lenient.Int `json:"nanos"`
+		}] `json:"transitFare"`
+	}] `json:"travelAdvisory"`
+	Warnings lenient.List[lenient.Str] `json:"warnings"`
+}
+
+type geocodedWaypoint struct {
+	GeocoderStatus lenient.Obj[struct {
+		Code    lenient.Int `json:"code"`
+		Message lenient.Str `json:"message"`
+	}] `json:"geocoderStatus"`
+}
+
+type computeRoutesResponse struct {
+	Routes           lenient.List[route] `json:"routes"`
+	GeocodingResults lenient.Obj[struct {
+		Origin      lenient.Obj[geocodedWaypoint] `json:"origin"`
+		Destination lenient.Obj[geocodedWaypoint] `json:"destination"`
+	}] `json:"geocodingResults"`
+}
+
+// googleError is Google's error body: {"error": {"code", "message", "status", "details"}}.
+type googleError struct {
+	Error struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Status  string `json:"status"`
+		Details []struct {
+			Reason string `json:"reason"`
+		} `json:"details"`
+	} `json:"error"`
+}
+
+// --- execute
+
+func execute(ctx context.Context, call *providers.Call) (*providers.Page, error) {
+	q, err := buildQuery(call.Request)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(q.body)
+	if err != nil {
+		return nil, providers.Errorf(providers.CodeInternal, "could not encode the Routes API request")
+	}
+	u := call.Upstream(ProviderID)
+	hreq, err := u.NewRequest(ctx, http.MethodPost, computeRoutesPath, nil, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	hreq.Header.Set("X-Goog-FieldMask", fieldMask)
+	resp, err := u.Do(hreq)
+	if err != nil {
+		return nil, mapGoogleError(err)
+	}
+	var ans computeRoutesResponse
+	if err := u.Decode(resp, &ans); err != nil {
+		return nil, err
+	}
+	fetched := now().UTC().Truncate(time.Second)
+	page := &providers.Page{Records: []providers.Record{}, Notes: q.notes}
+	if len(ans.Routes) == 0 {
+		if err := geocodingError(ans); err != nil {
+			return nil, err
+		}
+		page.Notes = append(page.Notes, "Google found no transit itinerary between these places for this time: transit "+
+			"may not run then, or the places are outside Google's transit coverage.")
+		return page, nil
+	}
+	for i, r := range ans.Routes {
+		page.Records = append(page.Records, itineraryRecord(q, i, r, fetched))
+	}
+	return page, nil
+}
+
+// geocodingError is the invalid_request of a place Google could not geocode (a non-OK
+// geocoderStatus; code 0, or no status, is OK).
+func geocodingError(ans computeRoutesResponse) error {
+	g := ans.GeocodingResults.V
+	if g == nil {
+		return nil
+	}
+	for _, w := range []struct {
+		path string
+		wp   *geocodedWaypoint
+	}{{"/origin", g.Origin.V}, {"/destination", g.Destination.V}} {
+		if w.wp == nil || w.wp.GeocoderStatus.V == nil {
+			continue
+		}
+		st := w.wp.GeocoderStatus.V
+		if st.Code.OK && st.Code.V != 0 {
+			msg := "Google could not find this place"
+			if st.Message != "" {
+				msg += ": " + string(st.Message)
+			}
+			return providers.InvalidField(w.path, msg).WithHint("Add the city or country, or give coordinates {lat, lon}.")
+		}
+	}
+	return nil
+}
+
+// mapGoogleError reads Google's error body: a refused request becomes invalid_request at the
+// field Google names, a refused key a non-retryable provider_error; throttling and 5xx keep the
+// client's mapping with Google's message added.
+func mapGoogleError(err error) error {
+	e, ok := providers.AsError(err)
+	if !ok || e.UpstreamStatus == 0 {
+		return err
+	}
+	var g googleError
+	_ = json.Unmarshal(e.Body, &g)
+	msg := strings.TrimSpace(g.Error.Message)
+	keyRefused := false
+	for _, d := range g.Error.Details {
+		if d.Reason == "API_KEY_INVALID" || d.Reason == "API_KEY_SERVICE_BLOCKED" || d.Reason == "SERVICE_DISABLED" {
+			keyRefused = true
+		}
+	}
+	switch {
+	case keyRefused || e.UpstreamStatus == http.StatusUnauthorized || e.UpstreamStatus == http.StatusForbidden:
+		out := providers.Errorf(providers.CodeProviderError, "the Routes API refused this gateway's key (%s)", orStatus(msg, e.UpstreamStatus)).WithRetryable(false)
+		out.UpstreamStatus, out.Cause = e.UpstreamStatus, err
+		return out
+	case e.UpstreamStatus == http.StatusBadRequest && (g.Error.Status == "INVALID_ARGUMENT" || g.Error.Status == "FAILED_PRECONDITION"):
+		text := "the Routes API refused the request"
+		if msg != "" {
+			text += ": " + msg
+		}
+		out := providers.InvalidField(blamedField(msg), text)
+		out.UpstreamStatus, out.Cause = e.UpstreamStatus, err
+		return out
+	case msg != "":
+		e.Message += ": " + msg
+	}
+	return e
+}
+
+func orStatus(msg string, status int) string {
+	if msg != "" {
+		return msg
+	}
+	return "HTTP " + strconv.Itoa(status)
+}
+
+// blamedField guesses the request field a Routes API message is about ("" for the body).
+func blamedField(msg string) string {
+	m := strings.ToLower(msg)
+	switch {
+	case strings.Contains(m, "origin"):
+		return "/origin"
+	case strings.Contains(m, "destination"):
+		return "/destination"
+	case strings.Contains(m, "departure_time"), strings.Contains(m, "departuretime"),
+		strings.Contains(m, "arrival_time"), strings.Contains(m, "arrivaltime"), strings.Contains(m, "timestamp"):
+		return "/time/at"
+	case strings.Contains(m, "language"):
+		return "/language"
+	case strings.Contains(m, "region"):
+		return "/country"
+	case strings.Contains(m, "transit_preferences"), strings.Contains(m, "transitpreferences"), strings.Contains(m, "travel mode"):
+		return "/prefer"
+	}
+	return ""
+}
+
+// --- mapping
+
+// segment is one part of the itinerary in the details: a walk (consecutive non-transit steps)
+// or one ride.
+type segment struct {
+	Mode            string `json:"mode"` // walk (or Google's other non-transit mode, lower case) or transit
+	Instruction     string `json:"instruction,omitempty"`
+	Line            string `json:"line,omitempty"`
+	LineName        string `json:"line_name,omitempty"`
+	LineShortName   string `json:"line_short_name,omitempty"`
+	Vehicle         string `json:"vehicle,omitempty"`
+	VehicleType     string `json:"vehicle_type,omitempty"`
+	Agency          string `json:"agency,omitempty"`
+	Headsign        string `json:"headsign,omitempty"`
+	Trip            string `json:"trip,omitempty"`
+	DepartureStop   string `json:"departure_stop,omitempty"`
+	DepartureTime   string `json:"departure_time,omitempty"`
+	DepartureLabel  string `json:"departure_label,omitempty"`
+	ArrivalStop     string `json:"arrival_stop,omitempty"`
+	ArrivalTime     string `json:"arrival_time,omitempty"`
+	ArrivalLabel    string `json:"arrival_label,omitempty"`
+	TimeZone        string `json:"time_zone,omitempty"`
+	StopCount       *int64 `json:"stop_count,omitempty"`
+	HeadwaySeconds  *int64 `json:"headway_seconds,omitempty"`
+	DistanceM       *int64 `json:"distance_m,omitempty"`
+	DurationSeconds *int64 `json:"duration_seconds,omitempty"`
+	DistanceLabel   string `json:"distance_label,omitempty"`
+	DurationLabel   string `json:"duration_label,omitempty"`
+}
+
+// fare is the trip's fare as Google reports it.
+type fare struct {
+	Currency string   `json:"currency,omitempty"`
+	Amount   *float64 `json:"amount,omitempty"`
+	Label    string   `json:"label,omitempty"`
+}
+
+// itinerary is the stored details body.
+type itinerary struct {
+	DurationSeconds     *int64         `json:"duration_seconds,omitempty"`
+	DistanceM           *int64         `json:"distance_m,omitempty"`
+	DurationLabel       string         `json:"duration_label,omitempty"`
+	DistanceLabel       string         `json:"distance_label,omitempty"`
+	TimeWindow          map[string]any `json:"time_window,omitempty"`
+	RequestedTime       string         `json:"requested_time,omitempty"`
+	RequestedTimeStatus string         `json:"requested_time_status"`
+	RealtimeStatus      string         `json:"realtime_status"`
+	Transfers           *int           `json:"transfers,omitempty"`
+	Lines               []string       `json:"lines,omitempty"`
+	Fare                *fare          `json:"fare,omitempty"`
+	Segments            []segment      `json:"segments"`
+	Warnings            []string       `json:"warnings,omitempty"`
+}
+
+// itineraryRecord maps route i.
+func itineraryRecord(q *query, i int, r route, fetched time.Time) providers.Record {
+	var steps []step
+	var overviews = map[int]string{} // step index → Google's instruction for the segment starting there
+	for _, l := range r.Legs {
+		base := len(steps)
+		if ov := l.StepsOverview.V; ov != nil {
+			for _, s := range ov.MultiModalSegments {
+				// An absent stepStartIndex is 0 (proto3 JSON may leave zero out).
+				at := base + int(s.StepStartIndex.V)
+				if _, taken := overviews[at]; !taken && s.NavigationInstruction.V != nil && s.NavigationInstruction.V.Instructions != "" {
+					overviews[at] = string(s.NavigationInstruction.V.Instructions)
+				}
+			}
+		}
+		steps = append(steps, l.Steps...)
+	}
+	segments := buildSegments(steps, overviews)
+
+	it := itinerary{Segments: segments, RealtimeStatus: realtimeUnknown}
+	fields := map[string]any{"source": sourceName, "fetched_at": fetched.Format(time.RFC3339), "realtime_status": realtimeUnknown}
+	if r.DistanceMeters.OK {
+		v := r.DistanceMeters.V
+		it.DistanceM, fields["distance_m"] = &v, v
+	}
+	if secs, ok := seconds(string(r.Duration)); ok {
+		it.DurationSeconds, fields["duration_seconds"] = &secs, secs
+	}
+	if lv := r.LocalizedValues.V; lv != nil {
+		if t := lv.Duration.V; t != nil && t.Text != "" {
+			it.DurationLabel, fields["duration_label"] = string(t.Text), string(t.Text)
+		}
+		if t := lv.Distance.V; t != nil && t.Text != "" {
+			it.DistanceLabel, fields["distance_label"] = string(t.Text), string(t.Text)
+		}
+	}
+	it.Fare = fareOf(r)
+
+	var lines []string
+	rides := 0
+	for _, s := range segments {
+		if s.Mode == "transit" {
+			rides++
+			if s.Line != "" {
+				lines = append(lines, s.Line)
+			}
+		}
+	}
+	if len(lines) > 0 {
+		it.Lines, fields["lines"] = lines, lines
+	}
+	if rides > 0 {
+		n := rides - 1
+		it.Transfers = &n
+	}
+	window, dep, arr, hasWindow := timeWindow(steps)
+	if hasWindow {
+		it.TimeWindow, fields["time_window"] = window, window
+	}
+	it.RequestedTimeStatus = requestedTimeStatus(q, dep, arr, hasWindow)
+	fields["requested_time_status"] = it.RequestedTimeStatus
+	if q.atText != "" {
+		it.RequestedTime, fields["requested_time"] = q.atText, q.atText
+	}
+	for _, w := range r.Warnings {
+		if w != "" {
+			it.Warnings = append(it.Warnings, string(w))
+		}
+	}
+
+	mapsURL := googleMapsURL(q)
+	links := []providers.Link{{Label: "Trip on Google Maps", URL: mapsURL}}
+	seen := map[string]bool{}
+	for _, s := range steps {
+		td := s.TransitDetails.V
+		if td == nil || td.TransitLine.V == nil {
+			continue
+		}
+		for _, a := range td.TransitLine.V.Agencies {
+			uri := string(a.URI)
+			if isWebURL(uri) && !seen[uri] {
+				seen[uri] = true
+				label := "Agency website"
+				if a.Name != "" {
+					label = string(a.Name)
+				}
+				links = append(links, providers.Link{Label: label, URL: uri})
+			}
+		}
+	}
+	return providers.Record{
+		Title:   title(i, lines, it),
+		URL:     mapsURL,
+		Snippet: snippet(segments, it),
+		Fields:  fields,
+		Stored:  map[string]*providers.Detail{"details": {Body: it, Links: links}},
+	}
+}
+
+// buildSegments merges consecutive non-transit steps into one segment and keeps each ride apart.
+func buildSegments(steps []step, overviews map[int]string) []segment {
+	out := []segment{}
+	for i := 0; i < len(steps); {
+		s := steps[i]
+		if strings.EqualFold(string(s.TravelMode), "TRANSIT") || s.TransitDetails.V != nil {
+			out = append(out, ride(s))
+			i++
+			continue
+		}
+		mode := strings.ToLower(string(s.TravelMode))
+		if mode == "" {
+			mode = "walk"
+		}
+		seg := segment{Mode: mode, Instruction: overviews[i]}
+		var dist, dur int64
+		hasDist, hasDur := false, false
+		j := i
+		for ; j < len(steps); j++ {
+			t := steps[j]
+			if strings.EqualFold(string(t.TravelMode), "TRANSIT") || t.TransitDetails.V != nil ||
+				strings.ToLower(string(t.TravelMode)) != strings.ToLower(string(s.TravelMode)) {
+				break
+			}
+			if seg.Instruction == "" && t.NavigationInstruction.V != nil {
+				seg.Instruction = string(t.NavigationInstruction.V.Instructions)
+			}
+			if t.DistanceMeters.OK {
+				dist, hasDist = dist+t.DistanceMeters.V, true
+			}
+			if d, ok := seconds(string(t.StaticDuration)); ok {
+				dur, hasDur = dur+d, true
+			}
+		}
+		if j == i { // a step of an unknown shape: consume it alone
+			j = i + 1
+		}
+		if hasDist {
+			seg.DistanceM = &dist
+		}
+		if hasDur {
+			seg.DurationSeconds = &dur
+		}
+		if j == i+1 && s.LocalizedValues.V != nil { // one step: Google's labels apply as they are
+			if t := s.LocalizedValues.V.Distance.V; t != nil {
+				seg.DistanceLabel = string(t.Text)
+			}
+			if t := s.LocalizedValues.V.StaticDuration.V; t != nil {
+				seg.DurationLabel = string(t.Text)
+			}
+		}
+		out = append(out, seg)
+		i = j
+	}
+	return out
+}
+
+// ride maps one transit step.
+func ride(s step) segment {
+	seg := segment{Mode: "transit"}
+	if s.DistanceMeters.OK {
+		v := s.DistanceMeters.V
+		seg.DistanceM = &v
+	}
+	if d, ok := seconds(string(s.StaticDuration)); ok {
+		seg.DurationSeconds = &d
+	}
+	if s.LocalizedValues.V != nil {
+		if t := s.LocalizedValues.V.Distance.V; t != nil {
+			seg.DistanceLabel = string(t.Text)
+		}
+		if t := s.LocalizedValues.V.StaticDuration.V; t != nil {
+			seg.DurationLabel = string(t.Text)
+		}
+	}
+	if s.NavigationInstruction.V != nil {
+		seg.Instruction = string(s.NavigationInstruction.V.Instructions)
+	}
+	td := s.TransitDetails.V
+	if td == nil {
+		return seg
+	}
+	seg.Headsign, seg.Trip = string(td.Headsign), string(td.TripShortText)
+	if td.StopCount.OK {
+		v := td.StopCount.V
+		seg.StopCount = &v
+	}
+	if h, ok := seconds(string(td.Headway)); ok {
+		seg.HeadwaySeconds = &h
+	}
+	if sd := td.StopDetails.V; sd != nil {
+		if sd.DepartureStop.V != nil {
+			seg.DepartureStop = string(sd.DepartureStop.V.Name)
+		}
+		if sd.ArrivalStop.V != nil {
+			seg.ArrivalStop = string(sd.ArrivalStop.V.Name)
+		}
+		seg.DepartureTime, seg.ArrivalTime = rfc3339(string(sd.DepartureTime)), rfc3339(string(sd.ArrivalTime))
+	}
+	if lv := td.LocalizedValues.V; lv != nil {
+		if d := lv.DepartureTime.V; d != nil {
+			if d.Time.V != nil {
+				seg.DepartureLabel = string(d.Time.V.Text)
+			}
+			seg.TimeZone = string(d.TimeZone)
+		}
+		if a := lv.ArrivalTime.V; a != nil {
+			if a.Time.V != nil {
+				seg.ArrivalLabel = string(a.Time.V.Text)
+			}
+			if seg.TimeZone == "" {
+				seg.TimeZone = string(a.TimeZone)
+			}
+		}
+	}
+	if l := td.TransitLine.V; l != nil {
+		seg.LineName, seg.LineShortName = string(l.Name), string(l.NameShort)
+		if v := l.Vehicle.V; v != nil {
+			seg.VehicleType = string(v.Type)
+			if v.Name.V != nil {
+				seg.Vehicle = string(v.Name.V.Text)
+			}
+		}
+		var agencies []string
+		for _, a := range l.Agencies {
+			if a.Name != "" {
+				agencies = append(agencies, string(a.Name))
+			}
+		}
+		seg.Agency = strings.Join(agencies, ", ")
+		seg.Line = lineLabel(seg)
+	}
+	return seg
+}
+
+// lineLabel names a ride's line: "Bus 14", "Subway A", or the line's name when it has no short name.
+func lineLabel(s segment) string {
+	name := s.LineShortName
+	if name == "" {
+		name = s.LineName
+	}
+	if name == "" {
+		return s.Vehicle
+	}
+	if s.Vehicle != "" && !strings.Contains(strings.ToLower(name), strings.ToLower(s.Vehicle)) {
+		return s.Vehicle + " " + name
+	}
+	return name
+}
+
+// timeWindow is when the trip leaves the origin and reaches the destination: the first ride's
+// departure less the walking before it, and the last ride's arrival plus the walking after it.
+// ok is false without a timed ride.
+func timeWindow(steps []step) (map[string]any, time.Time, time.Time, bool) {
+	first, last := -1, -1
+	for i, s := range steps {
+		if td := s.TransitDetails.V; td != nil && td.StopDetails.V != nil {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return nil, time.Time{}, time.Time{}, false
+	}
+	dep, errD := time.Parse(time.RFC3339Nano, string(steps[first].TransitDetails.V.StopDetails.V.DepartureTime))
+	arr, errA := time.Parse(time.RFC3339Nano, string(steps[last].TransitDetails.V.StopDetails.V.ArrivalTime))
+	if errD != nil || errA != nil {
+		return nil, time.Time{}, time.Time{}, false
+	}
+	for _, s := range steps[:first] {
+		if d, ok := seconds(string(s.StaticDuration)); ok {
+			dep = dep.Add(-time.Duration(d) * time.Second)
+		}
+	}
+	for _, s := range steps[last+1:] {
+		if d, ok := seconds(string(s.StaticDuration)); ok {
+			arr = arr.Add(time.Duration(d) * time.Second)
+		}
+	}
+	w := map[string]any{"departure": dep.UTC().Format(time.RFC3339), "arrival": arr.UTC().Format(time.RFC3339)}
+	if lv := steps[first].TransitDetails.V.LocalizedValues.V; lv != nil && lv.DepartureTime.V != nil && lv.DepartureTime.V.TimeZone != "" {
+		w["time_zone"] = string(lv.DepartureTime.V.TimeZone)
+	}
+	return w, dep, arr, true
+}
+
+// requestedTimeStatus says how the itinerary relates to the time asked for.
+func requestedTimeStatus(q *query, dep, arr time.Time, hasWindow bool) string {
+	switch q.timeMode {
+	case "depart_at":
+		if hasWindow && dep.Before(q.at.Add(-timeTolerance)) {
+			return statusNotMet
+		}
+		return statusHonored
+	case "arrive_by":
+		if hasWindow && arr.After(q.at.Add(timeTolerance)) {
+			return statusNotMet
+		}
+		return statusHonored
+	case "last_available":
+		return statusNotSupported
+	}
+	return statusNow
+}
+
+// fareOf reads the fare: travelAdvisory.transitFare (google.type.Money) and its localized text.
+func fareOf(r route) *fare {
+	f := &fare{}
+	if ta := r.TravelAdvisory.V; ta != nil && ta.TransitFare.V != nil {
+		m := ta.TransitFare.V
+		if m.CurrencyCode != "" && (m.Units.OK || m.Nanos.OK) {
+			amount := math.Round((float64(m.Units.V)+float64(m.Nanos.V)/1e9)*100) / 100
+			f.Currency, f.Amount = string(m.CurrencyCode), &amount
+		}
+	}
+	if lv := r.LocalizedValues.V; lv != nil && lv.TransitFare.V != nil {
+		f.Label = string(lv.TransitFare.V.Text)
+	}
+	if f.Amount == nil && f.Label == "" {
+		return nil
+	}
+	return f
+}
+
+func title(i int, lines []string, it itinerary) string {
+	t := "Walk"
+	if len(lines) > 0 {
+		t = strings.Join(lines, " → ")
+	}
+	if it.DurationLabel != "" {
+		t += " · " + it.DurationLabel
+	} else if it.DurationSeconds != nil {
+		t += fmt.Sprintf(" · %d min", (*it.DurationSeconds+30)/60)
+	}
+	return fmt.Sprintf("Option %d: %s", i+1, t)
+}
+
+// snippet tells the rides in order: line, where and when to board, direction.
+func snippet(segments []segment, it itinerary) string {
+	var parts []string
+	for _, s := range segments {
+		if s.Mode != "transit" {
+			continue
+		}
+		p := s.Line
+		if p == "" {
+			p = "Ride"
+		}
+		if s.DepartureStop != "" {
+			p += " from " + s.DepartureStop
+		}
+		if s.DepartureLabel != "" {
+			p += " at " + s.DepartureLabel
+		}
+		if s.Headsign != "" {
+			p += " towards " + s.Headsign
+		}
+		parts = append(parts, p)
+	}
+	out := strings.Join(parts, "; ")
+	if out == "" {
+		out = "Walk the whole way"
+	}
+	var extra []string
+	if it.Transfers != nil {
+		switch *it.Transfers {
+		case 0:
+			extra = append(extra, "no transfer")
+		case 1:
+			extra = append(extra, "1 transfer")
+		default:
+			extra = append(extra, fmt.Sprintf("%d transfers", *it.Transfers))
+		}
+	}
+	if it.DistanceLabel != "" {
+		extra = append(extra, it.DistanceLabel)
+	}
+	if it.Fare != nil && it.Fare.Label != "" {
+		extra = append(extra, "fare "+it.Fare.Label)
+	}
+	if len(extra) > 0 {
+		out += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return out + "."
+}
+
+// googleMapsURL opens the same trip in Google Maps (Maps URLs, travelmode=transit).
+func googleMapsURL(q *query) string {
+	v := url.Values{"api": {"1"}, "origin": {q.origin}, "destination": {q.destination}, "travelmode": {"transit"}}
+	return "https://www.google.com/maps/dir/?" + v.Encode()
+}
+
+// seconds reads a protobuf Duration in JSON ("1234s", "12.5s") as whole seconds.
+func seconds(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if !strings.HasSuffix(s, "s") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "s"), 64)
+	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return int64(math.Round(f)), true
+}
+
+// rfc3339 normalizes a Timestamp to RFC 3339 UTC with seconds; "" when unreadable.
+func rfc3339(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func isWebURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+}
