@@ -182,6 +182,17 @@ func applyDefaults(schema map[string]any, v any) {
 			}
 		}
 	}
+	// if/then/else keyed by const properties (a body shaped by a discriminator such as
+	// legal.search's jurisdiction): the defaults of the branch that applies.
+	if cond, ok := schema["if"].(map[string]any); ok {
+		branch := "else"
+		if branchMatches(cond, obj) {
+			branch = "then"
+		}
+		if bs, ok := schema[branch].(map[string]any); ok {
+			applyDefaults(bs, obj)
+		}
+	}
 }
 
 // branchMatches tells whether every const property of the branch equals the object's value.

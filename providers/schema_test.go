@@ -372,3 +372,37 @@ func TestCapabilityPrepare(t *testing.T) {
 		}
 	})
 }
+
+// TestSchemaApplyDefaultsIfThen: a body keyed by a discriminator through if/then/else gets the
+// defaults of the branch that applies, and only those.
+func TestSchemaApplyDefaultsIfThen(t *testing.T) {
+	s, err := providers.CompileSchema("ifthen", `{
+	  "type": "object",
+	  "properties": {"search": {"type": "object",
+	    "properties": {"jurisdiction": {"enum": ["us", "eu"]}},
+	    "allOf": [
+	      {"if": {"properties": {"jurisdiction": {"const": "us"}}},
+	       "then": {"properties": {"courts": {"default": "all"}}}},
+	      {"if": {"properties": {"jurisdiction": {"const": "eu"}}},
+	       "then": {"properties": {"language": {"default": "EN"}}},
+	       "else": {"properties": {"other": {"default": true}}}}
+	    ]}}
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"search": {"jurisdiction": "us"}}`, `{"search": {"jurisdiction": "us", "courts": "all", "other": true}}`},
+		{`{"search": {"jurisdiction": "eu"}}`, `{"search": {"jurisdiction": "eu", "language": "EN"}}`},
+		{`{"search": {"jurisdiction": "eu", "language": "DE"}}`, `{"search": {"jurisdiction": "eu", "language": "DE"}}`},
+	} {
+		req := decode(t, tc.body)
+		s.ApplyDefaults(req)
+		var gotV, wantV any
+		_ = json.Unmarshal([]byte(mustJSON(t, req)), &gotV)
+		_ = json.Unmarshal([]byte(tc.want), &wantV)
+		if !reflect.DeepEqual(gotV, wantV) {
+			t.Errorf("%s: got %s, want %s", tc.body, mustJSON(t, req), tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/capgate/capgate/providers/flights"
 	"github.com/capgate/capgate/providers/github"
 	"github.com/capgate/capgate/providers/hotels"
+	"github.com/capgate/capgate/providers/legal"
 	"github.com/capgate/capgate/providers/mealdb"
 	"github.com/capgate/capgate/providers/music"
 	"github.com/capgate/capgate/providers/navigation"
@@ -42,6 +43,7 @@ var families = []struct {
 	{openlibrary.Capabilities, openlibrary.Providers},
 	{classics.Capabilities, classics.Providers},
 	{patents.Capabilities, patents.Providers},
+	{legal.Capabilities, legal.Providers},
 	{scripture.Capabilities, scripture.Providers},
 	{github.Capabilities, github.Providers},
 	{npm.Capabilities, npm.Providers},
