@@ -82,7 +82,7 @@ func (cn *Console) Mount(app *fiber.App) {
 	in.Post("/sharpen", cn.saveSharpen)
 	// Workout playback renews demonstration URLs through the provider client, cached across
 	// tenants (providers/fitness.Player); one player per console.
-	player := fitness.NewPlayer(cn.opts.Client, fitness.PlayerOptions{})
+	player := fitness.NewPlayer(cn.opts.Client, fitness.PlayerOptions{SandboxVideo: "/console/static/sandbox/exercise-demo.webm"})
 	in.Get("/workouts", cn.workouts)
 	in.Get("/workouts/:id", cn.workout(player))
 	in.Get("/workouts/:id/video", cn.workoutVideo(player))

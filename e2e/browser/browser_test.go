@@ -291,25 +291,34 @@ func TestConsoleJourney(t *testing.T) {
 		t.Fatalf("overview after calls: used %q calls %q chart segments %d", used, calls, bars)
 	}
 
-	// A saved workout opens at its console page.
-	db, err := tenants.Open("", s.dataDir)
-	if err != nil {
-		t.Fatal(err)
+	// fitness.exercises saves its demonstrations as workouts; the record's workout_resource.url
+	// opens the console page, which plays the demonstration (the sandbox's demo video).
+	found := s.api(t, http.MethodPost, "/v1/capabilities/fitness.exercises/execute", key, map[string]any{"muscle": "chest", "num": 3})
+	var resource map[string]any
+	for _, r := range found["results"].([]any) {
+		if wr, ok := r.(map[string]any)["workout_resource"].(map[string]any); ok {
+			resource = wr
+			break
+		}
 	}
-	defer db.Close()
-	w, err := tenants.NewStore(db).SaveWorkout(context.Background(), &tenants.Workout{TenantID: s.tenant, Title: "Goblet squat",
-		Provider: "exercisevideo", ExerciseRef: "e2e-1", Muscles: `["quadriceps"]`, Equipment: `["kettlebell"]`, VideoAvailable: false})
-	if err != nil {
-		t.Fatal(err)
+	if resource == nil {
+		t.Fatalf("fitness.exercises returned no workout_resource: %v", found["results"])
+	}
+	workoutURL, _ := resource["url"].(string)
+	if !strings.HasPrefix(workoutURL, s.url+"/console/workouts/wkt_") {
+		t.Fatalf("workout_resource.url %q", workoutURL)
 	}
 	b.run(t, chromedp.Navigate(s.url+"/console/workouts"), chromedp.WaitVisible(css(`[data-testid="workouts"]`)))
 	b.shot(t, "06-workouts")
-	b.run(t, chromedp.Navigate(s.url+"/console/workouts/"+w.ID), chromedp.WaitVisible(css(`[data-testid="workout-title"]`)))
+	b.run(t, chromedp.Navigate(workoutURL), chromedp.WaitVisible(css(`[data-testid="workout-video"]`)))
 	title := text(t, b, `[data-testid="workout-title"]`)
-	b.shot(t, "07-workout")
-	if title != "Goblet squat" {
-		t.Fatalf("workout title %q", title)
+	if title != resource["title"] {
+		t.Fatalf("workout title %q, want %q", title, resource["title"])
 	}
+	// The video element follows the protected redirect to a playable file: metadata loads.
+	b.run(t, chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid="workout-video"]').readyState >= 1`,
+		chromedp.WithPollingTimeout(20*time.Second)))
+	b.shot(t, "07-workout")
 
 	// Every other page renders without console errors.
 	for i, p := range []string{"catalog", "usage", "projects", "admin/tenants", "admin/plans", "admin/audit"} {

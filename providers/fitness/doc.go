@@ -94,8 +94,10 @@
 // Test keys get the list fixtures (page 1 of 2 for any search, page 2 for page=2, no results for
 // "zzz") and per-exercise detail fixtures whose video URLs point at
 // https://exercisevideo.sandbox.invalid/…: a data-free placeholder whose host says sandbox and
-// never resolves, so no sandbox call ever reaches a real CDN. wger's sandbox answers one
-// exerciseinfo page.
+// never resolves, so no sandbox call ever reaches a real CDN. The console's player
+// (PlayerOptions.SandboxVideo) still renews a test workout through that sandbox lookup, then plays
+// the gateway's own three-second demo file (web/static/sandbox/exercise-demo.webm), so a sandbox
+// workout page really plays. wger's sandbox answers one exerciseinfo page.
 //
 // # Not confirmed from an official page
 //

@@ -51,6 +51,9 @@ type PlayerOptions struct {
 	Now func() time.Time
 	// MaxEntries bounds the cache (DefaultCacheEntries).
 	MaxEntries int
+	// SandboxVideo, when set, is what a demonstration found with a test key plays: the sandbox
+	// answers real-shaped lookups, but it has no media host behind its signed URLs.
+	SandboxVideo string
 }
 
 // Player resolves the current video URL of a saved workout's demonstration. URLs are cached in
@@ -61,6 +64,7 @@ type Player struct {
 	client   *providers.Client
 	now      func() time.Time
 	max      int
+	sandbox  string
 	mu       sync.Mutex
 	cache    map[string]cachedVideo
 	inflight map[string]*renewal
@@ -85,7 +89,8 @@ func NewPlayer(client *providers.Client, opts PlayerOptions) *Player {
 	if opts.MaxEntries <= 0 {
 		opts.MaxEntries = DefaultCacheEntries
 	}
-	return &Player{client: client, now: opts.Now, max: opts.MaxEntries, cache: map[string]cachedVideo{}, inflight: map[string]*renewal{}}
+	return &Player{client: client, now: opts.Now, max: opts.MaxEntries, sandbox: opts.SandboxVideo,
+		cache: map[string]cachedVideo{}, inflight: map[string]*renewal{}}
 }
 
 // VideoURL answers the URL to play a saved workout's demonstration now. Errors are
@@ -150,6 +155,9 @@ func (p *Player) renew(ctx context.Context, key string, mode providers.Mode, id 
 	if !now.Before(until) {
 		return "", providers.Errorf(providers.CodeMediaStale, "the provider answered a demonstration video link that has already expired").
 			WithHint("retry later")
+	}
+	if mode == providers.ModeTest && p.sandbox != "" {
+		link = p.sandbox
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -157,6 +157,23 @@ func TestPlayerSandboxRef(t *testing.T) {
 	}
 }
 
+func TestPlayerSandboxVideo(t *testing.T) {
+	// With SandboxVideo set, a test key's demonstration still renews through the sandbox lookup
+	// (unknown exercises stay unavailable) but plays the gateway's own demo file.
+	f := newFake(t, true)
+	p := NewPlayer(clients(t, f, nil), PlayerOptions{SandboxVideo: "/console/static/sandbox/exercise-demo.webm"})
+	got, err := play(t, p, ExerciseRef(providers.ModeTest, benchID))
+	if err != nil || got != "/console/static/sandbox/exercise-demo.webm" {
+		t.Fatalf("sandbox play: %q %v", got, err)
+	}
+	if _, err := play(t, p, ExerciseRef(providers.ModeTest, "00000000-0000-4000-8000-000000000000")); providertest.ErrorCode(err) != providers.CodeWorkoutUnavailable {
+		t.Errorf("unknown sandbox exercise: %v", err)
+	}
+	if len(f.requests()) != 0 {
+		t.Errorf("a sandbox workout reached the live provider")
+	}
+}
+
 func TestPlayerBoundedCache(t *testing.T) {
 	c := &clock{now: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)}
 	f := newFake(t, true)
