@@ -6,6 +6,7 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/classics"
 	"github.com/capgate/capgate/providers/commerce"
+	"github.com/capgate/capgate/providers/edgar"
 	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/flights"
 	"github.com/capgate/capgate/providers/github"
@@ -43,6 +44,7 @@ var families = []struct {
 	{openlibrary.Capabilities, openlibrary.Providers},
 	{classics.Capabilities, classics.Providers},
 	{patents.Capabilities, patents.Providers},
+	{edgar.Capabilities, edgar.Providers},
 	{legal.Capabilities, legal.Providers},
 	{scripture.Capabilities, scripture.Providers},
 	{github.Capabilities, github.Providers},
