@@ -508,11 +508,16 @@ func TestWorkoutPlayback(t *testing.T) {
 			t.Fatalf("after recovery: %d", res.StatusCode)
 		}
 
-		// A workout found with a test key plays the sandbox placeholder, never the live provider.
+		// A workout found with a test key renews through the sandbox, never the live provider, and
+		// plays the gateway's own demo video, which the console serves.
 		sandbox := pe.workout(a.TenantID, "Goblet Squat (test)", fitness.ExerciseRef(providers.ModeTest, squat), true)
 		res, _ = owner.do(http.MethodGet, "/console/workouts/"+sandbox.ID+"/video", nil)
-		if loc := res.Header.Get("Location"); res.StatusCode != http.StatusFound || !strings.HasPrefix(loc, "https://exercisevideo.sandbox.invalid/") {
+		if loc := res.Header.Get("Location"); res.StatusCode != http.StatusFound || loc != "/console/static/sandbox/exercise-demo.webm" {
 			t.Fatalf("sandbox workout: %d %q", res.StatusCode, loc)
+		}
+		if res, body := owner.do(http.MethodGet, "/console/static/sandbox/exercise-demo.webm", nil); res.StatusCode != http.StatusOK ||
+			!strings.HasPrefix(res.Header.Get("Content-Type"), "video/webm") || len(body) < 1000 {
+			t.Fatalf("sandbox demo video: %d %q, %d bytes", res.StatusCode, res.Header.Get("Content-Type"), len(body))
 		}
 		if n := pe.lookupsOf(squat); n != 1 {
 			t.Errorf("the sandbox workout reached the live provider (%d lookups)", n)

@@ -12,6 +12,7 @@ import (
 	"github.com/capgate/capgate/providers/github"
 	"github.com/capgate/capgate/providers/hotels"
 	"github.com/capgate/capgate/providers/legal"
+	"github.com/capgate/capgate/providers/legalread"
 	"github.com/capgate/capgate/providers/mealdb"
 	"github.com/capgate/capgate/providers/music"
 	"github.com/capgate/capgate/providers/navigation"
@@ -46,6 +47,7 @@ var families = []struct {
 	{patents.Capabilities, patents.Providers},
 	{edgar.Capabilities, edgar.Providers},
 	{legal.Capabilities, legal.Providers},
+	{legalread.Capabilities, legalread.Providers},
 	{scripture.Capabilities, scripture.Providers},
 	{github.Capabilities, github.Providers},
 	{npm.Capabilities, npm.Providers},
