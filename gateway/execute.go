@@ -310,7 +310,6 @@ func nextFor(cp *providers.Capability, sess *session.Session, shown []*session.R
 	return n
 }
 
-
 // updateExample re-sends one field of the stored query (the page size when there is one): a
 // valid update that refreshes the search.
 func updateExample(cp *providers.Capability, sess *session.Session) map[string]any {
