@@ -822,6 +822,9 @@ func TestConsistency(t *testing.T) {
 		{"both nil", []*fact{{isNil: true, unitRef: "u"}, {isNil: true, unitRef: "u"}}, true},
 		{"not decimals", []*fact{f("1e3", "0"), f("1000", "0")}, false},
 		{"text", []*fact{{value: "a"}, {value: "a"}}, true},
+		// An absurd decimals attribute is read as exact, not scaled in a billion steps.
+		{"absurd decimals", []*fact{f("100", "-999999999"), f("100", "-999999999")}, true},
+		{"absurd decimals differ", []*fact{f("100", "-999999999"), f("101", "-999999999")}, false},
 	}
 	for _, tc := range cases {
 		if got := consistent(tc.facts); got != tc.want {

@@ -513,6 +513,10 @@ func sameText(g []*fact) bool {
 	return true
 }
 
+// maxDecimals bounds the decimals a duplicate check scales by; a wilder attribute (no filing
+// reports one) counts as exact rather than costing a loop of that many steps.
+const maxDecimals = 400
+
 // interval is the range of values a numeric fact stands for at its decimals.
 func interval(f *fact) (lo, hi *big.Rat, ok bool) {
 	v, ok := new(big.Rat).SetString(strings.TrimPrefix(f.value, "+"))
@@ -524,7 +528,7 @@ func interval(f *fact) (lo, hi *big.Rat, ok bool) {
 		return v, v, true
 	}
 	var n int
-	if _, err := fmt.Sscanf(d, "%d", &n); err != nil || fmt.Sprint(n) != strings.TrimPrefix(d, "+") {
+	if _, err := fmt.Sscanf(d, "%d", &n); err != nil || fmt.Sprint(n) != strings.TrimPrefix(d, "+") || abs(n) > maxDecimals {
 		return v, v, true
 	}
 	// half = 10^-n / 2
