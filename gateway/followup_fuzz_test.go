@@ -107,36 +107,14 @@ func FuzzFollowUpDecoder(f *testing.F) {
 	})
 }
 
-func FuzzExecuteBody(f *testing.F) {
-	caps := registry.Capabilities()
-	for _, s := range trickyBodies {
-		f.Add([]byte(s))
-	}
-	// Every example, and each of its fields replaced by awkward values.
-	awkward := []json.RawMessage{json.RawMessage(`null`), json.RawMessage(`""`), json.RawMessage(`" "`), json.RawMessage(`1e400`),
-		json.RawMessage(`-1`), json.RawMessage(`0.5`), json.RawMessage(`[]`), json.RawMessage(`{}`), json.RawMessage(`true`),
-		json.RawMessage(`99999999999999999999999`), json.RawMessage(`"\u0000"`), json.RawMessage(`[null]`), json.RawMessage(`{"lat":"x"}`)}
-	for _, cp := range caps {
-		for _, ex := range cp.Examples {
-			b, err := json.Marshal(ex.Body)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-			for k := range ex.Body {
-				for _, v := range awkward {
-					m := map[string]any{}
-					for k2, v2 := range ex.Body {
-						m[k2] = v2
-					}
-					m[k] = v
-					b, _ := json.Marshal(m)
-					f.Add(b)
-				}
-			}
-		}
-	}
-	// The previous request of an update: each capability's first example, prepared.
+// awkwardValues replace one field of an example at a time (TestExecuteBodyAwkwardValues).
+var awkwardValues = []json.RawMessage{json.RawMessage(`null`), json.RawMessage(`""`), json.RawMessage(`" "`), json.RawMessage(`1e400`),
+	json.RawMessage(`-1`), json.RawMessage(`0.5`), json.RawMessage(`[]`), json.RawMessage(`{}`), json.RawMessage(`true`),
+	json.RawMessage(`99999999999999999999999`), json.RawMessage(`"\u0000"`), json.RawMessage(`[null]`), json.RawMessage(`{"lat":"x"}`)}
+
+// previousQueries prepares each capability's first example: the stored query of an update.
+func previousQueries(tb testing.TB, caps []*providers.Capability) map[string]providers.Request {
+	tb.Helper()
 	previous := map[string]providers.Request{}
 	for _, cp := range caps {
 		if len(cp.Examples) == 0 {
@@ -145,49 +123,102 @@ func FuzzExecuteBody(f *testing.F) {
 		b, _ := json.Marshal(cp.Examples[0].Body)
 		req, err := providers.DecodeBody(b)
 		if err != nil {
-			f.Fatal(err)
+			tb.Fatal(err)
 		}
 		if previous[cp.ID], err = cp.Prepare(req, nil); err != nil {
-			f.Fatalf("%s: its first example does not validate: %v", cp.ID, err)
+			tb.Fatalf("%s: its first example does not validate: %v", cp.ID, err)
 		}
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		if _, err := providers.DecodeBody(body); err != nil {
-			wantInvalidRequest(t, err)
-			return
-		}
-		for _, cp := range caps {
-			// Prepare fills defaults into the request: decode afresh for every capability.
-			req, _ := providers.DecodeBody(body)
-			prepared, err := cp.Prepare(req, nil)
+	return previous
+}
+
+// FuzzExecuteBody seeds with the tricky bodies and each capability's first example: a small
+// corpus, so the baseline run fits a few seconds of fuzzing. The exhaustive sweep of every example
+// with awkward field values is TestExecuteBodyAwkwardValues.
+func FuzzExecuteBody(f *testing.F) {
+	caps := registry.Capabilities()
+	for _, s := range trickyBodies {
+		f.Add([]byte(s))
+	}
+	for _, cp := range caps {
+		if len(cp.Examples) > 0 {
+			b, err := json.Marshal(cp.Examples[0].Body)
 			if err != nil {
-				wantInvalidRequest(t, err)
-			} else {
-				// A prepared request stays valid: preparing it again (as a stored query is) succeeds.
-				b, err := json.Marshal(prepared)
-				if err != nil {
-					t.Fatalf("%s: prepared request does not encode: %v", cp.ID, err)
-				}
-				again, err := providers.DecodeBody(b)
-				if err == nil {
-					_, err = cp.Prepare(again, nil)
-				}
-				if err != nil {
-					t.Fatalf("%s: a prepared request is refused when prepared again: %v\nbody %q", cp.ID, err, body)
-				}
+				f.Fatal(err)
 			}
-			// The same body as update params, merged into a stored query.
-			prev, ok := previous[cp.ID]
-			if !ok {
-				continue
+			f.Add(b)
+		}
+	}
+	previous := previousQueries(f, caps)
+	f.Fuzz(func(t *testing.T, body []byte) { checkExecuteBody(t, caps, previous, body) })
+}
+
+// TestExecuteBodyAwkwardValues runs the fuzz target's check on every example of every capability,
+// and on each example with each of its fields replaced by an awkward value.
+func TestExecuteBodyAwkwardValues(t *testing.T) {
+	caps := registry.Capabilities()
+	previous := previousQueries(t, caps)
+	for _, cp := range caps {
+		for _, ex := range cp.Examples {
+			b, err := json.Marshal(ex.Body)
+			if err != nil {
+				t.Fatal(err)
 			}
-			params, _ := providers.DecodeBody(body)
-			merged := mergeForFuzz(cp, prev.Clone(), params)
-			if _, err := cp.Prepare(merged, &providers.Update{Previous: prev.Clone(), Params: params}); err != nil {
-				wantInvalidRequest(t, err)
+			checkExecuteBody(t, caps, previous, b)
+			for k := range ex.Body {
+				for _, v := range awkwardValues {
+					m := map[string]any{}
+					for k2, v2 := range ex.Body {
+						m[k2] = v2
+					}
+					m[k] = v
+					b, _ := json.Marshal(m)
+					checkExecuteBody(t, caps, previous, b)
+				}
 			}
 		}
-	})
+	}
+}
+
+// checkExecuteBody decodes a body and prepares it for every capability, as execute and as update
+// params: nothing panics, every refusal is invalid_request, and a prepared request stays valid.
+func checkExecuteBody(t *testing.T, caps []*providers.Capability, previous map[string]providers.Request, body []byte) {
+	t.Helper()
+	if _, err := providers.DecodeBody(body); err != nil {
+		wantInvalidRequest(t, err)
+		return
+	}
+	for _, cp := range caps {
+		// Prepare fills defaults into the request: decode afresh for every capability.
+		req, _ := providers.DecodeBody(body)
+		prepared, err := cp.Prepare(req, nil)
+		if err != nil {
+			wantInvalidRequest(t, err)
+		} else {
+			// A prepared request stays valid: preparing it again (as a stored query is) succeeds.
+			b, err := json.Marshal(prepared)
+			if err != nil {
+				t.Fatalf("%s: prepared request does not encode: %v", cp.ID, err)
+			}
+			again, err := providers.DecodeBody(b)
+			if err == nil {
+				_, err = cp.Prepare(again, nil)
+			}
+			if err != nil {
+				t.Fatalf("%s: a prepared request is refused when prepared again: %v\nbody %q", cp.ID, err, body)
+			}
+		}
+		// The same body as update params, merged into a stored query.
+		prev, ok := previous[cp.ID]
+		if !ok {
+			continue
+		}
+		params, _ := providers.DecodeBody(body)
+		merged := mergeForFuzz(cp, prev.Clone(), params)
+		if _, err := cp.Prepare(merged, &providers.Update{Previous: prev.Clone(), Params: params}); err != nil {
+			wantInvalidRequest(t, err)
+		}
+	}
 }
 
 // mergeForFuzz folds params into a stored query the way the gateway does: the capability's
