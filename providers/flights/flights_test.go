@@ -14,12 +14,10 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
 	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/serpapi/serpapitest"
 )
 
-const (
-	wantUA  = "capgate/test (+tests@example.com)"
-	testKey = "serp-test-key"
-)
+const testKey = serpapitest.Key
 
 // fake is an httptest stand-in for SerpApi that records every request and answers search.json
 // with one handler.
@@ -37,17 +35,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h := f.handle
 	f.mu.Unlock()
-	q := r.URL.Query()
-	if r.Method != http.MethodGet || r.URL.Path != "/search.json" {
-		f.t.Errorf("request %s %s, want GET /search.json", r.Method, r.URL.Path)
-	}
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
-	}
-	if q.Get("api_key") != testKey || q.Get("output") != "json" || q.Get("engine") != "google_flights" ||
-		r.Header.Get("Accept") != "application/json" {
-		f.t.Errorf("api_key %q output %q engine %q Accept %q", q.Get("api_key"), q.Get("output"), q.Get("engine"), r.Header.Get("Accept"))
-	}
+	serpapitest.CheckRequest(f.t, r, "google_flights")
 	w.Header().Set("Content-Type", "application/json")
 	if h == nil {
 		w.WriteHeader(http.StatusBadRequest)
@@ -60,10 +48,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve answers with a status and a body: a testdata fixture name, or literal JSON.
 func (f *fake) serve(status int, body string) {
 	f.t.Helper()
-	b := []byte(body)
-	if !strings.HasPrefix(body, "{") && !strings.HasPrefix(body, "[") && !strings.HasPrefix(body, "<") {
-		b = providertest.Fixture(f.t, body)
-	}
+	b := providertest.Body(f.t, body)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.handle = func(w http.ResponseWriter, _ *http.Request) {
@@ -79,9 +64,7 @@ func (f *fake) requests() []*http.Request {
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
-	t.Helper()
-	return providertest.Client(t, Providers(), map[string]http.Handler{serpapi.ProviderID: f},
-		map[string]string{serpapi.ProviderID: testKey})
+	return serpapitest.Client(t, Providers(), f)
 }
 
 func prepare(t *testing.T, body string) providers.Request {

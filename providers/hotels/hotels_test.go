@@ -16,11 +16,11 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
 	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/serpapi/serpapitest"
 )
 
 const (
-	wantUA  = "capgate/test (+tests@example.com)"
-	testKey = "serp-test-key"
+	testKey = serpapitest.Key
 	// A stay far enough ahead never to be in the past.
 	london = `"destination":"london","check_in":"2099-03-13","check_out":"2099-03-24"`
 )
@@ -45,16 +45,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h = f.details
 	}
 	f.mu.Unlock()
-	q := r.URL.Query()
-	if r.Method != http.MethodGet || r.URL.Path != "/search.json" {
-		f.t.Errorf("request %s %s, want GET /search.json", r.Method, r.URL.Path)
-	}
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
-	}
-	if q.Get("api_key") != testKey || q.Get("output") != "json" || q.Get("engine") != "google_hotels" || r.Header.Get("Accept") != "application/json" {
-		f.t.Errorf("api_key %q output %q engine %q Accept %q", q.Get("api_key"), q.Get("output"), q.Get("engine"), r.Header.Get("Accept"))
-	}
+	serpapitest.CheckRequest(f.t, r, "google_hotels")
 	w.Header().Set("Content-Type", "application/json")
 	if h == nil {
 		w.WriteHeader(http.StatusBadRequest)
@@ -67,10 +58,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answer is a handler writing status and a body: a testdata fixture name, or literal JSON.
 func answer(t *testing.T, status int, body string) http.HandlerFunc {
 	t.Helper()
-	b := []byte(body)
-	if !strings.HasPrefix(body, "{") && !strings.HasPrefix(body, "[") {
-		b = providertest.Fixture(t, body)
-	}
+	b := providertest.Body(t, body)
 	return func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(status)
 		_, _ = w.Write(b)
@@ -84,9 +72,7 @@ func (f *fake) requests() []*http.Request {
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
-	t.Helper()
-	return providertest.Client(t, Providers(), map[string]http.Handler{serpapi.ProviderID: f},
-		map[string]string{serpapi.ProviderID: testKey})
+	return serpapitest.Client(t, Providers(), f)
 }
 
 func prepare(t *testing.T, body string) providers.Request {

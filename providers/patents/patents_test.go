@@ -13,12 +13,10 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
 	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/serpapi/serpapitest"
 )
 
-const (
-	wantUA  = "capgate/test (+tests@example.com)"
-	testKey = "serp-test-key"
-)
+const testKey = serpapitest.Key
 
 // fake is an httptest stand-in for SerpApi that records every request and answers search.json by
 // engine.
@@ -39,16 +37,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h, ok := f.engines[r.URL.Query().Get("engine")]
 	f.mu.Unlock()
-	q := r.URL.Query()
-	if r.Method != http.MethodGet || r.URL.Path != "/search.json" {
-		f.t.Errorf("request %s %s, want GET /search.json", r.Method, r.URL.Path)
-	}
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
-	}
-	if q.Get("api_key") != testKey || q.Get("output") != "json" || r.Header.Get("Accept") != "application/json" {
-		f.t.Errorf("api_key %q output %q Accept %q", q.Get("api_key"), q.Get("output"), r.Header.Get("Accept"))
-	}
+	serpapitest.CheckRequest(f.t, r, "")
 	w.Header().Set("Content-Type", "application/json")
 	if !ok {
 		w.WriteHeader(http.StatusBadRequest)
@@ -61,10 +50,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve answers an engine with a status and a body: a testdata fixture name, or literal JSON.
 func (f *fake) serve(engine string, status int, body string) {
 	f.t.Helper()
-	b := []byte(body)
-	if !strings.HasPrefix(body, "{") && !strings.HasPrefix(body, "[") {
-		b = providertest.Fixture(f.t, body)
-	}
+	b := providertest.Body(f.t, body)
 	f.engines[engine] = func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(status)
 		_, _ = w.Write(b)
@@ -78,9 +64,7 @@ func (f *fake) requests() []*http.Request {
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
-	t.Helper()
-	return providertest.Client(t, Providers(), map[string]http.Handler{serpapi.ProviderID: f},
-		map[string]string{serpapi.ProviderID: testKey})
+	return serpapitest.Client(t, Providers(), f)
 }
 
 func prepare(t *testing.T, body string) providers.Request {

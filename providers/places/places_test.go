@@ -14,13 +14,10 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/serpapi/serpapitest"
 )
 
-const (
-	wantUA  = "capgate/test (+tests@example.com)"
-	testKey = "serp-test-key"
-)
+const testKey = serpapitest.Key
 
 func init() {
 	now = func() time.Time { return time.Date(2026, 3, 4, 10, 30, 0, 0, time.UTC) }
@@ -46,15 +43,7 @@ func serve(t *testing.T, body string) *fake {
 
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if r.Method != http.MethodGet || r.URL.Path != "/search.json" {
-		f.t.Errorf("request %s %s, want GET /search.json", r.Method, r.URL.Path)
-	}
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
-	}
-	if q.Get("api_key") != testKey || q.Get("output") != "json" || q.Get("engine") != "google_maps" {
-		f.t.Errorf("api_key %q output %q engine %q", q.Get("api_key"), q.Get("output"), q.Get("engine"))
-	}
+	serpapitest.CheckRequest(f.t, r, "google_maps")
 	for _, k := range []string{"api_key", "output"} {
 		q.Del(k)
 	}
@@ -77,8 +66,7 @@ func (f *fake) requests() []url.Values {
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
-	return providertest.Client(t, Providers(), map[string]http.Handler{serpapi.ProviderID: f},
-		map[string]string{serpapi.ProviderID: testKey})
+	return serpapitest.Client(t, Providers(), f)
 }
 
 func prepare(t *testing.T, body string) providers.Request {

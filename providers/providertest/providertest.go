@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,11 +21,18 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// The version and contact of the test client, and the User-Agent every fake upstream sees.
+const (
+	version   = "test"
+	contact   = "tests@example.com"
+	UserAgent = "capgate/" + version + " (+" + contact + ")"
+)
+
 // Client builds an upstream client for the providers; fakes maps a provider id to the handler of
 // an httptest server standing in for that upstream (the others keep their defaults).
 func Client(tb testing.TB, provs []*providers.Provider, fakes map[string]http.Handler, keys map[string]string) *providers.Client {
 	tb.Helper()
-	c := providers.NewClient(provs, providers.ClientOptions{Version: "test", Contact: "tests@example.com",
+	c := providers.NewClient(provs, providers.ClientOptions{Version: version, Contact: contact,
 		BreakerTimeout: 200 * time.Millisecond})
 	for id, h := range fakes {
 		srv := httptest.NewServer(h)
@@ -163,6 +171,16 @@ func Fixture(tb testing.TB, name string) []byte {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// Body is what a fake upstream answers: literal JSON, XML or HTML as written, anything else the
+// testdata fixture of that name.
+func Body(tb testing.TB, body string) []byte {
+	tb.Helper()
+	if strings.HasPrefix(body, "{") || strings.HasPrefix(body, "[") || strings.HasPrefix(body, "<") {
+		return []byte(body)
+	}
+	return Fixture(tb, body)
 }
 
 // ErrorCode returns the vocabulary code of err, or "".

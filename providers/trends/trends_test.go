@@ -12,12 +12,11 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/lenient"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/serpapi/serpapitest"
 )
 
 const (
-	wantUA  = "capgate/test (+tests@example.com)"
-	testKey = "serp-test-key"
+	testKey = serpapitest.Key
 	sandbox = "../../serpapi/sandbox/google_trends/" // relative to testdata
 )
 
@@ -32,23 +31,12 @@ type fake struct {
 }
 
 func serve(t *testing.T, status int, body string) *fake {
-	if !strings.HasPrefix(body, "{") && !strings.HasPrefix(body, "[") {
-		body = string(providertest.Fixture(t, body))
-	}
-	return &fake{t: t, status: status, body: body}
+	return &fake{t: t, status: status, body: string(providertest.Body(t, body))}
 }
 
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if r.Method != http.MethodGet || r.URL.Path != "/search.json" {
-		f.t.Errorf("request %s %s, want GET /search.json", r.Method, r.URL.Path)
-	}
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
-	}
-	if q.Get("api_key") != testKey || q.Get("output") != "json" || q.Get("engine") != "google_trends" {
-		f.t.Errorf("api_key %q output %q engine %q", q.Get("api_key"), q.Get("output"), q.Get("engine"))
-	}
+	serpapitest.CheckRequest(f.t, r, "google_trends")
 	q.Del("api_key")
 	q.Del("output")
 	q.Del("engine")
@@ -67,8 +55,7 @@ func (f *fake) requests() []url.Values {
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
-	return providertest.Client(t, Providers(), map[string]http.Handler{serpapi.ProviderID: f},
-		map[string]string{serpapi.ProviderID: testKey})
+	return serpapitest.Client(t, Providers(), f)
 }
 
 func run(t *testing.T, f *fake, body string) (*providers.Page, error) {
