@@ -216,8 +216,10 @@ func TestCrossTenantWorkoutAndUsage(t *testing.T) {
 		}
 		tn, _ := e.store.Tenant(ctx, a.TenantID)
 		plan, _ := e.store.Plan(ctx, "pro")
-		r, _ := e.store.Reserve(ctx, tn, plan, tenants.ModeLive, 3)
-		if _, err := e.store.Settle(ctx, r, 3, tenants.LedgerEntry{RequestID: "req_secret_a", Capability: "books.search", Action: "execute"}); err != nil {
+		m := tenants.NewMeter(db, tenants.MeterOptions{})
+		defer m.Close()
+		r, _ := m.Reserve(ctx, tn, plan, tenants.ModeLive, 3)
+		if _, _, err := m.Settle(ctx, r, 3, tenants.LedgerEntry{RequestID: "req_secret_a", Capability: "books.search", Action: "execute"}); err != nil {
 			t.Fatal(err)
 		}
 		owner := e.browser()

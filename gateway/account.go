@@ -16,15 +16,7 @@ type balanceJSON struct {
 	PeriodEnd *time.Time `json:"period_end"`
 }
 
-func (s *Server) balance(ctx context.Context, p *Principal) (balanceJSON, error) {
-	b, err := s.store.Balance(ctx, p.Tenant, p.Plan, p.Key.Mode)
-	if err != nil {
-		return balanceJSON{}, storeError(err)
-	}
-	end := b.PeriodEnd
-	return balanceJSON{Used: b.Used, Cap: b.Cap, PeriodEnd: &end}, nil
-}
-
+// storeError is the answer when a store fails: retryable, its detail logged, never shown.
 func storeError(err error) error {
 	return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
 }
@@ -33,7 +25,7 @@ func storeError(err error) error {
 func (s *Server) account(c *fiber.Ctx) error {
 	p := principalOf(c)
 	ctx := c.UserContext()
-	b, err := s.store.Balance(ctx, p.Tenant, p.Plan, p.Key.Mode)
+	b, err := s.meter.Balance(ctx, p.Tenant, p.Plan, p.Key.Mode)
 	if err != nil {
 		return storeError(err)
 	}

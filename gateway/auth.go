@@ -38,7 +38,7 @@ func principalOf(c *fiber.Ctx) *Principal {
 // authCache keeps key lookups per instance for a few seconds: a revocation elsewhere applies
 // within the TTL, on this instance at once (forget).
 type authCache struct {
-	store *tenants.Store
+	store Accounts
 	ttl   time.Duration
 
 	mu      sync.Mutex
@@ -51,7 +51,7 @@ type authEntry struct {
 	expires time.Time
 }
 
-func newAuthCache(store *tenants.Store, ttl time.Duration) *authCache {
+func newAuthCache(store Accounts, ttl time.Duration) *authCache {
 	return &authCache{store: store, ttl: ttl, entries: map[string]authEntry{}, touched: map[string]time.Time{}}
 }
 

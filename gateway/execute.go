@@ -3,15 +3,14 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"runtime/debug"
 	"sort"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
 )
 
 const followUpPath = "/v1/follow-up"
@@ -95,32 +94,24 @@ func (s *Server) execute(c *fiber.Ctx) error {
 	if err := s.admit(p, cp, true); err != nil {
 		return err
 	}
-	ctx := c.UserContext()
-	ch, err := s.reserve(ctx, p, cp, "execute", cp.Cost.Typical)
-	if err != nil {
-		return err
-	}
-	page, err := s.runPage(ctx, p, cp, req, nil)
-	if err != nil {
-		ch.refund(ctx)
-		return err
-	}
-	query, _ := json.Marshal(req)
-	sess := &session.Session{ID: session.NewSessionID(), TenantID: p.Tenant.ID, Mode: p.Key.Mode, Capability: cp.ID, Query: query}
-	shown, recs, err := s.fillSession(sess, cp, req, page)
-	if err != nil {
-		ch.refund(ctx)
-		return err
-	}
-	if err := s.sessions.Create(ctx, sess, recs); err != nil {
-		ch.refund(ctx)
-		return storeError(err)
-	}
-	charged, err := ch.settle(ctx, requestID(c), pageCredits(cp, page))
-	if err != nil {
-		return err
-	}
-	return s.respondPage(c, p, cp, sess, shown, page.Notes, page.Filters, charged)
+	return s.bill(c, p, billedFor(cp, "execute", cp.Cost.Typical), func(ctx context.Context) (*outcome, error) {
+		page, err := s.fetchPage(ctx, p, cp, req, nil)
+		if err != nil {
+			return nil, err
+		}
+		query, _ := json.Marshal(req)
+		sess := s.sessions.New(p.Tenant.ID, p.Key.Mode, cp.ID, query)
+		shown, err := fillSession(sess, cp, req, page)
+		if err != nil {
+			return nil, err
+		}
+		return s.pageOutcome(cp, sess, shown, page, s.sessions.Create(sess)), nil
+	})
+}
+
+// billedFor describes a billed operation of a capability.
+func billedFor(cp *providers.Capability, action string, credits int) billed {
+	return billed{capability: cp.ID, action: action, credits: credits, noMultiplier: cp.Cost.NoMultiplier, deadline: cp.Deadline}
 }
 
 func pageCredits(cp *providers.Capability, page *providers.Page) int {
@@ -130,20 +121,11 @@ func pageCredits(cp *providers.Capability, page *providers.Page) int {
 	return cp.Cost.Typical
 }
 
-// runPage calls the adapter under the capability's deadline; an adapter panic or a foreign
-// error becomes a vocabulary error so the caller's reservation is refunded.
-func (s *Server) runPage(ctx context.Context, p *Principal, cp *providers.Capability, req providers.Request, state json.RawMessage) (page *providers.Page, err error) {
-	ctx, cancel := context.WithTimeout(ctx, cp.Deadline)
-	defer cancel()
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("adapter panic", "capability", cp.ID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			page, err = nil, &Error{Code: providers.CodeInternal, Message: "an internal error occurred; it has been logged"}
-		}
-	}()
-	page, err = cp.Execute(ctx, s.newCall(cp, req, state, p))
+// fetchPage calls the adapter for one page (the pipeline applies the deadline and recovers).
+func (s *Server) fetchPage(ctx context.Context, p *Principal, cp *providers.Capability, req providers.Request, state json.RawMessage) (*providers.Page, error) {
+	page, err := cp.Execute(ctx, s.newCall(cp, req, state, p))
 	if err != nil {
-		return nil, s.adapterError(ctx, cp, err)
+		return nil, err
 	}
 	if page == nil {
 		page = &providers.Page{}
@@ -151,38 +133,33 @@ func (s *Server) runPage(ctx context.Context, p *Principal, cp *providers.Capabi
 	return page, nil
 }
 
-func (s *Server) adapterError(ctx context.Context, cp *providers.Capability, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		if e, ok := providers.AsError(err); ok && e.Code == providers.CodeProviderTimeout {
-			return e
-		}
-		return &Error{Code: providers.CodeProviderTimeout, Message: fmt.Sprintf("%s did not finish within its %s deadline", cp.ID, cp.Deadline), Cause: err}
-	}
-	if _, ok := providers.AsError(err); ok {
-		return err
-	}
-	s.log.Warn("adapter returned an unmapped error", "capability", cp.ID, "err", err)
-	return &Error{Code: providers.CodeProviderError, Message: "the upstream answer could not be used", Cause: err}
+// pageOutcome charges a page and renders it once the charge is committed with the session.
+func (s *Server) pageOutcome(cp *providers.Capability, sess *session.Session, shown []*session.Record, page *providers.Page, save tenants.Write) *outcome {
+	return &outcome{credits: pageCredits(cp, page), writes: []tenants.Write{save},
+		render: func(c *fiber.Ctx, charged int64, bal balanceJSON) error {
+			return respondPage(c, cp, sess, shown, page.Notes, page.Filters, charged, bal)
+		}}
 }
 
-// fillSession turns a page into stored records and sets the session's paging position; it
-// returns the records shown now. Local paging holds the whole set and shows the first page.
-func (s *Server) fillSession(sess *session.Session, cp *providers.Capability, req providers.Request, page *providers.Page) ([]*session.Record, []*session.Record, error) {
+// fillSession adds a page's records to the session, rendered once, and sets the paging
+// position; it returns the records shown now. Local paging holds the whole set and shows the
+// first page.
+func fillSession(sess *session.Session, cp *providers.Capability, req providers.Request, page *providers.Page) ([]*session.Record, error) {
 	start := 0
 	if cp.Paging != providers.PagingLocal {
 		start = sess.LocalTotal
 	}
 	recs := make([]*session.Record, 0, len(page.Records))
 	for i := range page.Records {
-		r, err := storedRecord(&page.Records[i], start+i)
-		if err != nil {
-			return nil, nil, err
+		r := &session.Record{Generation: sess.Generation, Position: start + i}
+		sess.Add(r)
+		if err := renderRecord(r, &page.Records[i]); err != nil {
+			return nil, err
 		}
 		recs = append(recs, r)
 	}
-	filters, _ := json.Marshal(orEmpty(page.Filters))
-	notes, _ := json.Marshal(orEmpty(page.Notes))
-	sess.Filters, sess.Notes = filters, notes
+	sess.Filters = mustJSON(orEmpty(page.Filters))
+	sess.Notes = mustJSON(orEmpty(page.Notes))
 	if cp.Paging == providers.PagingLocal {
 		n := cp.PageSize(req)
 		shown := recs
@@ -192,7 +169,7 @@ func (s *Server) fillSession(sess *session.Session, cp *providers.Capability, re
 		sess.LocalTotal, sess.LocalOffset = len(recs), len(shown)
 		sess.HasMore = len(recs) > len(shown)
 		sess.NextState = ""
-		return shown, recs, nil
+		return shown, nil
 	}
 	sess.LocalTotal = start + len(recs)
 	sess.HasMore = page.HasMore && cp.Paging != providers.PagingSingle
@@ -200,7 +177,15 @@ func (s *Server) fillSession(sess *session.Session, cp *providers.Capability, re
 	if sess.HasMore {
 		sess.NextState = string(page.Next)
 	}
-	return recs, recs, nil
+	return recs, nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("[]")
+	}
+	return b
 }
 
 func orEmpty[T any](v []T) []T {
@@ -210,14 +195,15 @@ func orEmpty[T any](v []T) []T {
 	return v
 }
 
-// storedRecord renders a record as shown (with a new record_id) and keeps what its actions need.
-func storedRecord(r *providers.Record, pos int) (*session.Record, error) {
-	id := session.NewRecordID()
+// renderRecord renders a provider record as shown (with its record_id), once: these bytes are
+// what the session stores, the cache holds and the response writes. Stored details are rendered
+// the same way.
+func renderRecord(out *session.Record, r *providers.Record) error {
 	body := make(map[string]any, len(r.Fields)+4)
 	for k, v := range r.Fields {
 		body[k] = v
 	}
-	body["record_id"] = id
+	body["record_id"] = out.ID
 	body["title"] = r.Title
 	if r.URL != "" {
 		body["url"] = r.URL
@@ -231,44 +217,51 @@ func storedRecord(r *providers.Record, pos int) (*session.Record, error) {
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
-		return nil, &Error{Code: providers.CodeInternal, Message: "a record could not be encoded", Cause: err}
+		return &Error{Code: providers.CodeInternal, Message: "a record could not be encoded", Cause: err}
 	}
-	out := &session.Record{ID: id, Position: pos, Body: string(b), Ref: string(r.Ref)}
-	if len(r.Stored) > 0 {
-		st, err := json.Marshal(r.Stored)
-		if err != nil {
-			return nil, &Error{Code: providers.CodeInternal, Message: "a record detail could not be encoded", Cause: err}
+	out.Body, out.Ref, out.Actions = b, r.Ref, r.Actions
+	for action, d := range r.Stored {
+		if d == nil {
+			continue
 		}
-		out.Stored = string(st)
+		sd, err := renderDetail(action, d)
+		if err != nil {
+			return err
+		}
+		out.Stored = append(out.Stored, sd)
 	}
-	if r.Actions != nil {
-		a, _ := json.Marshal(r.Actions)
-		out.Actions = string(a)
+	sort.Slice(out.Stored, func(i, j int) bool { return out.Stored[i].Action < out.Stored[j].Action })
+	return nil
+}
+
+// renderDetail renders a record-action answer's detail and links once.
+func renderDetail(action string, d *providers.Detail) (session.StoredDetail, error) {
+	body, err := json.Marshal(d.Body)
+	if err != nil {
+		return session.StoredDetail{}, &Error{Code: providers.CodeInternal, Message: "a record detail could not be encoded", Cause: err}
 	}
-	return out, nil
+	links, err := json.Marshal(orEmpty(d.Links))
+	if err != nil {
+		return session.StoredDetail{}, &Error{Code: providers.CodeInternal, Message: "a record detail could not be encoded", Cause: err}
+	}
+	return session.StoredDetail{Action: action, Detail: body, Links: links}, nil
 }
 
 // recordActions lists the actions valid for a stored record.
 func recordActions(cp *providers.Capability, r *session.Record) []string {
-	if r.Actions == "" {
+	if r.Actions == nil {
 		return cp.ActionNames()
 	}
-	var names []string
-	_ = json.Unmarshal([]byte(r.Actions), &names)
-	return names
+	return r.Actions
 }
 
 // respondPage writes the ExecuteResponse of a page of a session.
-func (s *Server) respondPage(c *fiber.Ctx, p *Principal, cp *providers.Capability, sess *session.Session, shown []*session.Record, notes []string, filters []providers.Filter, charged int64) error {
-	bal, err := s.balance(c.UserContext(), p)
-	if err != nil {
-		return err
-	}
+func respondPage(c *fiber.Ctx, cp *providers.Capability, sess *session.Session, shown []*session.Record, notes []string, filters []providers.Filter, charged int64, bal balanceJSON) error {
 	out := executeResponse{SearchID: sess.ID, Capability: cp.ID, Results: make([]json.RawMessage, 0, len(shown)),
 		ResultCount: len(shown), HasMore: sess.HasMore, Filters: filters, Notes: notes, ChargedCredits: charged, Balance: bal}
 	union := map[string]bool{}
 	for _, r := range shown {
-		out.Results = append(out.Results, json.RawMessage(r.Body))
+		out.Results = append(out.Results, r.Body)
 		for _, a := range recordActions(cp, r) {
 			union[a] = true
 		}
@@ -280,7 +273,7 @@ func (s *Server) respondPage(c *fiber.Ctx, p *Principal, cp *providers.Capabilit
 		}
 	}
 	out.Next = nextFor(cp, sess, shown, out.RecordActions)
-	return c.JSON(out)
+	return writeJSON(c, out.appendJSON)
 }
 
 // nextFor builds next: the follow-up url, the search actions valid now and an example body that

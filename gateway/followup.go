@@ -1,17 +1,19 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
 )
 
 // followUpSchema is the spec's FollowUpRequest (unknown keys rejected).
@@ -39,6 +41,8 @@ type recordFollowUpResponse struct {
 	Cached         *bool            `json:"cached,omitempty"`
 	ChargedCredits int64            `json:"charged_credits"`
 	Balance        balanceJSON      `json:"balance"`
+
+	linksJSON json.RawMessage // Links as stored, rendered once
 }
 
 // DecodeFollowUp decodes and validates a follow-up body.
@@ -119,12 +123,28 @@ func sessionError(err error, what string) error {
 	return storeError(err)
 }
 
+// conflictRetries is how often a follow-up that lost a race on its session reloads it and runs
+// again (nothing was charged for the attempt that lost).
+const conflictRetries = 3
+
+// retryOnConflict runs a follow-up again when another request changed its session first.
+func retryOnConflict(run func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := run()
+		if !errors.Is(err, session.ErrConflict) {
+			return err
+		}
+		if attempt >= conflictRetries {
+			return sessionWriteError(err)
+		}
+	}
+}
+
 // more serves the next page: from the held set for local paging (free, no upstream call), or
 // from the provider with the stored paging state.
 func (s *Server) more(c *fiber.Ctx, searchID string) error {
 	p := principalOf(c)
-	ctx := c.UserContext()
-	for attempt := 0; ; attempt++ {
+	return retryOnConflict(func() error {
 		sess, cp, err := s.loadSession(c, p, searchID)
 		if err != nil {
 			return err
@@ -135,81 +155,53 @@ func (s *Server) more(c *fiber.Ctx, searchID string) error {
 		if !sess.HasMore {
 			return providers.InvalidField("/action", "this search has no more results (has_more is false); use update to change it")
 		}
-		if cp.Paging == providers.PagingLocal {
-			if err := s.admit(p, cp, false); err != nil {
-				return err
-			}
-			n := s.localPageSize(cp, sess)
-			shown, err := s.sessions.Held(ctx, sess, sess.LocalOffset, n)
-			if err != nil {
-				return storeError(err)
-			}
-			sess.LocalOffset += len(shown)
-			sess.HasMore = sess.LocalOffset < sess.LocalTotal
-			if err := s.sessions.Advance(ctx, sess, nil); errors.Is(err, session.ErrConflict) && attempt < 3 {
-				continue
-			} else if err != nil {
-				return sessionWriteError(err)
-			}
-			// A local page is served from the held set and never charged; it is still one call
-			// in the ledger so usage pages count it.
-			ch, err := s.reserve(ctx, p, cp, "more", 0)
-			if err != nil {
-				return err
-			}
-			if _, err := ch.settle(ctx, requestID(c), 0); err != nil {
-				return err
-			}
-			return s.respondPage(c, p, cp, sess, shown, decodeStrings(sess.Notes), decodeFilters(sess.Filters), 0)
-		}
-		if err := s.admit(p, cp, true); err != nil {
-			return err
-		}
 		req, err := storedQuery(sess)
 		if err != nil {
 			return err
 		}
-		retry, err := s.pageFollowUp(c, p, cp, sess, req, json.RawMessage(sess.NextState), "more", false)
-		if retry && attempt < 3 {
-			continue
+		if cp.Paging == providers.PagingLocal {
+			if err := s.admit(p, cp, false); err != nil {
+				return err
+			}
+			// A local page is served from the held set and never charged; it is still one call
+			// in the ledger so usage pages count it.
+			return s.bill(c, p, billedFor(cp, "more", 0), func(ctx context.Context) (*outcome, error) {
+				shown := sess.Held(sess.LocalOffset, cp.PageSize(req))
+				sess.LocalOffset += len(shown)
+				sess.HasMore = sess.LocalOffset < sess.LocalTotal
+				notes, filters := decodeStrings(sess.Notes), decodeFilters(sess.Filters)
+				return &outcome{writes: []tenants.Write{s.sessions.Advance(sess)},
+					render: func(c *fiber.Ctx, charged int64, bal balanceJSON) error {
+						return respondPage(c, cp, sess, shown, notes, filters, charged, bal)
+					}}, nil
+			})
 		}
-		return err
-	}
+		if err := s.admit(p, cp, true); err != nil {
+			return err
+		}
+		return s.pageFollowUp(c, p, cp, sess, req, json.RawMessage(sess.NextState), "more", false)
+	})
 }
 
-// pageFollowUp reserves, fetches one provider page into the session and answers it. restart
-// begins the search again (update). retry is true when another follow-up changed the session
-// first: nothing was charged and the caller may reload the session and try again.
-func (s *Server) pageFollowUp(c *fiber.Ctx, p *Principal, cp *providers.Capability, sess *session.Session, req providers.Request, state json.RawMessage, action string, restart bool) (retry bool, err error) {
-	ctx := c.UserContext()
-	ch, err := s.reserve(ctx, p, cp, action, cp.Cost.Typical)
-	if err != nil {
-		return false, err
-	}
-	page, err := s.runPage(ctx, p, cp, req, state)
-	if err != nil {
-		ch.refund(ctx)
-		return false, err
-	}
-	if restart {
-		sess.Query, _ = json.Marshal(req)
-		sess.Generation++
-		sess.LocalTotal, sess.LocalOffset = 0, 0
-	}
-	shown, recs, err := s.fillSession(sess, cp, req, page)
-	if err != nil {
-		ch.refund(ctx)
-		return false, err
-	}
-	if err := s.sessions.Advance(ctx, sess, recs); err != nil {
-		ch.refund(ctx)
-		return errors.Is(err, session.ErrConflict), sessionWriteError(err)
-	}
-	charged, err := ch.settle(ctx, requestID(c), pageCredits(cp, page))
-	if err != nil {
-		return false, err
-	}
-	return false, s.respondPage(c, p, cp, sess, shown, page.Notes, page.Filters, charged)
+// pageFollowUp fetches one provider page into the session and answers it. restart begins the
+// search again (update).
+func (s *Server) pageFollowUp(c *fiber.Ctx, p *Principal, cp *providers.Capability, sess *session.Session, req providers.Request, state json.RawMessage, action string, restart bool) error {
+	return s.bill(c, p, billedFor(cp, action, cp.Cost.Typical), func(ctx context.Context) (*outcome, error) {
+		page, err := s.fetchPage(ctx, p, cp, req, state)
+		if err != nil {
+			return nil, err
+		}
+		if restart {
+			sess.Query, _ = json.Marshal(req)
+			sess.Generation++
+			sess.LocalTotal, sess.LocalOffset = 0, 0
+		}
+		shown, err := fillSession(sess, cp, req, page)
+		if err != nil {
+			return nil, err
+		}
+		return s.pageOutcome(cp, sess, shown, page, s.sessions.Advance(sess)), nil
+	})
 }
 
 func sessionWriteError(err error) error {
@@ -217,11 +209,6 @@ func sessionWriteError(err error) error {
 		return &Error{Code: providers.CodeServiceUnavailable, Message: "the search was changed by another request at the same time; retry"}
 	}
 	return storeError(err)
-}
-
-func (s *Server) localPageSize(cp *providers.Capability, sess *session.Session) int {
-	q, _ := storedQuery(sess)
-	return cp.PageSize(q)
 }
 
 func storedQuery(sess *session.Session) (providers.Request, error) {
@@ -261,7 +248,7 @@ func mergeParams(prev, params providers.Request) providers.Request {
 // first page again under the same search_id.
 func (s *Server) update(c *fiber.Ctx, searchID string, params providers.Request) error {
 	p := principalOf(c)
-	for attempt := 0; ; attempt++ {
+	return retryOnConflict(func() error {
 		sess, cp, err := s.loadSession(c, p, searchID)
 		if err != nil {
 			return err
@@ -289,12 +276,8 @@ func (s *Server) update(c *fiber.Ctx, searchID string, params providers.Request)
 		if err := s.admit(p, cp, true); err != nil {
 			return err
 		}
-		retry, err := s.pageFollowUp(c, p, cp, sess, req, nil, "update", true)
-		if retry && attempt < 3 {
-			continue
-		}
-		return err
-	}
+		return s.pageFollowUp(c, p, cp, sess, req, nil, "update", true)
+	})
 }
 
 // unknownParams refuses update params that are not request fields of the capability.
@@ -329,23 +312,22 @@ func underParams(err error) error {
 // recordAction runs a record-scope follow-up.
 func (s *Server) recordAction(c *fiber.Ctx, searchID, recordID, action string) error {
 	p := principalOf(c)
-	ctx := c.UserContext()
-	rec, err := s.sessions.Record(ctx, p.Tenant.ID, p.Key.Mode, recordID)
+	sess, rec, err := s.sessions.Record(c.UserContext(), p.Tenant.ID, p.Key.Mode, recordID)
 	if err != nil {
 		return sessionError(err, "record")
 	}
-	if searchID != "" && rec.SearchID != searchID {
+	if searchID != "" && sess.ID != searchID {
 		return &Error{Code: providers.CodeRecordUnknown, Message: "the record does not belong to that search",
 			Violations: []providers.Violation{{Path: "/record_id", Message: "not a record of search_id"}}}
 	}
-	cp, ok := s.caps[rec.Capability]
+	cp, ok := s.caps[sess.Capability]
 	if !ok {
-		return &Error{Code: providers.CodeCapabilityUnavailable, Message: fmt.Sprintf("%s is no longer offered by this gateway", rec.Capability)}
+		return &Error{Code: providers.CodeCapabilityUnavailable, Message: fmt.Sprintf("%s is no longer offered by this gateway", sess.Capability)}
 	}
 	c.Locals("capability", cp.ID)
 	valid := recordActions(cp, rec)
 	act, ok := cp.Action(action)
-	if !ok || !contains(valid, action) {
+	if !ok || !slices.Contains(valid, action) {
 		msg := fmt.Sprintf("%q is not an action of this record", action)
 		if len(valid) > 0 {
 			msg += "; valid: " + strings.Join(valid, ", ")
@@ -361,31 +343,34 @@ func (s *Server) recordAction(c *fiber.Ctx, searchID, recordID, action string) e
 		if err := s.admit(p, cp, false); err != nil {
 			return err
 		}
-		var stored map[string]*providers.Detail
-		if rec.Stored != "" {
-			_ = unmarshalExact(rec.Stored, &stored)
-		}
-		d, ok := stored[action]
-		if !ok || d == nil {
+		d, ok := rec.StoredDetail(action)
+		if !ok {
 			return &Error{Code: providers.CodeSessionExpired, Message: "the cached record detail is no longer available; run the search again"}
 		}
-		return s.respondDetail(c, p, cp, rec, action, d, nil, 0)
+		return s.bill(c, p, billedFor(cp, action, 0), func(context.Context) (*outcome, error) {
+			return detailOutcome(rec, action, d.Detail, d.Links, nil, 0, nil), nil
+		})
 	}
-	return s.lookupAction(c, p, cp, act, rec)
+	return s.lookupAction(c, p, cp, act, sess, rec)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+// detailOutcome answers a record action with rendered detail and links.
+func detailOutcome(rec *session.Record, action string, detail, links json.RawMessage, cached *bool, credits int, writes []tenants.Write) *outcome {
+	return &outcome{credits: credits, writes: writes, render: func(c *fiber.Ctx, charged int64, bal balanceJSON) error {
+		out := recordFollowUpResponse{RecordID: rec.ID, Action: action, Detail: detail, linksJSON: links, Cached: cached, ChargedCredits: charged, Balance: bal}
+		return writeJSON(c, out.appendJSON)
+	}}
+}
+
+// cachedDetail is a billed lookup's answer as the session keeps it for free repeats.
+type cachedDetail struct {
+	Detail json.RawMessage `json:"detail"`
+	Links  json.RawMessage `json:"links"`
 }
 
 // lookupAction bills the first provider lookup of a record action and serves repeats from the
 // session's cache for free.
-func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capability, act *providers.Action, rec *session.Record) error {
+func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capability, act *providers.Action, sess *session.Session, rec *session.Record) error {
 	ctx := c.UserContext()
 	if err := s.admit(p, cp, false); err != nil {
 		return err
@@ -393,82 +378,53 @@ func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 	if body, ok, err := s.sessions.Detail(ctx, p.Tenant.ID, rec.ID, act.Name); err != nil {
 		return storeError(err)
 	} else if ok {
-		var d providers.Detail
-		if err := unmarshalExact(body, &d); err == nil {
+		var d cachedDetail
+		if err := json.Unmarshal(body, &d); err == nil && len(d.Detail) > 0 {
 			cached := true
-			ch, err := s.reserve(ctx, p, cp, act.Name, 0)
-			if err != nil {
-				return err
-			}
-			if _, err := ch.settle(ctx, requestID(c), 0); err != nil {
-				return err
-			}
-			return s.respondDetail(c, p, cp, rec, act.Name, &d, &cached, 0)
+			return s.bill(c, p, billedFor(cp, act.Name, 0), func(context.Context) (*outcome, error) {
+				return detailOutcome(rec, act.Name, d.Detail, d.Links, &cached, 0, nil), nil
+			})
 		}
 	}
 	if err := s.admit(p, cp, true); err != nil {
 		return err
 	}
-	var q providers.Request
-	if sess, err := s.sessions.Get(ctx, p.Tenant.ID, p.Key.Mode, rec.SearchID); err == nil {
-		q, _ = storedQuery(sess)
-	}
-	ch, err := s.reserve(ctx, p, cp, act.Name, act.Credits)
-	if err != nil {
-		return err
-	}
-	d, err := s.runAction(ctx, p, cp, act, rec, q)
-	if err != nil {
-		ch.refund(ctx)
-		return err
-	}
-	credits := act.Credits
-	if d.Credits != nil {
-		credits = *d.Credits
-	}
-	if b, err := json.Marshal(d); err == nil {
-		if err := s.sessions.PutDetail(ctx, rec, act.Name, string(b)); err != nil {
-			s.log.Warn("detail cache write failed", "record", rec.ID, "err", err)
+	q, _ := storedQuery(sess)
+	return s.bill(c, p, billedFor(cp, act.Name, act.Credits), func(ctx context.Context) (*outcome, error) {
+		pr, err := providerRecord(rec)
+		if err != nil {
+			return nil, err
 		}
-	}
-	charged, err := ch.settle(ctx, requestID(c), credits)
-	if err != nil {
-		return err
-	}
-	cached := false
-	return s.respondDetail(c, p, cp, rec, act.Name, d, &cached, charged)
+		d, err := act.Run(ctx, s.newCall(cp, q, nil, p), pr)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			return nil, &Error{Code: providers.CodeProviderError, Message: "the upstream returned no detail"}
+		}
+		credits := act.Credits
+		if d.Credits != nil {
+			credits = *d.Credits
+		}
+		sd, err := renderDetail(act.Name, d)
+		if err != nil {
+			return nil, err
+		}
+		body, _ := json.Marshal(cachedDetail{Detail: sd.Detail, Links: sd.Links})
+		cached := false
+		return detailOutcome(rec, act.Name, sd.Detail, sd.Links, &cached, credits,
+			[]tenants.Write{s.sessions.PutDetail(sess, rec, act.Name, body)}), nil
+	})
 }
 
-func (s *Server) runAction(ctx context.Context, p *Principal, cp *providers.Capability, act *providers.Action, rec *session.Record, q providers.Request) (d *providers.Detail, err error) {
-	ctx, cancel := context.WithTimeout(ctx, cp.Deadline)
-	defer cancel()
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("record action panic", "capability", cp.ID, "action", act.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			d, err = nil, &Error{Code: providers.CodeInternal, Message: "an internal error occurred; it has been logged"}
-		}
-	}()
-	pr, err := providerRecord(rec)
-	if err != nil {
-		return nil, err
-	}
-	d, err = act.Run(ctx, s.newCall(cp, q, nil, p), pr)
-	if err != nil {
-		return nil, s.adapterError(ctx, cp, err)
-	}
-	if d == nil {
-		return nil, &Error{Code: providers.CodeProviderError, Message: "the upstream returned no detail"}
-	}
-	return d, nil
-}
-
-// providerRecord rebuilds the adapter's view of a stored record.
+// providerRecord rebuilds the adapter's view of a stored record (only record actions that call
+// a provider need it).
 func providerRecord(rec *session.Record) (*providers.Record, error) {
 	var body map[string]any
 	if err := unmarshalExact(rec.Body, &body); err != nil || body == nil {
 		return nil, &Error{Code: providers.CodeSessionExpired, Message: "the cached record detail is no longer available; run the search again"}
 	}
-	r := &providers.Record{Fields: map[string]any{}}
+	r := &providers.Record{Fields: map[string]any{}, Actions: rec.Actions}
 	for k, v := range body {
 		switch k {
 		case "record_id":
@@ -482,35 +438,27 @@ func providerRecord(rec *session.Record) (*providers.Record, error) {
 			r.Fields[k] = v
 		}
 	}
-	if rec.Ref != "" {
-		r.Ref = json.RawMessage(rec.Ref)
+	if len(rec.Ref) > 0 {
+		r.Ref = rec.Ref
 	}
-	if rec.Stored != "" {
-		_ = unmarshalExact(rec.Stored, &r.Stored)
+	if len(rec.Stored) > 0 {
+		r.Stored = map[string]*providers.Detail{}
+		for _, sd := range rec.Stored {
+			d := &providers.Detail{}
+			if err := unmarshalExact(sd.Detail, &d.Body); err != nil {
+				continue
+			}
+			_ = json.Unmarshal(sd.Links, &d.Links)
+			r.Stored[sd.Action] = d
+		}
 	}
 	return r, nil
 }
 
-func (s *Server) respondDetail(c *fiber.Ctx, p *Principal, cp *providers.Capability, rec *session.Record, action string, d *providers.Detail, cached *bool, charged int64) error {
-	bal, err := s.balance(c.UserContext(), p)
-	if err != nil {
-		return err
-	}
-	body, err := json.Marshal(d.Body)
-	if err != nil {
-		return &Error{Code: providers.CodeInternal, Message: "the detail could not be encoded", Cause: err}
-	}
-	links := d.Links
-	if links == nil {
-		links = []providers.Link{}
-	}
-	return c.JSON(recordFollowUpResponse{RecordID: rec.ID, Action: action, Detail: body, Links: links, Cached: cached, ChargedCredits: charged, Balance: bal})
-}
-
-// unmarshalExact decodes stored JSON keeping numbers as json.Number, so a detail or record read
-// back from the session answers exactly what the adapter stored (no float64 rounding).
-func unmarshalExact(data string, v any) error {
-	dec := json.NewDecoder(strings.NewReader(data))
+// unmarshalExact decodes stored JSON keeping numbers as json.Number, so a record read back from
+// the session answers exactly what the adapter stored (no float64 rounding).
+func unmarshalExact(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	return dec.Decode(v)
 }

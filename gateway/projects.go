@@ -258,11 +258,11 @@ func (s *Server) addItem(c *fiber.Ctx, p *Principal, body providers.Request) (in
 	ctx := c.UserContext()
 	item := &tenants.ProjectItem{ProjectID: c.Params("project_id"), TenantID: p.Tenant.ID, Kind: body.Str("kind"), Note: body.Str("note")}
 	if item.Kind == "record" {
-		rec, err := s.sessions.Record(ctx, p.Tenant.ID, p.Key.Mode, body.Str("record_id"))
+		sess, rec, err := s.sessions.Record(ctx, p.Tenant.ID, p.Key.Mode, body.Str("record_id"))
 		if err != nil {
 			return 0, nil, sessionError(err, "record")
 		}
-		item.RecordID, item.Capability, item.Snapshot = rec.ID, rec.Capability, rec.Body
+		item.RecordID, item.Capability, item.Snapshot = rec.ID, sess.Capability, string(rec.Body)
 	}
 	if err := s.store.AddItem(ctx, p.Plan, item); err != nil {
 		return 0, nil, projectStoreError(err, "project")

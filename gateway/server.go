@@ -12,7 +12,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
 )
@@ -27,10 +26,13 @@ const (
 
 // Options are the server's dependencies.
 type Options struct {
+	// DB is checked by readiness (reachable, migrations current).
 	DB           *tenants.DB
+	Accounts     Accounts
+	Meter        Meter
+	Sessions     Searches
 	Client       *providers.Client
 	Capabilities []*providers.Capability
-	Sessions     *session.Store
 	Limiter      RateLimiter
 	Logger       *slog.Logger
 	Registry     *prometheus.Registry
@@ -48,14 +50,15 @@ type Options struct {
 // Server is the gateway.
 type Server struct {
 	opts     Options
-	store    *tenants.Store
+	store    Accounts
+	meter    Meter
 	log      *slog.Logger
 	auth     *authCache
 	metrics  *metrics
 	app      *fiber.App
 	caps     map[string]*providers.Capability
 	order    []*providers.Capability
-	sessions *session.Store
+	sessions Searches
 
 	// Other surfaces (sharpen, projects) add their paths and schemas to the OpenAPI document.
 	extraPaths   map[string]any
@@ -87,7 +90,8 @@ func New(opts Options) *Server {
 	}
 	s := &Server{
 		opts:    opts,
-		store:   tenants.NewStore(opts.DB),
+		store:   opts.Accounts,
+		meter:   opts.Meter,
 		log:     opts.Logger,
 		metrics: newMetrics(opts.Registry),
 	}
@@ -132,9 +136,6 @@ func (s *Server) Listen(ctx context.Context, addr string) error {
 
 // ForgetKeys drops cached key lookups so a revocation or plan change on this instance applies at once.
 func (s *Server) ForgetKeys() { s.auth.forget() }
-
-// Store is the accounts store.
-func (s *Server) Store() *tenants.Store { return s.store }
 
 // RunMaintenance sweeps expired sessions and durable request ids every interval until ctx ends.
 func (s *Server) RunMaintenance(ctx context.Context, every time.Duration) {

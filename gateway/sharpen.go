@@ -230,63 +230,53 @@ func (s *Server) sharpen(c *fiber.Ctx) error {
 	if tier == reviewers.TierUltra2x {
 		perReview = TierCredits[tier] / 2
 	}
-	ctx := c.UserContext()
-	ch, err := s.reserveCredits(ctx, p, "sharpen", tier, perReview*len(route.Reviewers), false)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, SharpenDeadline)
-	defer cancel()
 	prompt := sharpenPrompt(req)
-	results := make([]*sharpenReview, len(route.Reviewers))
-	errs := make([]error, len(route.Reviewers))
-	var wg sync.WaitGroup
-	for i, fam := range route.Reviewers {
-		candidates := []string{fam}
-		if len(route.Reviewers) == 1 {
-			candidates = append(candidates, route.Fallbacks...)
+	b := billed{capability: "sharpen", action: tier, credits: perReview * len(route.Reviewers), deadline: SharpenDeadline}
+	return s.bill(c, p, b, func(ctx context.Context) (*outcome, error) {
+		results := make([]*sharpenReview, len(route.Reviewers))
+		errs := make([]error, len(route.Reviewers))
+		var wg sync.WaitGroup
+		for i, fam := range route.Reviewers {
+			candidates := []string{fam}
+			if len(route.Reviewers) == 1 {
+				candidates = append(candidates, route.Fallbacks...)
+			}
+			wg.Add(1)
+			go func(i int, candidates []string) {
+				defer wg.Done()
+				results[i], errs[i] = s.review(ctx, p.Mode(), tier, candidates, prompt)
+			}(i, candidates)
 		}
-		wg.Add(1)
-		go func(i int, candidates []string) {
-			defer wg.Done()
-			results[i], errs[i] = s.review(ctx, p.Mode(), tier, candidates, prompt)
-		}(i, candidates)
-	}
-	wg.Wait()
-	out := sharpenResponse{Tier: tier, Stage: stage, Instruction: sharpenInstruction, RoutingNote: route.Note, Reviews: []sharpenReview{}}
-	var firstErr error
-	for i, r := range results {
-		if r != nil {
-			out.Reviews = append(out.Reviews, *r)
-		} else if firstErr == nil {
-			firstErr = errs[i]
+		wg.Wait()
+		out := sharpenResponse{Tier: tier, Stage: stage, Instruction: sharpenInstruction, RoutingNote: route.Note, Reviews: []sharpenReview{}}
+		var firstErr error
+		for i, r := range results {
+			if r != nil {
+				out.Reviews = append(out.Reviews, *r)
+			} else if firstErr == nil {
+				firstErr = errs[i]
+			}
 		}
-	}
-	if len(out.Reviews) == 0 {
-		ch.refund(ctx)
-		if e, ok := providers.AsError(firstErr); ok {
-			return e
+		if len(out.Reviews) == 0 {
+			if e, ok := providers.AsError(firstErr); ok {
+				return nil, e
+			}
+			return nil, &Error{Code: providers.CodeSharpenNoReviewer, Message: "no reviewer answered", Cause: firstErr}
 		}
-		return &Error{Code: providers.CodeSharpenNoReviewer, Message: "no reviewer answered", Cause: firstErr}
-	}
-	out.Partial = tier == reviewers.TierUltra2x && len(out.Reviews) < 2
-	if out.Partial && firstErr != nil {
-		s.log.Warn("sharpen reviewer failed", "request_id", requestID(c), "err", firstErr)
-		note := "one of the two reviewers failed; the answer holds the review that came back"
-		if out.RoutingNote != "" {
-			note = out.RoutingNote + "; " + note
+		out.Partial = tier == reviewers.TierUltra2x && len(out.Reviews) < 2
+		if out.Partial && firstErr != nil {
+			s.log.Warn("sharpen reviewer failed", "request_id", requestID(c), "err", firstErr)
+			note := "one of the two reviewers failed; the answer holds the review that came back"
+			if out.RoutingNote != "" {
+				note = out.RoutingNote + "; " + note
+			}
+			out.RoutingNote = note
 		}
-		out.RoutingNote = note
-	}
-	charged, err := ch.settle(ctx, requestID(c), perReview*len(out.Reviews))
-	if err != nil {
-		return err
-	}
-	out.ChargedCredits = charged
-	if out.Balance, err = s.balance(ctx, p); err != nil {
-		return err
-	}
-	return c.JSON(out)
+		return &outcome{credits: perReview * len(out.Reviews), render: func(c *fiber.Ctx, charged int64, bal balanceJSON) error {
+			out.ChargedCredits, out.Balance = charged, bal
+			return c.JSON(out)
+		}}, nil
+	})
 }
 
 // review asks the candidates in order until one answers.

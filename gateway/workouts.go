@@ -9,7 +9,11 @@ import (
 )
 
 // workoutSaver lets fitness.exercises save demonstrations to the calling tenant.
-type workoutSaver struct{ store *tenants.Store }
+type workoutSaver struct {
+	store interface {
+		SaveWorkout(ctx context.Context, w *tenants.Workout) (*tenants.Workout, error)
+	}
+}
 
 var _ providers.Workouts = workoutSaver{}
 

@@ -114,107 +114,16 @@ func (s *Store) Balance(ctx context.Context, t *Tenant, plan *Plan, mode string)
 	return Balance{Used: used, Cap: plan.CreditCap, PeriodEnd: end}, err
 }
 
-// Reservation holds credits taken before an upstream call, to be settled or refunded.
+// Reservation holds credits a call took from its instance's lease before its upstream work,
+// until the Meter settles or refunds it.
 type Reservation struct {
 	TenantID    string
 	Mode        string
 	PeriodStart time.Time
 	Amount      int64
 	Cap         int64
+	lease       *lease
 	done        bool
-}
-
-// Reserve takes n credits of the current period with one conditional update that fails when
-// used + n would exceed the cap, so concurrent calls can never push used over it. A reservation
-// of 0 always succeeds and writes nothing.
-func (s *Store) Reserve(ctx context.Context, t *Tenant, plan *Plan, mode string, n int64) (*Reservation, error) {
-	start, _, err := s.currentPeriod(ctx, s.DB.DB, t, mode, Now())
-	if err != nil {
-		return nil, err
-	}
-	r := &Reservation{TenantID: t.ID, Mode: mode, PeriodStart: start, Amount: n, Cap: plan.CreditCap}
-	if n <= 0 {
-		r.Amount = 0
-		return r, nil
-	}
-	res, err := s.DB.NewUpdate().Table("credit_periods").
-		Set("used = used + ?", n).
-		Where("tenant_id = ? AND mode = ? AND period_start = ?", t.ID, mode, start).
-		Where("used + ? <= ?", n, plan.CreditCap).
-		Exec(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if c, _ := res.RowsAffected(); c == 0 {
-		return nil, ErrCreditsExhausted
-	}
-	return r, nil
-}
-
-// Settle turns a reservation into the actual charge and writes its ledger entry in the same
-// transaction. A charge above the reservation takes only what the cap still allows; the amount
-// charged is returned.
-func (s *Store) Settle(ctx context.Context, r *Reservation, actual int64, e LedgerEntry) (int64, error) {
-	if r.done {
-		return 0, errors.New("reservation already settled")
-	}
-	if actual < 0 {
-		actual = 0
-	}
-	var charged int64
-	err := s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		charged = actual
-		if actual > r.Amount {
-			var used int64
-			q := tx.NewSelect().Table("credit_periods").Column("used").
-				Where("tenant_id = ? AND mode = ? AND period_start = ?", r.TenantID, r.Mode, r.PeriodStart)
-			if s.DB.Kind == Postgres {
-				q = q.For("UPDATE")
-			}
-			if err := q.Scan(ctx, &used); err != nil {
-				return err
-			}
-			room := r.Cap - used
-			if room < 0 {
-				room = 0
-			}
-			if actual-r.Amount > room {
-				charged = r.Amount + room
-			}
-		}
-		if delta := charged - r.Amount; delta != 0 {
-			if _, err := tx.NewUpdate().Table("credit_periods").Set("used = used + ?", delta).
-				Where("tenant_id = ? AND mode = ? AND period_start = ?", r.TenantID, r.Mode, r.PeriodStart).
-				Exec(ctx); err != nil {
-				return err
-			}
-		}
-		e.TenantID, e.Mode, e.PeriodStart, e.Credits = r.TenantID, r.Mode, r.PeriodStart, charged
-		if e.CreatedAt.IsZero() {
-			e.CreatedAt = Now()
-		}
-		_, err := tx.NewInsert().Model(&e).Exec(ctx)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	r.done = true
-	return charged, nil
-}
-
-// Refund gives a reservation back after a failed call.
-func (s *Store) Refund(ctx context.Context, r *Reservation) error {
-	if r.done || r.Amount == 0 {
-		r.done = true
-		return nil
-	}
-	_, err := s.DB.NewUpdate().Table("credit_periods").Set("used = used - ?", r.Amount).
-		Where("tenant_id = ? AND mode = ? AND period_start = ?", r.TenantID, r.Mode, r.PeriodStart).Exec(ctx)
-	if err == nil {
-		r.done = true
-	}
-	return err
 }
 
 // LedgerSum is the sum of ledger credits of a tenant's period (the invariant's other side).

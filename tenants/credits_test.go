@@ -32,13 +32,15 @@ func TestConcurrentChargesNeverExceedCap(t *testing.T) {
 	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
 		ctx := context.Background()
 		s := tenants.NewStore(db)
+		m := tenants.NewMeter(db, tenants.MeterOptions{})
+		defer m.Close()
 		tn, plan := newTenant(t, s, "free")
 		// Use up all but 50 of the cap with settled charges.
-		pre, err := s.Reserve(ctx, tn, plan, tenants.ModeLive, plan.CreditCap-50)
+		pre, err := m.Reserve(ctx, tn, plan, tenants.ModeLive, plan.CreditCap-50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Settle(ctx, pre, plan.CreditCap-50, tenants.LedgerEntry{RequestID: "req_pre", Capability: "web.search", Action: "execute"}); err != nil {
+		if _, _, err := m.Settle(ctx, pre, plan.CreditCap-50, tenants.LedgerEntry{RequestID: "req_pre", Capability: "web.search", Action: "execute"}); err != nil {
 			t.Fatal(err)
 		}
 		var ok, exhausted, other atomic.Int64
@@ -47,7 +49,7 @@ func TestConcurrentChargesNeverExceedCap(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r, err := s.Reserve(ctx, tn, plan, tenants.ModeLive, 1)
+				r, err := m.Reserve(ctx, tn, plan, tenants.ModeLive, 1)
 				switch {
 				case errors.Is(err, tenants.ErrCreditsExhausted):
 					exhausted.Add(1)
@@ -57,7 +59,7 @@ func TestConcurrentChargesNeverExceedCap(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if _, err := s.Settle(ctx, r, 1, tenants.LedgerEntry{RequestID: "req_c", Capability: "web.search", Action: "execute"}); err != nil {
+				if _, _, err := m.Settle(ctx, r, 1, tenants.LedgerEntry{RequestID: "req_c", Capability: "web.search", Action: "execute"}); err != nil {
 					other.Add(1)
 					t.Error(err)
 					return
@@ -91,6 +93,8 @@ func TestSettleRefundAndClamp(t *testing.T) {
 	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
 		ctx := context.Background()
 		s := tenants.NewStore(db)
+		m := tenants.NewMeter(db, tenants.MeterOptions{})
+		defer m.Close()
 		tn, plan := newTenant(t, s, "free")
 		bal := func() int64 {
 			t.Helper()
@@ -100,45 +104,54 @@ func TestSettleRefundAndClamp(t *testing.T) {
 			}
 			return b.Used
 		}
-		// Refund gives the reservation back.
-		r, err := s.Reserve(ctx, tn, plan, tenants.ModeLive, 10)
+		// A reservation holds its credits: nothing else can take them until it is refunded. Used
+		// counts settled credits only, so a call that never settles never shows in used.
+		r, err := m.Reserve(ctx, tn, plan, tenants.ModeLive, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := bal(); got != 10 {
+		if _, err := m.Reserve(ctx, tn, plan, tenants.ModeLive, plan.CreditCap-9); !errors.Is(err, tenants.ErrCreditsExhausted) {
+			t.Fatalf("reserve beside a held reservation: %v", err)
+		}
+		if got := bal(); got != 0 {
 			t.Fatalf("after reserve used %d", got)
 		}
-		if err := s.Refund(ctx, r); err != nil {
+		if err := m.Refund(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 		if got := bal(); got != 0 {
 			t.Fatalf("after refund used %d", got)
 		}
+		if r2, err := m.Reserve(ctx, tn, plan, tenants.ModeLive, plan.CreditCap); err != nil {
+			t.Fatalf("the refunded credits are free again: %v", err)
+		} else {
+			_ = m.Refund(ctx, r2)
+		}
 		// Settling lower than reserved gives the difference back.
-		r, _ = s.Reserve(ctx, tn, plan, tenants.ModeLive, 10)
-		if c, err := s.Settle(ctx, r, 4, tenants.LedgerEntry{RequestID: "a", Capability: "x", Action: "execute"}); err != nil || c != 4 {
+		r, _ = m.Reserve(ctx, tn, plan, tenants.ModeLive, 10)
+		if c, _, err := m.Settle(ctx, r, 4, tenants.LedgerEntry{RequestID: "a", Capability: "x", Action: "execute"}); err != nil || c != 4 {
 			t.Fatalf("settle: %d %v", c, err)
 		}
 		if got := bal(); got != 4 {
 			t.Fatalf("used %d, want 4", got)
 		}
 		// Settling above the reservation is clamped at the cap.
-		r, _ = s.Reserve(ctx, tn, plan, tenants.ModeLive, 1)
-		c, err := s.Settle(ctx, r, plan.CreditCap*2, tenants.LedgerEntry{RequestID: "b", Capability: "x", Action: "execute"})
+		r, _ = m.Reserve(ctx, tn, plan, tenants.ModeLive, 1)
+		c, _, err := m.Settle(ctx, r, plan.CreditCap*2, tenants.LedgerEntry{RequestID: "b", Capability: "x", Action: "execute"})
 		if err != nil || c != plan.CreditCap-4 {
 			t.Fatalf("clamped settle charged %d (%v), want %d", c, err, plan.CreditCap-4)
 		}
 		if got := bal(); got != plan.CreditCap {
 			t.Fatalf("used %d, want cap", got)
 		}
-		if _, err := s.Reserve(ctx, tn, plan, tenants.ModeLive, 1); !errors.Is(err, tenants.ErrCreditsExhausted) {
+		if _, err := m.Reserve(ctx, tn, plan, tenants.ModeLive, 1); !errors.Is(err, tenants.ErrCreditsExhausted) {
 			t.Fatalf("reserve over cap: %v", err)
 		}
 		// Zero-cost calls still go through, and test mode has its own balance.
-		if _, err := s.Reserve(ctx, tn, plan, tenants.ModeLive, 0); err != nil {
+		if _, err := m.Reserve(ctx, tn, plan, tenants.ModeLive, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Reserve(ctx, tn, plan, tenants.ModeTest, 5); err != nil {
+		if _, err := m.Reserve(ctx, tn, plan, tenants.ModeTest, 5); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -18,14 +18,17 @@ import (
 // Config is the whole configuration, read from the environment (one typed table; the README
 // documents every entry). Secrets also accept NAME_FILE, the path of a file holding the value.
 type Config struct {
-	Addr         string
-	DatabaseURL  string
-	DataDir      string
-	RedisURL     string
-	PublicURL    string
-	MasterKey    []byte
-	Contact      string
-	SessionTTL   time.Duration
+	Addr        string
+	DatabaseURL string
+	DataDir     string
+	RedisURL    string
+	PublicURL   string
+	MasterKey   []byte
+	Contact     string
+	SessionTTL  time.Duration
+	// LeaseTTL: how long a stopped instance's credit lease holds credits before any instance
+	// returns them to the period (GATEWAY_LEASE_TTL, default 60s).
+	LeaseTTL     time.Duration
 	LogLevel     slog.Level
 	LogFormat    string
 	CacheMB      int
@@ -76,6 +79,10 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	ttl := or(env("SESSION_TTL"), "24h")
 	if c.SessionTTL, err = time.ParseDuration(ttl); err != nil || c.SessionTTL < time.Second {
 		return nil, fmt.Errorf("SESSION_TTL %q: want a Go duration of at least 1s, such as 24h", ttl)
+	}
+	lt := or(env("GATEWAY_LEASE_TTL"), "60s")
+	if c.LeaseTTL, err = time.ParseDuration(lt); err != nil || c.LeaseTTL < time.Second || c.LeaseTTL > time.Hour {
+		return nil, fmt.Errorf("GATEWAY_LEASE_TTL %q: want a Go duration from 1s to 1h, such as 60s", lt)
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(or(env("LOG_LEVEL"), "info"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL: %w", err)

@@ -152,7 +152,16 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	}
 	defer sessions.Close()
 
-	opts := gateway.Options{DB: db, Client: client, Capabilities: registry.Capabilities(), Sessions: sessions,
+	store := tenants.NewStore(db)
+	meter := tenants.NewMeter(db, tenants.MeterOptions{LeaseTTL: cfg.LeaseTTL, Logger: log})
+	// Leases go back to their periods once the server has stopped answering.
+	defer meter.Close()
+	if n, err := meter.Reconcile(ctx); err != nil {
+		log.Warn("lease reconciliation failed", "err", err)
+	} else if n > 0 {
+		log.Info("returned the expired credit leases of stopped instances", "leases", n)
+	}
+	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, Capabilities: registry.Capabilities(),
 		Logger: log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		SharpenModels: cfg.SharpenModels}
 	if cfg.RedisURL != "" {
@@ -178,14 +187,14 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	for _, p := range client.Providers() {
 		envSettings[p.ID] = providers.Setting{URL: cfg.ProviderURLs[p.ID], Key: cfg.ProviderKeys[p.ID]}
 	}
-	cons := console.New(console.Options{Store: srv.Store(), Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
+	cons := console.New(console.Options{Store: store, Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
 		Logger: log, Env: envSettings, AccessChanged: srv.ForgetKeys})
 	cons.Mount(srv.App())
 	// Provider settings saved in the console apply now and are re-read every 5 s, so every
 	// instance follows an admin's change.
 	go cons.SyncProviders(ctx, 5*time.Second)
 	// Instances starting together on one database bootstrap once.
-	if err := db.Exclusive(ctx, func(ctx context.Context) error { return bootstrap(ctx, srv.Store(), cfg, stdout) }); err != nil {
+	if err := db.Exclusive(ctx, func(ctx context.Context) error { return bootstrap(ctx, store, cfg, stdout) }); err != nil {
 		return err
 	}
 	go srv.RunMaintenance(ctx, time.Minute)

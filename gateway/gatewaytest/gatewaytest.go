@@ -45,6 +45,7 @@ type Env struct {
 	tb       testing.TB
 	DB       *tenants.DB
 	Store    *tenants.Store
+	Meter    *tenants.Meter
 	Server   *gateway.Server
 	Client   *providers.Client
 	Sessions *session.Store
@@ -95,9 +96,12 @@ func New(tb testing.TB, o Options) *Env {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { sessions.Close() })
-	srv := gateway.New(gateway.Options{DB: o.DB, Client: client, Capabilities: o.Capabilities, Sessions: sessions,
-		Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: quietLogger(tb)})
-	e := &Env{tb: tb, DB: o.DB, Store: srv.Store(), Server: srv, Client: client, Sessions: sessions}
+	store := tenants.NewStore(o.DB)
+	meter := tenants.NewMeter(o.DB, tenants.MeterOptions{Logger: quietLogger(tb)})
+	tb.Cleanup(meter.Close)
+	srv := gateway.New(gateway.Options{DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
+		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: quietLogger(tb)})
+	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions}
 	e.Tenant, e.LiveKey, e.TestKey = e.NewTenant(o.Plan)
 	e.contract = loadContract(tb, e)
 	return e

@@ -1,7 +1,11 @@
-// Package session stores search sessions and their records: the database is the truth shared by
-// every instance, bigcache the per-instance edge cache. Records outlive their retention as
-// tombstones (payload blanked) for a grace period, so an expired id answers 410 session_expired
-// while an id that never existed, or belongs to another tenant, answers as unknown.
+// Package session stores search sessions: one database row per session, its records encoded
+// together with it (see codec.go), and bigcache as the per-instance hot tier. A record id is
+// the session's record key plus the record's sequence number, so it leads to its session with
+// no lookup of its own. Writes are not executed here: Create, Advance and PutDetail return a
+// tenants.Write that the group-commit writer applies in the same transaction as the call's
+// ledger row. Expired sessions stay as tombstones (data blanked) for a grace period, so an
+// expired id answers 410 session_expired while an id that never existed, or belongs to
+// another tenant, answers as unknown.
 package session
 
 import (
@@ -29,47 +33,74 @@ var (
 // TombstoneGrace is how long expired ids keep answering 410 before they are forgotten.
 const TombstoneGrace = 7 * 24 * time.Hour
 
-// Session is one search: its stored query and paging position.
+// keyLen is the length of a session's record key: the first characters of its random id part.
+const keyLen = 12
+
+// Session is one search: its stored query, paging position and every record it has shown or
+// holds (index = the record's sequence number).
 type Session struct {
-	bun.BaseModel `bun:"table:search_sessions"`
-
-	ID          string          `bun:"id,pk" json:"id"`
-	TenantID    string          `bun:"tenant_id" json:"tenant_id"`
-	Mode        string          `bun:"mode" json:"mode"`
-	Capability  string          `bun:"capability" json:"capability"`
-	Query       json.RawMessage `bun:"query,type:text" json:"query"`
-	NextState   string          `bun:"next_state" json:"next_state"`
-	HasMore     bool            `bun:"has_more" json:"has_more"`
-	Generation  int             `bun:"generation" json:"generation"`
-	LocalOffset int             `bun:"local_offset" json:"local_offset"`
-	LocalTotal  int             `bun:"local_total" json:"local_total"`
-	Filters     json.RawMessage `bun:"filters,type:text" json:"filters"`
-	Notes       json.RawMessage `bun:"notes,type:text" json:"notes"`
-	Version     int             `bun:"version" json:"version"`
-	CreatedAt   time.Time       `bun:"created_at" json:"created_at"`
-	UpdatedAt   time.Time       `bun:"updated_at" json:"updated_at"`
-	ExpiresAt   time.Time       `bun:"expires_at" json:"expires_at"`
+	ID          string
+	TenantID    string
+	Mode        string
+	Capability  string
+	Query       json.RawMessage
+	NextState   string
+	HasMore     bool
+	Generation  int
+	LocalOffset int
+	LocalTotal  int
+	Filters     json.RawMessage
+	Notes       json.RawMessage
+	Version     int
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+	Records     []*Record
 }
 
-// Record is one stored result with what its record actions need.
+// Record is one stored result, rendered once: Body is the record as shown (record_id included).
 type Record struct {
-	bun.BaseModel `bun:"table:session_records"`
-
-	ID         string    `bun:"id,pk" json:"id"`
-	SearchID   string    `bun:"search_id" json:"search_id"`
-	TenantID   string    `bun:"tenant_id" json:"tenant_id"`
-	Mode       string    `bun:"mode" json:"mode"`
-	Capability string    `bun:"capability" json:"capability"`
-	Generation int       `bun:"generation" json:"generation"`
-	Position   int       `bun:"position" json:"position"`
-	Body       string    `bun:"body" json:"body"`       // the record as shown, with record_id
-	Ref        string    `bun:"ref" json:"ref"`         // provider reference, never shown
-	Stored     string    `bun:"stored" json:"stored"`   // details stored at search time, by action
-	Actions    string    `bun:"actions" json:"actions"` // record-specific actions, "" for all
-	ExpiresAt  time.Time `bun:"expires_at" json:"expires_at"`
+	ID         string
+	Generation int
+	Position   int
+	Body       json.RawMessage
+	Ref        json.RawMessage // provider reference, never shown
+	Stored     []StoredDetail  // details captured at search time
+	Actions    []string        // record-specific actions, nil for all
 }
 
-// Detail is a cached record-action answer.
+// StoredDetail is a record-action answer captured at search time, rendered once.
+type StoredDetail struct {
+	Action string
+	Detail json.RawMessage
+	Links  json.RawMessage
+}
+
+// StoredDetail returns the stored answer of an action.
+func (r *Record) StoredDetail(action string) (*StoredDetail, bool) {
+	for i := range r.Stored {
+		if r.Stored[i].Action == action {
+			return &r.Stored[i], true
+		}
+	}
+	return nil, false
+}
+
+// row is the database form of a session.
+type row struct {
+	bun.BaseModel `bun:"table:searches"`
+
+	ID         string    `bun:"id,pk"`
+	RecordKey  string    `bun:"record_key"`
+	TenantID   string    `bun:"tenant_id"`
+	Mode       string    `bun:"mode"`
+	Capability string    `bun:"capability"`
+	Version    int       `bun:"version"`
+	CreatedAt  time.Time `bun:"created_at"`
+	ExpiresAt  time.Time `bun:"expires_at"`
+	Data       []byte    `bun:"data"`
+}
+
+// Detail is a cached record-action answer (a billed lookup served again for free).
 type Detail struct {
 	bun.BaseModel `bun:"table:record_details"`
 
@@ -115,65 +146,173 @@ func (s *Store) Now() time.Time { return s.now() }
 // Close releases the cache.
 func (s *Store) Close() error { return s.cache.Close() }
 
-func (s *Store) cachePut(key string, v any) {
-	if b, err := json.Marshal(v); err == nil {
-		_ = s.cache.Set(key, b)
-	}
+// New starts a session with a fresh id.
+func (s *Store) New(tenantID, mode, capability string, query json.RawMessage) *Session {
+	return &Session{ID: "srch_" + tenants.RandomString(16), TenantID: tenantID, Mode: mode, Capability: capability, Query: query}
 }
 
-func (s *Store) cacheGet(key string, v any) bool {
-	b, err := s.cache.Get(key)
-	if err != nil {
-		return false
-	}
-	return json.Unmarshal(b, v) == nil
+// Add appends a record to the session and gives it its id.
+func (sess *Session) Add(r *Record) {
+	r.ID = recordID(sess.ID, len(sess.Records))
+	sess.Records = append(sess.Records, r)
 }
 
-// NewSessionID and NewRecordID are crypto/rand ids of the spec's patterns.
-func NewSessionID() string { return "srch_" + tenants.RandomString(16) }
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// NewRecordID makes a record id.
-func NewRecordID() string { return "rec_" + tenants.RandomString(16) }
+// recordID is "rec_" + the session's record key + the sequence number in 4 base62 digits.
+func recordID(searchID string, seq int) string {
+	var b [4 + keyLen + 4]byte
+	copy(b[:], "rec_")
+	copy(b[4:], searchID[5:5+keyLen])
+	for i := len(b) - 1; i >= 4+keyLen; i-- {
+		b[i] = base62[seq%62]
+		seq /= 62
+	}
+	return string(b[:])
+}
 
-// Create stores a new session with its first records.
-func (s *Store) Create(ctx context.Context, sess *Session, recs []*Record) error {
-	now := s.now()
-	sess.CreatedAt, sess.UpdatedAt, sess.ExpiresAt = now, now, now.Add(s.TTL)
-	s.prepareRecords(sess, recs)
-	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewInsert().Model(sess).Exec(ctx); err != nil {
-			return err
+// parseRecordID splits a record id into its session's record key and its sequence number.
+func parseRecordID(id string) (string, int, bool) {
+	if len(id) != 4+keyLen+4 || id[:4] != "rec_" {
+		return "", 0, false
+	}
+	seq := 0
+	for _, c := range []byte(id[4+keyLen:]) {
+		i := indexBase62(c)
+		if i < 0 {
+			return "", 0, false
 		}
-		return insertRecords(ctx, tx, recs)
-	})
+		seq = seq*62 + i
+	}
+	return id[4 : 4+keyLen], seq, true
+}
+
+func indexBase62(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'A' && c <= 'Z':
+		return int(c-'A') + 10
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 36
+	}
+	return -1
+}
+
+func recordKey(searchID string) (string, bool) {
+	if len(searchID) != 5+16 || searchID[:5] != "srch_" {
+		return "", false
+	}
+	return searchID[5 : 5+keyLen], true
+}
+
+// Held returns the records of the current generation at positions [from, from+n).
+func (sess *Session) Held(from, n int) []*Record {
+	var out []*Record
+	for _, r := range sess.Records {
+		if r.Generation == sess.Generation && r.Position >= from && r.Position < from+n {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// write is a session saved by the group-commit writer.
+type write struct {
+	s      *Store
+	sess   *Session
+	data   []byte
+	create bool
+	prev   int
+}
+
+func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
+	if w.create {
+		key, _ := recordKey(w.sess.ID)
+		r := &row{ID: w.sess.ID, RecordKey: key, TenantID: w.sess.TenantID, Mode: w.sess.Mode, Capability: w.sess.Capability,
+			Version: w.sess.Version, CreatedAt: w.sess.CreatedAt, ExpiresAt: w.sess.ExpiresAt, Data: w.data}
+		_, err := tx.NewInsert().Model(r).Exec(ctx)
+		return err
+	}
+	res, err := tx.NewUpdate().Table("searches").Set("data = ?", w.data).Set("version = ?", w.sess.Version).
+		Set("expires_at = ?", w.sess.ExpiresAt).Where("id = ? AND version = ?", w.sess.ID, w.prev).Exec(ctx)
 	if err != nil {
 		return err
 	}
-	s.cachePut("s:"+sess.ID, sess)
-	for _, r := range recs {
-		s.cachePut("r:"+r.ID, r)
+	if n, _ := res.RowsAffected(); n == 0 {
+		w.s.forget(w.sess.ID)
+		return tenants.Refuse(ErrConflict)
 	}
 	return nil
 }
 
-func (s *Store) prepareRecords(sess *Session, recs []*Record) {
-	exp := s.now().Add(s.TTL)
-	for _, r := range recs {
-		r.SearchID, r.TenantID, r.Mode, r.Capability, r.Generation, r.ExpiresAt = sess.ID, sess.TenantID, sess.Mode, sess.Capability, sess.Generation, exp
+func (w *write) Committed() {
+	if key, ok := recordKey(w.sess.ID); ok {
+		_ = w.s.cache.Set(key, w.data)
 	}
 }
 
-func insertRecords(ctx context.Context, db bun.IDB, recs []*Record) error {
-	const batch = 200
-	for i := 0; i < len(recs); i += batch {
-		j := i + batch
-		if j > len(recs) {
-			j = len(recs)
+// Create prepares a new session's write.
+func (s *Store) Create(sess *Session) tenants.Write {
+	now := s.now()
+	sess.CreatedAt, sess.ExpiresAt, sess.Version = now, now.Add(s.TTL), 0
+	return &write{s: s, sess: sess, data: encode(sess), create: true}
+}
+
+// Advance prepares the write of a session's new state; it commits only when nobody else changed
+// the session since it was read (its version), otherwise the call fails with ErrConflict.
+func (s *Store) Advance(sess *Session) tenants.Write {
+	prev := sess.Version
+	sess.Version++
+	sess.ExpiresAt = s.now().Add(s.TTL)
+	w := &write{s: s, sess: sess, data: encode(sess), prev: prev}
+	return w
+}
+
+func (s *Store) forget(id string) {
+	if key, ok := recordKey(id); ok {
+		_ = s.cache.Delete(key)
+	}
+}
+
+// load reads a session by record key: the edge cache first, then the database.
+func (s *Store) load(ctx context.Context, key string, fresh bool) (*Session, error) {
+	if !fresh {
+		if b, err := s.cache.Get(key); err == nil {
+			if sess, err := decode(b); err == nil {
+				return sess, nil
+			}
 		}
-		chunk := recs[i:j]
-		if _, err := db.NewInsert().Model(&chunk).Exec(ctx); err != nil {
-			return err
-		}
+	}
+	r := new(row)
+	err := s.db.NewSelect().Model(r).Where("record_key = ?", key).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Data) == 0 { // a tombstone
+		return &Session{ID: r.ID, TenantID: r.TenantID, Mode: r.Mode, Capability: r.Capability, Version: r.Version,
+			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil
+	}
+	sess, err := decode(r.Data)
+	if err != nil {
+		return nil, err
+	}
+	if s.now().Before(sess.ExpiresAt) {
+		_ = s.cache.Set(key, r.Data)
+	}
+	return sess, nil
+}
+
+// check applies tenant, mode and expiry to a loaded session.
+func (s *Store) check(sess *Session, tenantID, mode string) error {
+	if sess.TenantID != tenantID || sess.Mode != mode {
+		return ErrNotFound
+	}
+	if !s.now().Before(sess.ExpiresAt) {
+		return ErrExpired
 	}
 	return nil
 }
@@ -181,134 +320,86 @@ func insertRecords(ctx context.Context, db bun.IDB, recs []*Record) error {
 // Get loads a tenant's session made with a key of the given mode; a session of another tenant
 // or of the other mode (live or test) is not found.
 func (s *Store) Get(ctx context.Context, tenantID, mode, id string) (*Session, error) {
-	sess := new(Session)
-	if !s.cacheGet("s:"+id, sess) {
-		err := s.db.NewSelect().Model(sess).Where("id = ?", id).Scan(ctx)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, ErrNotFound
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if sess.TenantID != tenantID || sess.Mode != mode {
+	key, ok := recordKey(id)
+	if !ok {
 		return nil, ErrNotFound
 	}
-	if !s.now().Before(sess.ExpiresAt) {
-		return nil, ErrExpired
+	sess, err := s.load(ctx, key, false)
+	if err != nil {
+		return nil, err
+	}
+	if sess.ID != id {
+		return nil, ErrNotFound
+	}
+	if err := s.check(sess, tenantID, mode); err != nil {
+		return nil, err
 	}
 	return sess, nil
 }
 
-// Refresh reloads a session from the database (after a conflict).
-func (s *Store) Refresh(ctx context.Context, tenantID, mode, id string) (*Session, error) {
-	s.cache.Delete("s:" + id)
-	return s.Get(ctx, tenantID, mode, id)
-}
-
-// Advance saves a session's new paging state and appends records, only when nobody else
-// changed it since it was read (its version); otherwise ErrConflict and nothing is written.
-func (s *Store) Advance(ctx context.Context, sess *Session, recs []*Record) error {
-	prev := sess.Version
-	now := s.now()
-	sess.Version++
-	sess.UpdatedAt, sess.ExpiresAt = now, now.Add(s.TTL)
-	s.prepareRecords(sess, recs)
-	err := s.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewUpdate().Model(sess).WherePK().Where("version = ?", prev).
-			ExcludeColumn("id", "tenant_id", "mode", "capability", "created_at").Exec(ctx)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrConflict
-		}
-		return insertRecords(ctx, tx, recs)
-	})
+// Record loads a tenant's record of the given mode, with its session.
+func (s *Store) Record(ctx context.Context, tenantID, mode, id string) (*Session, *Record, error) {
+	key, seq, ok := parseRecordID(id)
+	if !ok {
+		return nil, nil, ErrNotFound
+	}
+	sess, err := s.load(ctx, key, false)
+	if err == nil && seq >= len(sess.Records) && s.now().Before(sess.ExpiresAt) {
+		sess, err = s.load(ctx, key, true) // added by another instance since this one cached it
+	}
 	if err != nil {
-		sess.Version = prev
-		if errors.Is(err, ErrConflict) {
-			s.cache.Delete("s:" + sess.ID)
-		}
-		return err
+		return nil, nil, err
 	}
-	s.cachePut("s:"+sess.ID, sess)
-	for _, r := range recs {
-		s.cachePut("r:"+r.ID, r)
+	if err := s.check(sess, tenantID, mode); err != nil {
+		return nil, nil, err
 	}
-	return nil
-}
-
-// Held returns the records of the current generation at positions [from, from+n).
-func (s *Store) Held(ctx context.Context, sess *Session, from, n int) ([]*Record, error) {
-	var recs []*Record
-	err := s.db.NewSelect().Model(&recs).
-		Where("search_id = ? AND generation = ? AND position >= ? AND position < ?", sess.ID, sess.Generation, from, from+n).
-		Order("position").Scan(ctx)
-	return recs, err
-}
-
-// Record loads a tenant's record of the given mode.
-func (s *Store) Record(ctx context.Context, tenantID, mode, id string) (*Record, error) {
-	r := new(Record)
-	if !s.cacheGet("r:"+id, r) {
-		err := s.db.NewSelect().Model(r).Where("id = ?", id).Scan(ctx)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, ErrNotFound
-		}
-		if err != nil {
-			return nil, err
-		}
-		if s.now().Before(r.ExpiresAt) {
-			s.cachePut("r:"+id, r)
-		}
+	if seq >= len(sess.Records) {
+		return nil, nil, ErrNotFound
 	}
-	if r.TenantID != tenantID || r.Mode != mode {
-		return nil, ErrNotFound
-	}
-	if !s.now().Before(r.ExpiresAt) {
-		return nil, ErrExpired
-	}
-	return r, nil
+	return sess, sess.Records[seq], nil
 }
 
 // Detail returns a cached record-action answer.
-func (s *Store) Detail(ctx context.Context, tenantID, recordID, action string) (string, bool, error) {
-	d := new(Detail)
+func (s *Store) Detail(ctx context.Context, tenantID, recordID, action string) ([]byte, bool, error) {
 	key := "d:" + recordID + ":" + action
-	if !s.cacheGet(key, d) {
-		err := s.db.NewSelect().Model(d).Where("record_id = ? AND action = ?", recordID, action).Scan(ctx)
-		if errors.Is(err, sql.ErrNoRows) {
-			return "", false, nil
-		}
-		if err != nil {
-			return "", false, err
-		}
-		s.cachePut(key, d)
+	if b, err := s.cache.Get(key); err == nil {
+		return b, true, nil
+	}
+	d := new(Detail)
+	err := s.db.NewSelect().Model(d).Where("record_id = ? AND action = ?", recordID, action).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
 	}
 	if d.TenantID != tenantID || !s.now().Before(d.ExpiresAt) {
-		return "", false, nil
+		return nil, false, nil
 	}
-	return d.Body, true, nil
+	_ = s.cache.Set(key, []byte(d.Body))
+	return []byte(d.Body), true, nil
 }
 
-// PutDetail caches a record-action answer until the record expires; the first writer wins.
-func (s *Store) PutDetail(ctx context.Context, rec *Record, action, body string) error {
-	d := &Detail{RecordID: rec.ID, Action: action, TenantID: rec.TenantID, Body: body, ExpiresAt: rec.ExpiresAt}
-	res, err := s.db.NewInsert().Model(d).On("CONFLICT (record_id, action) DO NOTHING").Exec(ctx)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		s.cache.Delete("d:" + rec.ID + ":" + action) // another writer won: serve theirs
-		return nil
-	}
-	s.cachePut("d:"+rec.ID+":"+action, d)
-	return nil
+// detailWrite caches a record-action answer until its session expires; the first writer wins.
+type detailWrite struct {
+	s *Store
+	d *Detail
 }
 
-// Sweep blanks the payload of expired sessions and records (keeping tombstones that answer 410)
-// and deletes tombstones older than the grace period. It returns how many rows it touched.
+func (w *detailWrite) Apply(ctx context.Context, tx bun.Tx) error {
+	_, err := tx.NewInsert().Model(w.d).On("CONFLICT (record_id, action) DO NOTHING").Exec(ctx)
+	return err
+}
+
+func (w *detailWrite) Committed() { _ = w.s.cache.Delete("d:" + w.d.RecordID + ":" + w.d.Action) }
+
+// PutDetail prepares the write that caches a record-action answer.
+func (s *Store) PutDetail(sess *Session, rec *Record, action string, body []byte) tenants.Write {
+	return &detailWrite{s: s, d: &Detail{RecordID: rec.ID, Action: action, TenantID: sess.TenantID, Body: string(body), ExpiresAt: sess.ExpiresAt}}
+}
+
+// Sweep blanks the data of expired sessions (keeping tombstones that answer 410), deletes
+// tombstones older than the grace period and expired details. It returns the rows it touched.
 func (s *Store) Sweep(ctx context.Context) (int64, error) {
 	now := s.now()
 	var total int64
@@ -317,18 +408,11 @@ func (s *Store) Sweep(ctx context.Context) (int64, error) {
 			return s.db.NewDelete().Table("record_details").Where("expires_at < ?", now).Exec(ctx)
 		},
 		func() (sql.Result, error) {
-			return s.db.NewUpdate().Table("session_records").Set("body = '', ref = '', stored = ''").
-				Where("expires_at < ? AND body <> ''", now).Exec(ctx)
+			return s.db.NewUpdate().Table("searches").Set("data = ?", []byte{}).
+				Where("expires_at < ? AND length(data) > 0", now).Exec(ctx)
 		},
 		func() (sql.Result, error) {
-			return s.db.NewUpdate().Table("search_sessions").Set("query = '{}', next_state = ''").
-				Where("expires_at < ? AND query <> '{}'", now).Exec(ctx)
-		},
-		func() (sql.Result, error) {
-			return s.db.NewDelete().Table("session_records").Where("expires_at < ?", now.Add(-TombstoneGrace)).Exec(ctx)
-		},
-		func() (sql.Result, error) {
-			return s.db.NewDelete().Table("search_sessions").Where("expires_at < ?", now.Add(-TombstoneGrace)).Exec(ctx)
+			return s.db.NewDelete().Table("searches").Where("expires_at < ?", now.Add(-TombstoneGrace)).Exec(ctx)
 		},
 	}
 	for _, step := range steps {

@@ -1,9 +1,12 @@
 package session_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,17 +16,17 @@ import (
 	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
-func newSession(tenant string) *session.Session {
-	return &session.Session{ID: session.NewSessionID(), TenantID: tenant, Mode: "live", Capability: "books.search",
-		Query: json.RawMessage(`{"query":"x"}`), Filters: json.RawMessage(`[]`), Notes: json.RawMessage(`[]`)}
+func newSession(st *session.Store, tenant string, n int) *session.Session {
+	s := st.New(tenant, "live", "books.search", json.RawMessage(`{"query":"x"}`))
+	s.Filters, s.Notes = json.RawMessage(`[]`), json.RawMessage(`[]`)
+	addRecords(s, n, 0)
+	return s
 }
 
-func records(n, from int) []*session.Record {
-	out := make([]*session.Record, n)
-	for i := range out {
-		out[i] = &session.Record{ID: session.NewRecordID(), Position: from + i, Body: `{"title":"t"}`}
+func addRecords(s *session.Session, n, from int) {
+	for i := 0; i < n; i++ {
+		s.Add(&session.Record{Generation: s.Generation, Position: from + i, Body: json.RawMessage(`{"title":"t"}`)})
 	}
-	return out
 }
 
 func TestStoreLifecycle(t *testing.T) {
@@ -36,30 +39,34 @@ func TestStoreLifecycle(t *testing.T) {
 		defer st.Close()
 		now := tenants.Now()
 		st.SetClock(func() time.Time { return now })
-		s := newSession("tnt_a")
-		recs := records(5, 0)
-		if err := st.Create(ctx, s, recs); err != nil {
+		s := newSession(st, "tnt_a", 5)
+		recs := s.Records
+		if err := db.Apply(ctx, st.Create(s)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.Get(ctx, "tnt_b", "live", s.ID); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("other tenant: %v", err)
 		}
-		if _, err := st.Record(ctx, "tnt_b", "live", recs[0].ID); !errors.Is(err, session.ErrNotFound) {
+		if _, _, err := st.Record(ctx, "tnt_b", "live", recs[0].ID); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("other tenant record: %v", err)
 		}
 		if _, err := st.Get(ctx, "tnt_a", "test", s.ID); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("a live session read with a test key: %v", err)
 		}
-		if _, err := st.Record(ctx, "tnt_a", "test", recs[0].ID); !errors.Is(err, session.ErrNotFound) {
+		if _, _, err := st.Record(ctx, "tnt_a", "test", recs[0].ID); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("a live record read with a test key: %v", err)
 		}
-		held, err := st.Held(ctx, s, 2, 2)
-		if err != nil || len(held) != 2 || held[0].Position != 2 {
-			t.Fatalf("held: %v %v", held, err)
+		got, err := st.Get(ctx, "tnt_a", "live", s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := got.Held(2, 2)
+		if len(held) != 2 || held[0].Position != 2 {
+			t.Fatalf("held: %v", held)
 		}
 		// Two follow-ups racing on the same version: exactly one wins.
-		a, _ := st.Refresh(ctx, "tnt_a", "live", s.ID)
-		b, _ := st.Refresh(ctx, "tnt_a", "live", s.ID)
+		a, _ := st.Get(ctx, "tnt_a", "live", s.ID)
+		b, _ := st.Get(ctx, "tnt_a", "live", s.ID)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i, x := range []*session.Session{a, b} {
@@ -67,7 +74,8 @@ func TestStoreLifecycle(t *testing.T) {
 			go func(i int, x *session.Session) {
 				defer wg.Done()
 				x.LocalOffset = 3
-				errs[i] = st.Advance(ctx, x, records(1, 5+i))
+				addRecords(x, 1, 5+i)
+				errs[i] = db.Apply(ctx, st.Advance(x))
 			}(i, x)
 		}
 		wg.Wait()
@@ -82,17 +90,23 @@ func TestStoreLifecycle(t *testing.T) {
 		if conflicts != 1 {
 			t.Fatalf("conflicts %d, want 1 (%v)", conflicts, errs)
 		}
+		// The record added by the winner is found through its id alone.
+		if _, r, err := st.Record(ctx, "tnt_a", "live", a.Records[5].ID); err != nil || r.Position < 5 {
+			t.Fatalf("added record: %v %v", r, err)
+		}
 		// Details cache: first writer wins, tenant scoped.
-		if err := st.PutDetail(ctx, recs[0], "details", `{"detail":1}`); err != nil {
+		if err := db.Apply(ctx, st.PutDetail(s, recs[0], "details", []byte(`{"detail":1}`))); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.PutDetail(ctx, recs[0], "details", `{"detail":2}`); err != nil {
+		if err := db.Apply(ctx, st.PutDetail(s, recs[0], "details", []byte(`{"detail":2}`))); err != nil {
 			t.Fatal(err)
 		}
-		if body, ok, _ := st.Detail(ctx, "tnt_a", recs[0].ID, "details"); !ok || body != `{"detail":1}` {
+		if body, ok, _ := st.Detail(ctx, "tnt_a", recs[0].ID, "details"); !ok || string(body) != `{"detail":1}` {
 			t.Fatalf("detail %q %v", body, ok)
 		}
-		if _, ok, _ := st.Detail(ctx, "tnt_b", recs[0].ID, "details"); ok {
+		fresh0, _ := session.NewStore(db, time.Hour, 8)
+		defer fresh0.Close()
+		if _, ok, _ := fresh0.Detail(ctx, "tnt_b", recs[0].ID, "details"); ok {
 			t.Fatal("detail leaked to another tenant")
 		}
 		// After the retention: 410 for the session and records, even after a sweep, while
@@ -107,10 +121,12 @@ func TestStoreLifecycle(t *testing.T) {
 		fresh, _ := session.NewStore(db, time.Hour, 8) // another instance, empty edge cache
 		defer fresh.Close()
 		fresh.SetClock(func() time.Time { return now })
-		if _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, session.ErrExpired) {
+		if _, _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, session.ErrExpired) {
 			t.Fatalf("expired record after sweep: %v", err)
 		}
-		if _, err := fresh.Record(ctx, "tnt_a", "live", session.NewRecordID()); !errors.Is(err, session.ErrNotFound) {
+		other := st.New("tnt_a", "live", "books.search", nil)
+		addRecords(other, 1, 0)
+		if _, _, err := fresh.Record(ctx, "tnt_a", "live", other.Records[0].ID); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("unknown record: %v", err)
 		}
 		if _, ok, _ := fresh.Detail(ctx, "tnt_a", recs[0].ID, "details"); ok {
@@ -121,8 +137,72 @@ func TestStoreLifecycle(t *testing.T) {
 		if _, err := fresh.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, session.ErrNotFound) {
+		if _, _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, session.ErrNotFound) {
 			t.Fatalf("after grace: %v", err)
 		}
 	})
+}
+
+// TestRoundTrip: a session read back (from the database, with an empty edge cache) equals
+// what was written, large ones compressed, stored details and actions included.
+func TestRoundTrip(t *testing.T) {
+	db := tenantstest.SQLite(t)
+	ctx := context.Background()
+	st, _ := session.NewStore(db, time.Hour, 8)
+	defer st.Close()
+	for _, n := range []int{0, 1, 25, 400} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			s := st.New("tnt_a", "test", "web.search", json.RawMessage(`{"query":"ü \u003c"}`))
+			s.Filters, s.Notes, s.NextState, s.HasMore = json.RawMessage(`[{"id":"f"}]`), json.RawMessage(`["n"]`), `{"page":2}`, true
+			for i := 0; i < n; i++ {
+				r := &session.Record{Position: i, Body: json.RawMessage(fmt.Sprintf(`{"record_id":"x","title":%q}`, strings.Repeat("t", i%300))),
+					Ref: json.RawMessage(`{"id":1}`)}
+				if i%2 == 0 {
+					r.Actions = []string{}
+				} else if i%3 == 0 {
+					r.Actions = []string{"details", "read"}
+					r.Stored = []session.StoredDetail{{Action: "details", Detail: json.RawMessage(`{"a":1}`), Links: json.RawMessage(`[]`)}}
+				}
+				s.Add(r)
+			}
+			if err := db.Apply(ctx, st.Create(s)); err != nil {
+				t.Fatal(err)
+			}
+			other, _ := session.NewStore(db, time.Hour, 8)
+			defer other.Close()
+			got, err := other.Get(ctx, "tnt_a", "test", s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ID != s.ID || got.Capability != s.Capability || !bytes.Equal(got.Query, s.Query) || got.NextState != s.NextState ||
+				got.HasMore != s.HasMore || !bytes.Equal(got.Filters, s.Filters) || !bytes.Equal(got.Notes, s.Notes) || len(got.Records) != n {
+				t.Fatalf("session differs: %+v", got)
+			}
+			for i, r := range got.Records {
+				w := s.Records[i]
+				if r.ID != w.ID || r.Position != w.Position || !bytes.Equal(r.Body, w.Body) || !bytes.Equal(r.Ref, w.Ref) ||
+					fmt.Sprint(r.Actions) != fmt.Sprint(w.Actions) || (r.Actions == nil) != (w.Actions == nil) || len(r.Stored) != len(w.Stored) {
+					t.Fatalf("record %d differs: %+v vs %+v", i, r, w)
+				}
+				if _, rec, err := other.Record(ctx, "tnt_a", "test", w.ID); err != nil || rec.ID != w.ID {
+					t.Fatalf("record %s: %v", w.ID, err)
+				}
+			}
+		})
+	}
+}
+
+// TestMalformedIDs: ids of the wrong shape are unknown, never a panic.
+func TestMalformedIDs(t *testing.T) {
+	db := tenantstest.SQLite(t)
+	st, _ := session.NewStore(db, time.Hour, 8)
+	defer st.Close()
+	for _, id := range []string{"", "rec_", "rec_!!!!!!!!!!!!!!!!", "rec_AAAAAAAAAAAAAAA", "rec_AAAAAAAAAAAAAAAAAAAA", "srch_x", "srch_AAAAAAAAAAAAAAA!"} {
+		if _, _, err := st.Record(context.Background(), "t", "live", id); !errors.Is(err, session.ErrNotFound) {
+			t.Errorf("record %q: %v", id, err)
+		}
+		if _, err := st.Get(context.Background(), "t", "live", id); !errors.Is(err, session.ErrNotFound) {
+			t.Errorf("session %q: %v", id, err)
+		}
+	}
 }

@@ -1,0 +1,123 @@
+package gateway
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Answers that carry rendered records are assembled from those bytes instead of marshalling the
+// records again: encoding/json would scan and copy every json.RawMessage. The Go types stay
+// the one description of the wire shape; TestRenderedAnswersMatchTheirTypes checks that each
+// assembled answer equals json.Marshal of its type, byte for byte.
+
+// writeJSON answers 200 with the bytes that appendTo renders.
+func writeJSON(c *fiber.Ctx, appendTo func([]byte) []byte) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	c.Response().SetBodyRaw(appendTo(make([]byte, 0, 4096)))
+	return nil
+}
+
+// appendValue appends the JSON of a small value as encoding/json renders it.
+func appendValue(b []byte, v any) []byte {
+	out, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, out...)
+}
+
+func appendKey(b []byte, first bool, key string) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, key...)
+	return append(b, '"', ':')
+}
+
+func appendBalance(b []byte, bal balanceJSON) []byte {
+	b = append(b, `{"used":`...)
+	b = strconv.AppendInt(b, bal.Used, 10)
+	b = append(b, `,"cap":`...)
+	b = strconv.AppendInt(b, bal.Cap, 10)
+	b = append(b, `,"period_end":`...)
+	return append(appendValue(b, bal.PeriodEnd), '}')
+}
+
+// appendJSON renders an ExecuteResponse; results are the records' stored bytes.
+func (r *executeResponse) appendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = appendKey(b, true, "search_id")
+	b = appendValue(b, r.SearchID)
+	b = appendKey(b, false, "capability")
+	b = appendValue(b, r.Capability)
+	b = appendKey(b, false, "results")
+	if r.Results == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, rec := range r.Results {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, rec...)
+		}
+		b = append(b, ']')
+	}
+	b = appendKey(b, false, "result_count")
+	b = strconv.AppendInt(b, int64(r.ResultCount), 10)
+	b = appendKey(b, false, "has_more")
+	b = strconv.AppendBool(b, r.HasMore)
+	if len(r.Filters) > 0 {
+		b = appendKey(b, false, "filters")
+		b = appendValue(b, r.Filters)
+	}
+	b = appendKey(b, false, "next")
+	b = appendValue(b, r.Next)
+	b = appendKey(b, false, "record_actions")
+	b = appendValue(b, r.RecordActions)
+	if len(r.Notes) > 0 {
+		b = appendKey(b, false, "notes")
+		b = appendValue(b, r.Notes)
+	}
+	b = appendKey(b, false, "charged_credits")
+	b = strconv.AppendInt(b, r.ChargedCredits, 10)
+	b = appendKey(b, false, "balance")
+	b = appendBalance(b, r.Balance)
+	return append(b, '}')
+}
+
+// appendJSON renders a RecordFollowUpResponse; detail and links are stored bytes.
+func (r *recordFollowUpResponse) appendJSON(b []byte) []byte {
+	b = append(b, '{')
+	b = appendKey(b, true, "record_id")
+	b = appendValue(b, r.RecordID)
+	b = appendKey(b, false, "action")
+	b = appendValue(b, r.Action)
+	b = appendKey(b, false, "detail")
+	b = appendRaw(b, r.Detail)
+	b = appendKey(b, false, "links")
+	if r.linksJSON != nil {
+		b = append(b, r.linksJSON...)
+	} else {
+		b = appendValue(b, r.Links)
+	}
+	if r.Cached != nil {
+		b = appendKey(b, false, "cached")
+		b = strconv.AppendBool(b, *r.Cached)
+	}
+	b = appendKey(b, false, "charged_credits")
+	b = strconv.AppendInt(b, r.ChargedCredits, 10)
+	b = appendKey(b, false, "balance")
+	b = appendBalance(b, r.Balance)
+	return append(b, '}')
+}
+
+func appendRaw(b []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}

@@ -1,0 +1,227 @@
+package session
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/klauspost/compress/s2"
+)
+
+// A session is stored as one row whose data column holds the whole session, records included,
+// in a small length-prefixed binary form: decoding slices the buffer instead of parsing JSON, so
+// reading a record back costs next to nothing. Data above compressAbove bytes is s2-compressed.
+const (
+	formatPlain   = 'S'
+	formatS2      = 'Z'
+	compressAbove = 32 << 10
+)
+
+var errCorrupt = errors.New("session: stored data is corrupt")
+
+type encoder struct{ b []byte }
+
+func (e *encoder) uint(v uint64)    { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) int(v int)        { e.b = binary.AppendVarint(e.b, int64(v)) }
+func (e *encoder) bytes(v []byte)   { e.uint(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *encoder) str(v string)     { e.uint(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *encoder) time(t time.Time) { e.b = binary.AppendVarint(e.b, t.UnixMicro()) }
+func (e *encoder) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+// encode renders a session, records included.
+func encode(s *Session) []byte {
+	size := 256 + len(s.Query) + len(s.NextState) + len(s.Filters) + len(s.Notes)
+	for _, r := range s.Records {
+		size += 32 + len(r.Body) + len(r.Ref)
+		for _, d := range r.Stored {
+			size += 16 + len(d.Action) + len(d.Detail) + len(d.Links)
+		}
+	}
+	e := encoder{b: make([]byte, 1, size)}
+	e.b[0] = formatPlain
+	e.str(s.ID)
+	e.str(s.TenantID)
+	e.str(s.Mode)
+	e.str(s.Capability)
+	e.bytes(s.Query)
+	e.str(s.NextState)
+	e.bool(s.HasMore)
+	e.int(s.Generation)
+	e.int(s.LocalOffset)
+	e.int(s.LocalTotal)
+	e.bytes(s.Filters)
+	e.bytes(s.Notes)
+	e.int(s.Version)
+	e.time(s.CreatedAt)
+	e.time(s.ExpiresAt)
+	e.uint(uint64(len(s.Records)))
+	for _, r := range s.Records {
+		e.int(r.Generation)
+		e.int(r.Position)
+		e.bytes(r.Body)
+		e.bytes(r.Ref)
+		if r.Actions == nil {
+			e.uint(0)
+		} else {
+			e.uint(uint64(len(r.Actions)) + 1)
+			for _, a := range r.Actions {
+				e.str(a)
+			}
+		}
+		e.uint(uint64(len(r.Stored)))
+		for _, d := range r.Stored {
+			e.str(d.Action)
+			e.bytes(d.Detail)
+			e.bytes(d.Links)
+		}
+	}
+	if len(e.b) > compressAbove {
+		out := make([]byte, 1, 1+s2.MaxEncodedLen(len(e.b)-1))
+		out[0] = formatS2
+		return append(out, s2.Encode(nil, e.b[1:])...)
+	}
+	return e.b
+}
+
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) int() int {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.uint()
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.err = errCorrupt
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) str() string { return string(d.bytes()) }
+
+func (d *decoder) bool() bool {
+	if d.err != nil || len(d.b) == 0 {
+		d.err = errCorrupt
+		return false
+	}
+	v := d.b[0] == 1
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *decoder) time() time.Time {
+	return time.UnixMicro(int64(d.int())).UTC()
+}
+
+// decode reads a session back; byte fields alias data, which the caller must not reuse.
+func decode(data []byte) (*Session, error) {
+	if len(data) == 0 {
+		return nil, errCorrupt
+	}
+	switch data[0] {
+	case formatPlain:
+		data = data[1:]
+	case formatS2:
+		plain, err := s2.Decode(nil, data[1:])
+		if err != nil {
+			return nil, errCorrupt
+		}
+		data = plain
+	default:
+		return nil, errCorrupt
+	}
+	d := decoder{b: data}
+	s := &Session{}
+	s.ID = d.str()
+	s.TenantID = d.str()
+	s.Mode = d.str()
+	s.Capability = d.str()
+	s.Query = d.bytes()
+	s.NextState = d.str()
+	s.HasMore = d.bool()
+	s.Generation = d.int()
+	s.LocalOffset = d.int()
+	s.LocalTotal = d.int()
+	s.Filters = d.bytes()
+	s.Notes = d.bytes()
+	s.Version = d.int()
+	s.CreatedAt = d.time()
+	s.ExpiresAt = d.time()
+	n := d.uint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		return nil, errCorrupt
+	}
+	s.Records = make([]*Record, n)
+	recs := make([]Record, n)
+	for i := range recs {
+		r := &recs[i]
+		r.Generation = d.int()
+		r.Position = d.int()
+		r.Body = d.bytes()
+		r.Ref = d.bytes()
+		if na := d.uint(); na > 0 {
+			if na-1 > uint64(len(d.b)) {
+				return nil, errCorrupt
+			}
+			r.Actions = make([]string, 0, na-1)
+			for j := uint64(1); j < na && d.err == nil; j++ {
+				r.Actions = append(r.Actions, d.str())
+			}
+		}
+		if ns := d.uint(); ns > 0 {
+			if ns > uint64(len(d.b)) {
+				return nil, errCorrupt
+			}
+			r.Stored = make([]StoredDetail, 0, ns)
+			for j := uint64(0); j < ns && d.err == nil; j++ {
+				r.Stored = append(r.Stored, StoredDetail{Action: d.str(), Detail: d.bytes(), Links: d.bytes()})
+			}
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		r.ID = recordID(s.ID, i)
+		s.Records[i] = r
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return s, nil
+}

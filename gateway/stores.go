@@ -1,0 +1,73 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/tenants"
+)
+
+// The stores the gateway consumes, declared here where they are used; cmd builds the database
+// implementations (tenants.Meter, session.Store, tenants.Store) and hands them to New.
+
+// Meter meters credits: a reservation before the upstream work, then a settlement that commits
+// the ledger row together with the call's writes, or a refund.
+type Meter interface {
+	Reserve(ctx context.Context, t *tenants.Tenant, plan *tenants.Plan, mode string, n int64) (*tenants.Reservation, error)
+	Settle(ctx context.Context, r *tenants.Reservation, actual int64, e tenants.LedgerEntry, writes ...tenants.Write) (int64, tenants.Balance, error)
+	Refund(ctx context.Context, r *tenants.Reservation) error
+	Balance(ctx context.Context, t *tenants.Tenant, plan *tenants.Plan, mode string) (tenants.Balance, error)
+}
+
+// Searches keeps search sessions and their records.
+type Searches interface {
+	New(tenantID, mode, capability string, query json.RawMessage) *session.Session
+	Create(sess *session.Session) tenants.Write
+	Advance(sess *session.Session) tenants.Write
+	Get(ctx context.Context, tenantID, mode, id string) (*session.Session, error)
+	Record(ctx context.Context, tenantID, mode, id string) (*session.Session, *session.Record, error)
+	Detail(ctx context.Context, tenantID, recordID, action string) ([]byte, bool, error)
+	PutDetail(sess *session.Session, rec *session.Record, action string, body []byte) tenants.Write
+	Sweep(ctx context.Context) (int64, error)
+}
+
+// Accounts is what the gateway reads and writes of tenants, keys, plans, request ids,
+// projects, sharpen settings and saved workouts.
+type Accounts interface {
+	KeyByHash(ctx context.Context, hash string) (*tenants.APIKey, error)
+	Tenant(ctx context.Context, id string) (*tenants.Tenant, error)
+	Plan(ctx context.Context, id string) (*tenants.Plan, error)
+	TouchKey(ctx context.Context, keyID string, at time.Time) error
+	SharpenStage(ctx context.Context, tenantID string) (string, error)
+	SaveWorkout(ctx context.Context, w *tenants.Workout) (*tenants.Workout, error)
+	requestIDStore
+	projectStore
+}
+
+var (
+	_ Meter    = (*tenants.Meter)(nil)
+	_ Searches = (*session.Store)(nil)
+	_ Accounts = (*tenants.Store)(nil)
+)
+
+// requestIDStore keeps durable request ids (Idempotency-Key) and their answers.
+type requestIDStore interface {
+	BeginIdempotent(ctx context.Context, tenantID, key, hash string) (*tenants.IdempotentRequest, error)
+	FinishIdempotent(ctx context.Context, tenantID, key string, status int, contentType, body string) error
+	AbandonIdempotent(ctx context.Context, tenantID, key string) error
+	SweepIdempotent(ctx context.Context) (int64, error)
+}
+
+// projectStore keeps projects and their items.
+type projectStore interface {
+	ProjectUsage(ctx context.Context, tenantID string) (tenants.ProjectUsage, error)
+	CreateProject(ctx context.Context, tenantID string, plan *tenants.Plan, name string) (*tenants.Project, error)
+	Projects(ctx context.Context, tenantID string, limit, offset int) ([]tenants.Project, error)
+	Project(ctx context.Context, tenantID, id string) (*tenants.Project, error)
+	DeleteProject(ctx context.Context, tenantID, id string) error
+	AddItem(ctx context.Context, plan *tenants.Plan, item *tenants.ProjectItem) error
+	Items(ctx context.Context, tenantID, projectID string, limit, offset int) ([]tenants.ProjectItem, error)
+	DeleteItem(ctx context.Context, tenantID, projectID, itemID string) error
+}

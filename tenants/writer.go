@@ -1,0 +1,243 @@
+package tenants
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Write is a change committed in the same transaction as a call's ledger row: a search session
+// created or advanced, a record detail cached. Apply runs inside the batch transaction; an error
+// wrapped with Refuse fails only its own call (for example a session another request changed
+// first), any other error aborts the batch, which is then retried call by call. Committed runs
+// after the transaction has committed (to fill caches).
+type Write interface {
+	Apply(ctx context.Context, tx bun.Tx) error
+	Committed()
+}
+
+// refused is a per-call outcome of a Write: the call fails, the rest of the batch commits.
+type refused struct{ err error }
+
+func (r refused) Error() string { return r.err.Error() }
+func (r refused) Unwrap() error { return r.err }
+
+// Refuse marks a Write's error as failing only its own call.
+func Refuse(err error) error { return refused{err} }
+
+// ErrWriterClosed is returned for a commit submitted after shutdown began.
+var ErrWriterClosed = errors.New("the commit writer is shut down")
+
+// commit is one call's durable outcome: its ledger row, the credits it moves from a lease to
+// the period's used total, and its writes.
+type commit struct {
+	entry  LedgerEntry
+	lease  string // lease the credits come from; "" when none are charged
+	writes []Write
+	err    error
+	done   chan struct{}
+}
+
+// Writer is the group commit: one goroutine commits every call's ledger row, lease movement and
+// session writes, many calls to a transaction. A call waits for its batch: no answered call is
+// missing from the ledger, and its session is visible to every instance when it answers.
+type Writer struct {
+	db       *DB
+	log      *slog.Logger
+	in       chan *commit
+	maxBatch int
+
+	mu     sync.RWMutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// NewWriter starts a writer; Close stops it after committing what was submitted.
+func NewWriter(db *DB, log *slog.Logger) *Writer {
+	if log == nil {
+		log = slog.Default()
+	}
+	w := &Writer{db: db, log: log, in: make(chan *commit, 4096), maxBatch: 512}
+	w.wg.Add(1)
+	go w.run()
+	return w
+}
+
+// submit queues c and waits until its batch has committed or failed. The wait ignores the
+// caller's cancellation on purpose: the upstream answer is paid for and the row must land.
+func (w *Writer) submit(c *commit) error {
+	c.done = make(chan struct{})
+	w.mu.RLock()
+	if w.closed {
+		w.mu.RUnlock()
+		return ErrWriterClosed
+	}
+	w.in <- c
+	w.mu.RUnlock()
+	<-c.done
+	return c.err
+}
+
+// Close commits what is queued and stops the writer.
+func (w *Writer) Close() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.in)
+	}
+	w.mu.Unlock()
+	w.wg.Wait()
+}
+
+func (w *Writer) run() {
+	defer w.wg.Done()
+	batch := make([]*commit, 0, w.maxBatch)
+	for c := range w.in {
+		batch = append(batch[:0], c)
+	collect:
+		for len(batch) < w.maxBatch {
+			select {
+			case more, ok := <-w.in:
+				if !ok {
+					break collect
+				}
+				batch = append(batch, more)
+			default:
+				break collect
+			}
+		}
+		w.commit(batch)
+	}
+}
+
+// commit writes a batch in one transaction; when the transaction fails, each call is committed
+// alone so one bad call cannot fail the others.
+func (w *Writer) commit(batch []*commit) {
+	err := w.apply(batch)
+	if err != nil && len(batch) > 1 {
+		w.log.Warn("batch commit failed; committing its calls one by one", "calls", len(batch), "err", err)
+		for _, c := range batch {
+			c.err = nil
+			if err := w.apply([]*commit{c}); err != nil {
+				c.err = err
+			}
+		}
+	} else if err != nil {
+		batch[0].err = err
+	}
+	for _, c := range batch {
+		if c.err == nil {
+			for _, wr := range c.writes {
+				wr.Committed()
+			}
+		}
+		close(c.done)
+	}
+}
+
+type periodKey struct {
+	tenant, mode string
+	start        time.Time
+}
+
+func (w *Writer) apply(batch []*commit) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return w.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		entries := make([]LedgerEntry, 0, len(batch))
+		type move struct {
+			period periodKey
+			amount int64
+		}
+		moves := map[string]*move{}
+		var direct map[periodKey]int64
+		for _, c := range batch {
+			c.err = nil
+			for _, wr := range c.writes {
+				if err := wr.Apply(ctx, tx); err != nil {
+					var r refused
+					if errors.As(err, &r) {
+						c.err = r.err
+						break
+					}
+					return err
+				}
+			}
+			if c.err != nil {
+				continue
+			}
+			entries = append(entries, c.entry)
+			if c.entry.Credits == 0 {
+				continue
+			}
+			pk := periodKey{c.entry.TenantID, c.entry.Mode, c.entry.PeriodStart}
+			if c.lease == "" {
+				if direct == nil {
+					direct = map[periodKey]int64{}
+				}
+				direct[pk] += c.entry.Credits
+				continue
+			}
+			m := moves[c.lease]
+			if m == nil {
+				m = &move{period: pk}
+				moves[c.lease] = m
+			}
+			m.amount += c.entry.Credits
+		}
+		for id, m := range moves {
+			res, err := tx.NewUpdate().Table("credit_leases").Set("spent = spent + ?", m.amount).Where("id = ?", id).Exec(ctx)
+			if err != nil {
+				return err
+			}
+			q := tx.NewUpdate().Table("credit_periods").Set("used = used + ?", m.amount)
+			if n, _ := res.RowsAffected(); n == 1 {
+				q = q.Set("leased = leased - ?", m.amount)
+			} // else the lease was reconciled away (its instance looked dead): charge the period directly.
+			if _, err := q.Where("tenant_id = ? AND mode = ? AND period_start = ?", m.period.tenant, m.period.mode, m.period.start).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		for pk, n := range direct {
+			if _, err := tx.NewUpdate().Table("credit_periods").Set("used = used + ?", n).
+				Where("tenant_id = ? AND mode = ? AND period_start = ?", pk.tenant, pk.mode, pk.start).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		const chunk = 500
+		for i := 0; i < len(entries); i += chunk {
+			part := entries[i:min(i+chunk, len(entries))]
+			if _, err := tx.NewInsert().Model(&part).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Apply commits writes in one transaction outside any call (no ledger row), refusals included
+// as errors; tests and maintenance use it.
+func (db *DB) Apply(ctx context.Context, writes ...Write) error {
+	err := db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		for _, w := range writes {
+			if err := w.Apply(ctx, tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var r refused
+	if errors.As(err, &r) {
+		return r.err
+	}
+	if err == nil {
+		for _, w := range writes {
+			w.Committed()
+		}
+	}
+	return err
+}
