@@ -41,7 +41,8 @@ const (
 // endpoint and an item lookup. It counts calls and remembers what it was asked.
 type fakeUpstream struct {
 	calls   atomic.Int64
-	failing atomic.Bool // answer 500 to everything
+	failing atomic.Bool  // answer 500 to everything
+	delay   atomic.Int64 // wait this many milliseconds before answering
 
 	mu      sync.Mutex
 	seen    []string // path?query of every call
@@ -71,6 +72,9 @@ func (f *fakeUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.seen = append(f.seen, r.URL.Path+"?"+r.URL.RawQuery)
 	f.mu.Unlock()
+	if d := f.delay.Load(); d > 0 {
+		time.Sleep(time.Duration(d) * time.Millisecond)
+	}
 	if f.failing.Load() {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)

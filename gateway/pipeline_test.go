@@ -1,0 +1,157 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/tenantstest"
+)
+
+// TestBilledCallFailuresLeaveNoTrace: whatever fails in a billed call before its charge commits
+// (the adapter panics, the session cannot be saved, the ledger row cannot be written, the
+// caller hangs up) leaves used == SUM(ledger), no ledger row for the call, and the balance as
+// it was before the call, in the database and in the instance's own view.
+func TestBilledCallFailuresLeaveNoTrace(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		e := newCapEnv(t, db)
+		ctx := context.Background()
+		plan, err := e.Store.Plan(ctx, "pro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One paid call first, so the lease and the period row exist and used is not zero.
+		wantOK(t, e.exec(e.LiveKey, "test.page", map[string]any{"query": "warm"}))
+
+		rename := func(from, to string) {
+			t.Helper()
+			if _, err := db.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s RENAME TO %s", from, to)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cases := []struct {
+			name       string
+			before     func()
+			after      func()
+			call       func(rid string) int // returns the HTTP status, 0 when none was read
+			wantStatus int
+		}{
+			{name: "adapter panic", wantStatus: 500, call: func(rid string) int {
+				return e.DoHeaders(http.MethodPost, "/v1/capabilities/test.panic/execute", e.LiveKey, map[string]any{"query": "panic"},
+					map[string]string{"X-Request-Id": rid}).Status
+			}},
+			{name: "session not saved", wantStatus: 503,
+				before: func() { rename("searches", "searches_off") }, after: func() { rename("searches_off", "searches") },
+				call: func(rid string) int {
+					return e.DoHeaders(http.MethodPost, "/v1/capabilities/test.page/execute", e.LiveKey, map[string]any{"query": "x"},
+						map[string]string{"X-Request-Id": rid}).Status
+				}},
+			{name: "settlement not written", wantStatus: 503,
+				before: func() { rename("ledger", "ledger_off") }, after: func() { rename("ledger_off", "ledger") },
+				call: func(rid string) int {
+					return e.DoHeaders(http.MethodPost, "/v1/capabilities/test.page/execute", e.LiveKey, map[string]any{"query": "x"},
+						map[string]string{"X-Request-Id": rid}).Status
+				}},
+			{name: "caller hangs up", wantStatus: 0,
+				before: func() { e.live.delay.Store(400) }, after: func() { e.live.delay.Store(0) },
+				call: func(rid string) int { return hangUp(t, e, rid) }},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				usedBefore, viewBefore := periodUsed(t, e), meterUsed(t, e, plan)
+				rid := "req_" + tenants.RandomString(16)
+				if tc.before != nil {
+					tc.before()
+				}
+				status := tc.call(rid)
+				if tc.after != nil {
+					tc.after()
+				}
+				if status != tc.wantStatus {
+					t.Fatalf("status %d, want %d", status, tc.wantStatus)
+				}
+				if used := periodUsed(t, e); used != usedBefore {
+					t.Fatalf("used %d, want %d as before", used, usedBefore)
+				}
+				if view := meterUsed(t, e, plan); view != viewBefore {
+					t.Fatalf("the instance's balance %d, want %d as before", view, viewBefore)
+				}
+				if n := ledgerRows(t, e, rid); n != 0 {
+					t.Fatalf("%d ledger rows for the failed call", n)
+				}
+				assertLedgerMatchesUsed(t, e)
+				// The credits are not stuck: the next call is charged normally.
+				wantOK(t, e.exec(e.LiveKey, "test.page", map[string]any{"query": "after " + tc.name}))
+				assertLedgerMatchesUsed(t, e)
+			})
+		}
+	})
+}
+
+// hangUp sends an execute over a real TCP connection and closes it before the answer.
+func hangUp(t *testing.T, e *capEnv, rid string) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = e.Server.App().Listener(ln) }()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"query":"hang up"}`
+	fmt.Fprintf(conn, "POST /v1/capabilities/test.page/execute HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nX-Request-Id: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		e.LiveKey, rid, len(body), body)
+	time.Sleep(100 * time.Millisecond)
+	_ = conn.Close()
+	// Wait until the server has finished the call: the upstream waits 400 ms, then the call is
+	// refunded and its answer logged as 499.
+	time.Sleep(900 * time.Millisecond)
+	return 0
+}
+
+func periodUsed(t *testing.T, e *capEnv) int64 {
+	t.Helper()
+	var used int64
+	if err := e.DB.NewSelect().Table("credit_periods").ColumnExpr("COALESCE(SUM(used), 0)").
+		Where("tenant_id = ? AND mode = ?", e.Tenant.ID, tenants.ModeLive).Scan(context.Background(), &used); err != nil {
+		t.Fatal(err)
+	}
+	return used
+}
+
+func meterUsed(t *testing.T, e *capEnv, plan *tenants.Plan) int64 {
+	t.Helper()
+	b, err := e.Meter.Balance(context.Background(), e.Tenant, plan, tenants.ModeLive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Used
+}
+
+func ledgerRows(t *testing.T, e *capEnv, rid string) int64 {
+	t.Helper()
+	n, err := e.DB.NewSelect().Table("ledger").Where("request_id = ?", rid).Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func assertLedgerMatchesUsed(t *testing.T, e *capEnv) {
+	t.Helper()
+	var sum int64
+	if err := e.DB.NewSelect().Table("ledger").ColumnExpr("COALESCE(SUM(credits), 0)").
+		Where("tenant_id = ? AND mode = ?", e.Tenant.ID, tenants.ModeLive).Scan(context.Background(), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if used := periodUsed(t, e); used != sum {
+		t.Fatalf("used %d != SUM(ledger) %d", used, sum)
+	}
+}
+
