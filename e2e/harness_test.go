@@ -319,9 +319,15 @@ func (in *instance) stop(limit time.Duration) (code int, took time.Duration, err
 	select {
 	case <-in.done:
 	case <-time.After(limit):
-		_ = in.cmd.Process.Kill()
-		<-in.done
-		return -1, time.Since(start), fmt.Errorf("did not exit within %s of SIGTERM (killed)", limit)
+		// A goroutine dump (SIGQUIT) says where it hung.
+		_ = in.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-in.done:
+		case <-time.After(3 * time.Second):
+			_ = in.cmd.Process.Kill()
+			<-in.done
+		}
+		return -1, time.Since(start), fmt.Errorf("did not exit within %s of SIGTERM (goroutine dump in its stderr):\n%s", limit, tail(in.stderr.String(), 400))
 	}
 	return in.cmd.ProcessState.ExitCode(), time.Since(start), nil
 }

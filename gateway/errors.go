@@ -66,6 +66,8 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	rid := requestID(c)
 	if internal {
 		s.log.Error("internal error", "request_id", rid, "method", c.Method(), "path", c.Path(), "err", err)
+	} else if e.Cause != nil && e.HTTPStatus() >= 500 {
+		s.log.Warn("request failed", "request_id", rid, "code", e.Code, "cause", e.Cause)
 	}
 	return writeError(c, e, rid)
 }

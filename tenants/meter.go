@@ -455,15 +455,26 @@ func (m *Meter) release(ctx context.Context, id string) error {
 // non-zero before, only when the lease expired before it.
 func returnLease(ctx context.Context, tx bun.Tx, kind Dialect, id string, before time.Time) error {
 	row := new(CreditLease)
-	q := tx.NewSelect().Model(row).Where("id = ?", id)
-	if kind == Postgres {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := tx.NewSelect().Model(row).Where("id = ?", id).Scan(ctx); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		return err
+	}
+	if kind == Postgres {
+		// Lock the period row before the lease row (the order every writer uses), then read
+		// the lease again under its lock.
+		var one int
+		if err := tx.NewSelect().Table("credit_periods").ColumnExpr("1").
+			Where("tenant_id = ? AND mode = ? AND period_start = ?", row.TenantID, row.Mode, row.PeriodStart).For("UPDATE").Scan(ctx, &one); err != nil {
+			return err
+		}
+		if err := tx.NewSelect().Model(row).Where("id = ?", id).For("UPDATE").Scan(ctx); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			return err
+		}
 	}
 	if !before.IsZero() && !row.ExpiresAt.Before(before) {
 		return nil // renewed meanwhile: its holder is alive

@@ -189,17 +189,25 @@ func (w *Writer) apply(batch []*commit) error {
 			}
 			m.amount += c.entry.Credits
 		}
+		// Rows are locked period first, then lease, everywhere (leases, reconciliation), so
+		// concurrent transactions queue instead of deadlocking.
 		for id, m := range moves {
+			where := func(q *bun.UpdateQuery) *bun.UpdateQuery {
+				return q.Where("tenant_id = ? AND mode = ? AND period_start = ?", m.period.tenant, m.period.mode, m.period.start)
+			}
+			if _, err := where(tx.NewUpdate().Table("credit_periods").Set("used = used + ?", m.amount).Set("leased = leased - ?", m.amount)).Exec(ctx); err != nil {
+				return err
+			}
 			res, err := tx.NewUpdate().Table("credit_leases").Set("spent = spent + ?", m.amount).Where("id = ?", id).Exec(ctx)
 			if err != nil {
 				return err
 			}
-			q := tx.NewUpdate().Table("credit_periods").Set("used = used + ?", m.amount)
-			if n, _ := res.RowsAffected(); n == 1 {
-				q = q.Set("leased = leased - ?", m.amount)
-			} // else the lease was reconciled away (its instance looked dead): charge the period directly.
-			if _, err := q.Where("tenant_id = ? AND mode = ? AND period_start = ?", m.period.tenant, m.period.mode, m.period.start).Exec(ctx); err != nil {
-				return err
+			if n, _ := res.RowsAffected(); n == 0 {
+				// The lease was reconciled away (its instance looked dead) and its credits went
+				// back already: the charge comes from the period directly.
+				if _, err := where(tx.NewUpdate().Table("credit_periods").Set("leased = leased + ?", m.amount)).Exec(ctx); err != nil {
+					return err
+				}
 			}
 		}
 		for pk, n := range direct {
