@@ -154,4 +154,3 @@ func assertLedgerMatchesUsed(t *testing.T, e *capEnv) {
 		t.Fatalf("used %d != SUM(ledger) %d", used, sum)
 	}
 }
-
