@@ -362,12 +362,6 @@ func detailOutcome(rec *session.Record, action string, detail, links json.RawMes
 	}}
 }
 
-// cachedDetail is a billed lookup's answer as the session keeps it for free repeats.
-type cachedDetail struct {
-	Detail json.RawMessage `json:"detail"`
-	Links  json.RawMessage `json:"links"`
-}
-
 // lookupAction bills the first provider lookup of a record action and serves repeats from the
 // session's cache for free.
 func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capability, act *providers.Action, sess *session.Session, rec *session.Record) error {
@@ -378,11 +372,10 @@ func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 	if body, ok, err := s.sessions.Detail(ctx, p.Tenant.ID, rec.ID, act.Name); err != nil {
 		return storeError(err)
 	} else if ok {
-		var d cachedDetail
-		if err := json.Unmarshal(body, &d); err == nil && len(d.Detail) > 0 {
+		if detail, links, ok := session.DecodeDetail(body); ok {
 			cached := true
 			return s.bill(c, p, billedFor(cp, act.Name, 0), func(context.Context) (*outcome, error) {
-				return detailOutcome(rec, act.Name, d.Detail, d.Links, &cached, 0, nil), nil
+				return detailOutcome(rec, act.Name, detail, links, &cached, 0, nil), nil
 			})
 		}
 	}
@@ -410,10 +403,9 @@ func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 		if err != nil {
 			return nil, err
 		}
-		body, _ := json.Marshal(cachedDetail{Detail: sd.Detail, Links: sd.Links})
 		cached := false
 		return detailOutcome(rec, act.Name, sd.Detail, sd.Links, &cached, credits,
-			[]tenants.Write{s.sessions.PutDetail(sess, rec, act.Name, body)}), nil
+			[]tenants.Write{s.sessions.PutDetail(sess, rec, act.Name, session.EncodeDetail(sd.Detail, sd.Links))}), nil
 	})
 }
 

@@ -10,7 +10,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,18 +142,22 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) 
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// RandomString returns n base62 characters from crypto/rand.
+// RandomString returns n base62 characters from crypto/rand: bytes at or above 248 (the
+// largest multiple of 62 that fits a byte) are drawn again, so every character is uniform.
 func RandomString(n int) string {
-	b := make([]byte, n)
-	max := big.NewInt(int64(len(base62)))
-	for i := range b {
-		v, err := rand.Int(rand.Reader, max)
-		if err != nil {
+	out := make([]byte, 0, n)
+	var buf [64]byte
+	for len(out) < n {
+		if _, err := rand.Read(buf[:]); err != nil {
 			panic(fmt.Sprintf("crypto/rand failed: %v", err))
 		}
-		b[i] = base62[v.Int64()]
+		for _, b := range buf {
+			if b < 248 && len(out) < n {
+				out = append(out, base62[b%62])
+			}
+		}
 	}
-	return string(b)
+	return string(out)
 }
 
 // NewID returns prefix + "_" + 16 base62 characters.

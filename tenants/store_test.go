@@ -137,3 +137,23 @@ func TestTenantsUsersAndSharpen(t *testing.T) {
 		}
 	})
 }
+
+func TestRandomStringAlphabetAndSpread(t *testing.T) {
+	seen := map[byte]int{}
+	for i := 0; i < 2000; i++ {
+		s := tenants.RandomString(16)
+		if len(s) != 16 {
+			t.Fatalf("length %d", len(s))
+		}
+		for j := 0; j < len(s); j++ {
+			c := s[j]
+			if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+				t.Fatalf("character %q outside base62", c)
+			}
+			seen[c]++
+		}
+	}
+	if len(seen) != 62 {
+		t.Fatalf("%d distinct characters in 32,000 draws, want all 62", len(seen))
+	}
+}

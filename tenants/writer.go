@@ -219,7 +219,7 @@ func (w *Writer) apply(batch []*commit) error {
 		const chunk = 500
 		for i := 0; i < len(entries); i += chunk {
 			part := entries[i:min(i+chunk, len(entries))]
-			if _, err := tx.NewInsert().Model(&part).Exec(ctx); err != nil {
+			if _, err := tx.NewInsert().Model(&part).Returning("NULL").Exec(ctx); err != nil {
 				return err
 			}
 		}

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,7 +30,9 @@ type Config struct {
 	SessionTTL  time.Duration
 	// LeaseTTL: how long a stopped instance's credit lease holds credits before any instance
 	// returns them to the period (GATEWAY_LEASE_TTL, default 60s).
-	LeaseTTL     time.Duration
+	LeaseTTL time.Duration
+	// PprofAddr serves net/http/pprof on a separate listener (GATEWAY_PPROF_ADDR, loopback only).
+	PprofAddr    string
 	LogLevel     slog.Level
 	LogFormat    string
 	CacheMB      int
@@ -64,7 +68,7 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 		LogFormat:    or(env("LOG_FORMAT"), "text"),
 		ProviderURLs: map[string]string{},
 		ProviderKeys: map[string]string{},
-		CacheMB:      128,
+		CacheMB:      64,
 	}
 	var err error
 	if c.DatabaseURL, err = secret(env, "DATABASE_URL"); err != nil {
@@ -79,6 +83,17 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	ttl := or(env("SESSION_TTL"), "24h")
 	if c.SessionTTL, err = time.ParseDuration(ttl); err != nil || c.SessionTTL < time.Second {
 		return nil, fmt.Errorf("SESSION_TTL %q: want a Go duration of at least 1s, such as 24h", ttl)
+	}
+	if v := env("GATEWAY_CACHE_MB"); v != "" {
+		if c.CacheMB, err = strconv.Atoi(v); err != nil || c.CacheMB < 1 || c.CacheMB > 1<<16 {
+			return nil, fmt.Errorf("GATEWAY_CACHE_MB %q: want megabytes of session cache, 1 to 65536", v)
+		}
+	}
+	if c.PprofAddr = env("GATEWAY_PPROF_ADDR"); c.PprofAddr != "" {
+		host, _, err := net.SplitHostPort(c.PprofAddr)
+		if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+			return nil, fmt.Errorf("GATEWAY_PPROF_ADDR %q: want a loopback host:port such as 127.0.0.1:6060", c.PprofAddr)
+		}
 	}
 	lt := or(env("GATEWAY_LEASE_TTL"), "60s")
 	if c.LeaseTTL, err = time.ParseDuration(lt); err != nil || c.LeaseTTL < time.Second || c.LeaseTTL > time.Hour {

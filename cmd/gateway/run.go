@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -198,6 +201,9 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		return err
 	}
 	go srv.RunMaintenance(ctx, time.Minute)
+	if cfg.PprofAddr != "" {
+		go servePprof(ctx, cfg.PprofAddr, log)
+	}
 	log.Info("serving", "addr", cfg.Addr, "public_url", cfg.PublicURL, "version", Version)
 	return srv.Listen(ctx, cfg.Addr)
 }
@@ -238,4 +244,19 @@ Try: curl -s -H "Authorization: Bearer %s" %s/v1/catalog
 
 `, t.ID, live, test, cfg.PublicURL, password, test, cfg.PublicURL)
 	return nil
+}
+
+// servePprof serves the Go profiler on its own loopback listener (never on the API's).
+func servePprof(ctx context.Context, addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	log.Info("profiler listening", "addr", addr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("profiler stopped", "err", err)
+	}
 }

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/klauspost/compress/s2"
@@ -14,7 +16,7 @@ import (
 const (
 	formatPlain   = 'S'
 	formatS2      = 'Z'
-	compressAbove = 32 << 10
+	compressAbove = 4 << 10
 )
 
 var errCorrupt = errors.New("session: stored data is corrupt")
@@ -224,4 +226,35 @@ func decode(data []byte) (*Session, error) {
 		return nil, d.err
 	}
 	return s, nil
+}
+
+// formatDetail marks a cached record-action answer: "D" + the detail's length in decimal + ":"
+// + detail + links. It stays text (the column is TEXT; PostgreSQL refuses NUL bytes there).
+const formatDetail = 'D'
+
+// EncodeDetail renders a cached record-action answer for PutDetail.
+func EncodeDetail(detail, links []byte) []byte {
+	b := make([]byte, 0, 24+len(detail)+len(links))
+	b = append(b, formatDetail)
+	b = strconv.AppendInt(b, int64(len(detail)), 10)
+	b = append(b, ':')
+	b = append(b, detail...)
+	return append(b, links...)
+}
+
+// DecodeDetail reads what EncodeDetail wrote.
+func DecodeDetail(b []byte) (detail, links []byte, ok bool) {
+	if len(b) == 0 || b[0] != formatDetail {
+		return nil, nil, false
+	}
+	i := bytes.IndexByte(b, ':')
+	if i < 2 {
+		return nil, nil, false
+	}
+	n, err := strconv.Atoi(string(b[1:i]))
+	rest := b[i+1:]
+	if err != nil || n <= 0 || n > len(rest) {
+		return nil, nil, false
+	}
+	return rest[:n:n], rest[n:], true
 }

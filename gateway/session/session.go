@@ -126,7 +126,11 @@ func NewStore(db *tenants.DB, ttl time.Duration, cacheMB int) (*Store, error) {
 		life = 10 * time.Minute
 	}
 	cfg := bigcache.DefaultConfig(life)
-	cfg.Shards = 256
+	// A session of 25 records is about 17 KB: few, large entries. Start small (about 4 MB) and
+	// grow up to cacheMB instead of reserving room for bigcache's default 600,000 entries.
+	cfg.Shards = 64
+	cfg.MaxEntriesInWindow = 4096
+	cfg.MaxEntrySize = 16 << 10
 	cfg.HardMaxCacheSize = cacheMB
 	cfg.CleanWindow = time.Minute
 	cfg.Verbose = false

@@ -206,3 +206,22 @@ func TestMalformedIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestDetailEncoding(t *testing.T) {
+	cases := []struct{ detail, links string }{{`{"a":"ü:1"}`, `[]`}, {`1`, ``}, {`"` + strings.Repeat("x", 300) + `"`, `[{"label":"l","url":"u"}]`}}
+	for _, c := range cases {
+		b := session.EncodeDetail([]byte(c.detail), []byte(c.links))
+		if bytes.IndexByte(b, 0) >= 0 {
+			t.Fatalf("NUL byte in %q", b)
+		}
+		d, l, ok := session.DecodeDetail(b)
+		if !ok || string(d) != c.detail || string(l) != c.links {
+			t.Fatalf("round trip of %v: %q %q %v", c, d, l, ok)
+		}
+	}
+	for _, bad := range []string{"", "D", "D:", "Dx:1", "D9:1", `{"detail":1}`, "D-1:x"} {
+		if _, _, ok := session.DecodeDetail([]byte(bad)); ok {
+			t.Errorf("%q decoded", bad)
+		}
+	}
+}
