@@ -314,9 +314,6 @@ func searchShopping(ctx context.Context, call *providers.Call) (*providers.Page,
 	}
 	page := &providers.Page{Records: []providers.Record{}, Filters: shoppingFilters(ans.Filters)}
 	if meta.NoResults() || len(ans.ShoppingResults) == 0 {
-		if meta.Error != "" && !meta.NoResults() {
-			return nil, providers.Errorf(providers.CodeProviderError, "SerpApi: %s", meta.Error)
-		}
 		return page, nil
 	}
 	results := ans.ShoppingResults
