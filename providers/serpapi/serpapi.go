@@ -95,7 +95,6 @@ func Search(ctx context.Context, call *providers.Call, engine string, params url
 	return meta, nil
 }
 
-
 // mapError puts SerpApi's own message into the error and names the allowance case.
 func mapError(err error) error {
 	e, ok := providers.AsError(err)
