@@ -285,14 +285,12 @@ func (f *Family) modelGone(err error, model, tier string) error {
 		return err
 	}
 	setting := Setting(f.ID, tier)
-	return &providers.Error{Code: providers.CodeProviderError,
+	return (&providers.Error{Code: providers.CodeProviderError,
 		Message: fmt.Sprintf("%s does not serve the model %s (HTTP %d: %s); set %s to a current %s model",
 			f.Provider.Title, model, e.UpstreamStatus, v.Message, setting, f.Provider.Title),
-		Hint:      "an operator must set " + setting + " (see the vendor's model list); other reviewer families are tried meanwhile",
-		Retryable: ptrFalse(), UpstreamStatus: e.UpstreamStatus, Body: e.Body, Cause: e}
+		Hint:           "an operator must set " + setting + " (see the vendor's model list); other reviewer families are tried meanwhile",
+		UpstreamStatus: e.UpstreamStatus, Body: e.Body, Cause: e}).WithRetryable(false)
 }
-
-func ptrFalse() *bool { b := false; return &b }
 
 type chatMessage struct {
 	Role    string `json:"role"`
