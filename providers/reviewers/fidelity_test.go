@@ -234,7 +234,7 @@ func TestModelFor(t *testing.T) {
 		t.Errorf("plus default: %s", got)
 	}
 	line := reviewers.ModelsLine("anthropic", overrides)
-	if line != "sharpen models: sharpen claude-haiku-5-5 · plus claude-sonnet-5-5 · ultra claude-fable-5-1 · ultra2x claude-fable-5-1" {
+	if line != "models per tier: sharpen claude-haiku-5-5 · plus claude-sonnet-5-5 · ultra claude-fable-5-1 · ultra2x claude-fable-5-1" {
 		t.Errorf("models line %q", line)
 	}
 	if reviewers.ModelsLine("serpapi", nil) != "" {

@@ -112,7 +112,7 @@ func ModelsLine(id string, overrides map[string]map[string]string) string {
 		for _, t := range Tiers {
 			parts = append(parts, t+" "+f.ModelFor(t, overrides))
 		}
-		return "sharpen models: " + strings.Join(parts, " · ")
+		return "models per tier: " + strings.Join(parts, " · ")
 	}
 	return ""
 }
