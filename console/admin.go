@@ -10,6 +10,7 @@ import (
 
 	"github.com/capgate/capgate/console/views"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -190,7 +191,8 @@ func (cn *Console) providers(c *fiber.Ctx) error {
 		s := cn.opts.Client.Setting(p.ID)
 		ok, why := cn.opts.Client.Configured(p.ID)
 		row := views.ProviderRow{ID: p.ID, Title: p.Title, BaseURL: s.URL, Breaker: cn.opts.Client.BreakerState(p.ID),
-			Configured: ok, Reason: why, KeySet: s.Key != "", KeyRequired: p.KeyRequired}
+			Configured: ok, Reason: why, KeySet: s.Key != "", KeyRequired: p.KeyRequired,
+			Models: reviewers.ModelsLine(p.ID, cn.opts.SharpenModels)}
 		if st, ok := stored[p.ID]; ok && st.BaseURL != "" {
 			row.BaseURL = st.BaseURL
 		}

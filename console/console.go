@@ -41,6 +41,8 @@ type Options struct {
 	Logger       *slog.Logger
 	// Env is the provider configuration from the environment; console settings override it.
 	Env map[string]providers.Setting
+	// SharpenModels are the SHARPEN_MODEL_<FAMILY>_<TIER> overrides, shown on the providers page.
+	SharpenModels map[string]map[string]string
 	// AccessChanged is called after a change that alters API access (key revoked, plan or
 	// tenant status changed) so the gateway drops its cached key lookups at once.
 	AccessChanged func()

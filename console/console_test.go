@@ -260,6 +260,9 @@ func TestAdminProviderKeyNeverRenderedAndFlipsAvailability(t *testing.T) {
 			t.Fatal("anthropic configured before a key")
 		}
 		_, page := b.do(http.MethodGet, "/console/admin/providers", nil)
+		if !strings.Contains(page, `data-testid="models-anthropic"`) || !strings.Contains(page, "ultra claude-opus-5-5") {
+			t.Error("the providers page does not show the model each sharpen tier uses")
+		}
 		secret := "sk-ant-very-secret-value"
 		res, _ := b.do(http.MethodPost, "/console/admin/providers/anthropic", url.Values{"_csrf": {csrfOf(t, page)}, "key": {secret}, "base_url": {"https://api.anthropic.com"}})
 		if res.StatusCode != 303 {

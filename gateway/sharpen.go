@@ -134,15 +134,7 @@ func (s *Server) availableReviewers(mode providers.Mode) []string {
 }
 
 func (s *Server) reviewerModel(f *reviewers.Family, tier string) string {
-	if m := s.opts.SharpenModels[f.ID][tier]; m != "" {
-		return m
-	}
-	if tier == reviewers.TierUltra2x {
-		if m := s.opts.SharpenModels[f.ID][reviewers.TierUltra]; m != "" {
-			return m
-		}
-	}
-	return f.Models[tier]
+	return f.ModelFor(tier, s.opts.SharpenModels)
 }
 
 func familyByID(id string) *reviewers.Family {
@@ -281,6 +273,7 @@ func (s *Server) sharpen(c *fiber.Ctx) error {
 
 // review asks the candidates in order until one answers.
 func (s *Server) review(ctx context.Context, mode providers.Mode, tier string, candidates []string, prompt reviewers.Prompt) (*sharpenReview, error) {
+	prompt.Tier = tier // the reviewer's thinking allowance and the model setting its errors name
 	var lastErr error
 	for _, id := range candidates {
 		if ctx.Err() != nil {

@@ -116,8 +116,8 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	}
 	c.SharpenModels = map[string]map[string]string{}
 	for _, f := range reviewers.Families() {
-		for _, tier := range []string{reviewers.TierSharpen, reviewers.TierPlus, reviewers.TierUltra, reviewers.TierUltra2x} {
-			if m := env("SHARPEN_MODEL_" + strings.ToUpper(f.ID) + "_" + strings.ToUpper(tier)); m != "" {
+		for _, tier := range reviewers.Tiers {
+			if m := env(reviewers.Setting(f.ID, tier)); m != "" {
 				if c.SharpenModels[f.ID] == nil {
 					c.SharpenModels[f.ID] = map[string]string{}
 				}

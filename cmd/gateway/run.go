@@ -191,7 +191,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		envSettings[p.ID] = providers.Setting{URL: cfg.ProviderURLs[p.ID], Key: cfg.ProviderKeys[p.ID]}
 	}
 	cons := console.New(console.Options{Store: store, Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
-		Logger: log, Env: envSettings, AccessChanged: srv.ForgetKeys})
+		Logger: log, Env: envSettings, SharpenModels: cfg.SharpenModels, AccessChanged: srv.ForgetKeys})
 	cons.Mount(srv.App())
 	// Provider settings saved in the console apply now and are re-read every 5 s, so every
 	// instance follows an admin's change.

@@ -152,6 +152,7 @@ type ProviderRow struct {
 	ID, Title, BaseURL, Breaker, LastError string
 	Configured, KeySet, KeyRequired        bool
 	Reason                                 string
+	Models                                 string // a reviewer family's model per sharpen tier
 }
 
 // AuditRow is one admin change.

@@ -56,7 +56,17 @@
 //     changes and the params do not carry filter_id.
 //   - condition: google_shopping has no condition parameter; SerpApi documents that the new layout
 //     understands natural-language refinements in q, so "used" / "new" is appended to q. sort:
-//     sort_by 1 (price low to high), 2 (price high to low), 3 (rating high to low). price_min /
+//     sort_by 1 (price low to high), 2 (price high to low): SerpApi's google_shopping sort_by has
+//     only those two values. rating_high_to_low has none: the search runs unsorted, and when its
+//     filters[] hold a "Sort by" group with a rating (or review) option carrying a shoprs token,
+//     the search is repeated with shoprs=<that token> (a second SerpApi search, billed as one
+//     page) and the token is kept in the paging state {start, offset, sort_token} so later pages
+//     stay in that order; without such an option the call is refused with invalid_request at
+//     /sort naming price_low_to_high and price_high_to_low. Google's new-layout "Sort by" group
+//     ({"type": "Sort by", "options": [{"text": "Price: low to high", "shoprs", "serpapi_link"},
+//     {"text": "Price: high to low", ...}]}) is the shape recorded in public SerpApi answers
+//     (testdata/shopping_sort_by_price.json follows it); a rating option was not seen in them, so
+//     testdata/shopping_sort_by_rating.json adds one in the same shape to test that path. price_min /
 //     price_max → min_price / max_price (which SerpApi says override a price filter of shoprs).
 //   - Records: title required (entries without one are dropped); url is product_link, else link
 //     (http(s) only); snippet when supplied. price is extracted_price (a number only), price_display
@@ -119,8 +129,8 @@
 // in the new layout, serpapi_pagination.next and the shopping_results fields; google_immersive_product's
 // page_token and more_stores; google_jobs' q, gl, hl, location, next_page_token and its result fields;
 // google_finance's q, hl, window values and that window restricts the answer to summary and graph.
-// Not confirmed: (1) sort_by's values: 1 and 2 (price) are as commonly documented, 3 (rating) is
-// taken from a third-party mirror of SerpApi's parameter list; (2) google_shopping's exact error
+// Not confirmed: (1) the wording of a rating option in Google's "Sort by" filters (matched by
+// "rating" or "review" in its text); (2) google_shopping's exact error
 // wording for an empty search (the sandbox uses Google Search's documented wording); (3) the full
 // JSON example of the immersive product page (store and about_the_product fields are taken from
 // public client code and tests that parse SerpApi answers); (4) google_finance's summary.date and

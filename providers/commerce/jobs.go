@@ -146,9 +146,6 @@ func searchJobs(ctx context.Context, call *providers.Call) (*providers.Page, err
 	}
 	page := &providers.Page{Records: []providers.Record{}}
 	if meta.NoResults() || len(ans.JobsResults) == 0 {
-		if meta.Error != "" && !meta.NoResults() {
-			return nil, providers.Errorf(providers.CodeProviderError, "SerpApi: %s", meta.Error)
-		}
 		return page, nil
 	}
 	results := ans.JobsResults

@@ -28,12 +28,17 @@ const (
 // searchKeys are the request fields whose change clears a stored filter_id (spec 4.28).
 var searchKeys = []string{"query", "country", "language", "location"}
 
-// sortBy maps the spec's sort values to SerpApi's google_shopping sort_by.
+// sortBy maps the spec's price sorts to SerpApi's google_shopping sort_by, whose only values are
+// 1 (price low to high) and 2 (price high to low). The spec's rating_high_to_low has no sort_by
+// value: it goes through the answer's own "Sort by" filter token when Google offers one (see
+// ratingSort).
 var sortBy = map[string]string{
-	"price_low_to_high":  "1",
-	"price_high_to_low":  "2",
-	"rating_high_to_low": "3", // unconfirmed value, see doc.go
+	"price_low_to_high": "1",
+	"price_high_to_low": "2",
 }
+
+// sortRating is the spec's sort value without a sort_by counterpart.
+const sortRating = "rating_high_to_low"
 
 // ShoppingSearch is shopping.search (spec 4.28).
 var ShoppingSearch = &providers.Capability{
@@ -44,7 +49,8 @@ var ShoppingSearch = &providers.Capability{
 		"(two letters) and `language` localize the results and prices, `location` (a place name such as " +
 		"\"Austin, Texas, United States\") sets where the search originates. `price_min` / `price_max` bound " +
 		"the item price (excluding delivery), `condition` keeps new or used offers, `sort` orders by price or " +
-		"rating. `num` sets the page size (1 to 25, default 10). Each record is one offer: title, url (the " +
+		"rating (rating only where Google Shopping offers a rating order for the search, which costs a second " +
+		"upstream search; otherwise it is refused at /sort naming the price orders). `num` sets the page size (1 to 25, default 10). Each record is one offer: title, url (the " +
 		"product page), snippet when supplied, and the keys price (number), price_display (price as shown, " +
 		"with currency), seller, delivery, condition, rating (number out of 5) and reviews (integer) when " +
 		"Google Shopping has them, and source (always google_shopping). The execute envelope carries " +
@@ -150,7 +156,7 @@ const shoppingSchema = `{
     "sort": {
       "type": "string",
       "enum": ["price_low_to_high", "price_high_to_low", "rating_high_to_low"],
-      "description": "Order of the results; relevance when omitted."
+      "description": "Order of the results; relevance when omitted. rating_high_to_low works only where Google Shopping offers a rating order for the search (else 400 at /sort)."
     }
   }
 }`
@@ -247,6 +253,9 @@ func shoppingMerge(prev, params providers.Request) providers.Request {
 type shoppingState struct {
 	Start  int `json:"start"`
 	Offset int `json:"offset"`
+	// SortToken is the shoprs token of Google's rating order, once a search sorted by rating found
+	// it in the answer's filters.
+	SortToken string `json:"sort_token,omitempty"`
 }
 
 // productRef is the record's Ref: what the immersive product lookup needs.
@@ -303,6 +312,9 @@ func searchShopping(ctx context.Context, call *providers.Call) (*providers.Page,
 	if s := sortBy[req.Str("sort")]; s != "" {
 		q.Set("sort_by", s)
 	}
+	if st.SortToken != "" {
+		q.Set("shoprs", st.SortToken)
+	}
 	if st.Start > 0 {
 		q.Set("start", strconv.Itoa(st.Start))
 	}
@@ -312,11 +324,13 @@ func searchShopping(ctx context.Context, call *providers.Call) (*providers.Page,
 	if err != nil {
 		return nil, err
 	}
+	if req.Str("sort") == sortRating && st.SortToken == "" {
+		if st.SortToken, meta, err = ratingSort(ctx, call, q, &ans); err != nil {
+			return nil, err
+		}
+	}
 	page := &providers.Page{Records: []providers.Record{}, Filters: shoppingFilters(ans.Filters)}
 	if meta.NoResults() || len(ans.ShoppingResults) == 0 {
-		if meta.Error != "" && !meta.NoResults() {
-			return nil, providers.Errorf(providers.CodeProviderError, "SerpApi: %s", meta.Error)
-		}
 		return page, nil
 	}
 	results := ans.ShoppingResults
@@ -330,7 +344,7 @@ func searchShopping(ctx context.Context, call *providers.Call) (*providers.Page,
 	switch {
 	case to < len(results):
 		page.HasMore = true
-		page.Next, _ = json.Marshal(shoppingState{Start: st.Start, Offset: to})
+		page.Next, _ = json.Marshal(shoppingState{Start: st.Start, Offset: to, SortToken: st.SortToken})
 	default:
 		if next := stringOf(ans.Pagination.Next); next != "" {
 			start := st.Start + len(results)
@@ -338,10 +352,44 @@ func searchShopping(ctx context.Context, call *providers.Call) (*providers.Page,
 				start = s
 			}
 			page.HasMore = true
-			page.Next, _ = json.Marshal(shoppingState{Start: start})
+			page.Next, _ = json.Marshal(shoppingState{Start: start, SortToken: st.SortToken})
 		}
 	}
 	return page, nil
+}
+
+// ratingSort re-runs a search sorted by rating through the rating option of the answer's "Sort
+// by" filter group (its shoprs token), replacing ans. Without such an option Google offers no
+// rating order for the search, and the sort value is refused naming the ones that work.
+func ratingSort(ctx context.Context, call *providers.Call, q url.Values, ans *shoppingAnswer) (string, serpapi.Meta, error) {
+	token := ratingToken(ans.Filters)
+	if token == "" {
+		return "", serpapi.Meta{}, providers.Invalid("Google Shopping offers no rating order for this search",
+			providers.Violation{Path: "/sort", Message: "Google Shopping offers no rating order for this search; sort accepts " +
+				"price_low_to_high or price_high_to_low here (omit sort for relevance)"})
+	}
+	q.Set("shoprs", token)
+	*ans = shoppingAnswer{}
+	meta, err := serpapi.Search(ctx, call, shoppingEngine, q, ans)
+	return token, meta, err
+}
+
+// ratingToken finds the shoprs token of a rating order among the "Sort by" options of filters.
+func ratingToken(raw []json.RawMessage) string {
+	for _, g := range raw {
+		group := objectOf(g)
+		if !strings.Contains(strings.ToLower(stringOf(group["type"])), "sort") {
+			continue
+		}
+		for _, o := range arrayOf(group["options"]) {
+			opt := objectOf(o)
+			text := strings.ToLower(stringOf(opt["text"]))
+			if token := stringOf(opt["shoprs"]); token != "" && (strings.Contains(text, "rating") || strings.Contains(text, "review")) {
+				return token
+			}
+		}
+	}
+	return ""
 }
 
 // shoppingFilters turns google_shopping's filters[{type, options[{text, shoprs}]}] into filters[]:

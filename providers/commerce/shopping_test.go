@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/capgate/capgate/providers"
@@ -42,8 +43,6 @@ func TestShoppingRequest(t *testing.T) {
 				"location": {"London, England, United Kingdom"}, "min_price": {"10.5"}, "max_price": {"500"}, "sort_by": {"2"}}},
 		{"price low to high", `{"query":"tv","sort":"price_low_to_high","condition":"new"}`,
 			url.Values{"engine": {"google_shopping"}, "q": {"tv new"}, "sort_by": {"1"}}},
-		{"rating", `{"query":"tv","sort":"rating_high_to_low","price_min":0}`,
-			url.Values{"engine": {"google_shopping"}, "q": {"tv"}, "sort_by": {"3"}, "min_price": {"0"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -383,6 +382,66 @@ func TestShoppingSandbox(t *testing.T) {
 		empty, err := providertest.Execute(t, client, ShoppingSearch, providers.ModeTest, `{"query":"noresults please"}`)
 		if err != nil || len(empty.Records) != 0 || empty.HasMore {
 			t.Errorf("empty %+v err %v", empty, err)
+		}
+	})
+}
+
+// TestShoppingRatingSort: google_shopping's sort_by takes only 1 and 2 (price); a rating order goes
+// through the rating option of the answer's "Sort by" filters, else the sort value is refused.
+func TestShoppingRatingSort(t *testing.T) {
+	const ratingToken = "CAEYFyoOY29mZmVlIGdyaW5kZXIyHQgXEhNSYXRpbmc6IGhpZ2ggdG8gbG93KgQQARgBYAKIAQM"
+	body := `{"query":"coffee grinder","sort":"rating_high_to_low","price_min":0,"num":5}`
+	t.Run("through the answer's rating option", func(t *testing.T) {
+		f := newFake(t)
+		f.serveBy("google_shopping", func(q url.Values) string {
+			if q.Get("shoprs") != "" {
+				return "shopping.json"
+			}
+			return "shopping_sort_by_rating.json"
+		})
+		client := f.client(t)
+		page, err := providertest.Execute(t, client, ShoppingSearch, providers.ModeLive, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := f.requests()
+		if len(reqs) != 2 {
+			t.Fatalf("%d requests, want the search and its rating-sorted repeat", len(reqs))
+		}
+		for _, r := range reqs {
+			if r.Method != http.MethodGet || r.URL.Path != "/search.json" {
+				t.Errorf("request %s %s", r.Method, r.URL.Path)
+			}
+		}
+		wantQuery(t, reqs[0], url.Values{"engine": {"google_shopping"}, "q": {"coffee grinder"}, "min_price": {"0"}})
+		wantQuery(t, reqs[1], url.Values{"engine": {"google_shopping"}, "q": {"coffee grinder"}, "min_price": {"0"}, "shoprs": {ratingToken}})
+		var st shoppingState
+		if err := json.Unmarshal(page.Next, &st); err != nil || st.SortToken != ratingToken || len(page.Records) != 5 {
+			t.Fatalf("next %s records %d", page.Next, len(page.Records))
+		}
+		// The next upstream page keeps the rating order.
+		st.Offset = 0
+		st.Start = 60
+		next, _ := json.Marshal(st)
+		if _, err := providertest.ExecuteState(t, client, ShoppingSearch, providers.ModeLive, prepare(t, ShoppingSearch, body), next); err != nil {
+			t.Fatal(err)
+		}
+		reqs = f.requests()
+		wantQuery(t, reqs[2], url.Values{"engine": {"google_shopping"}, "q": {"coffee grinder"}, "min_price": {"0"},
+			"shoprs": {ratingToken}, "start": {"60"}})
+	})
+	t.Run("refused when Google offers only price orders", func(t *testing.T) {
+		f := newFake(t)
+		f.serve("google_shopping", http.StatusOK, "shopping_sort_by_price.json")
+		_, err := providertest.Execute(t, f.client(t), ShoppingSearch, providers.ModeLive, body)
+		e, ok := providers.AsError(err)
+		if !ok || e.Code != providers.CodeInvalidRequest || len(e.Violations) != 1 || e.Violations[0].Path != "/sort" ||
+			!strings.Contains(e.Violations[0].Message, "price_low_to_high or price_high_to_low") {
+			t.Fatalf("error %v", err)
+		}
+		reqs := f.requests()
+		if len(reqs) != 1 || query(reqs[0]).Has("sort_by") {
+			t.Fatalf("requests %v: sort_by has no rating value", reqs)
 		}
 	})
 }

@@ -108,7 +108,7 @@ func bookingDetails(ctx context.Context, call *providers.Call, query providers.R
 	params.Del("departure_token") // SerpApi: booking_token cannot be used together with departure_token
 	params.Set("booking_token", token)
 	var ans bookingAnswer
-	meta, err := serpapi.Search(ctx, call, engine, params, &ans)
+	_, err := serpapi.Search(ctx, call, engine, params, &ans)
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +119,6 @@ func bookingDetails(ctx context.Context, call *providers.Call, query providers.R
 		}
 	}
 	if len(options) == 0 {
-		if meta.Error != "" && !meta.NoResults() {
-			return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not read the booking options: %s", meta.Error)
-		}
 		return nil, providers.Errorf(providers.CodeNotFound,
 			"Google Flights has no booking options for this flight now; it may be sold out or its fare may have changed: run the search again")
 	}

@@ -97,11 +97,8 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 	}
 	out := &providers.Page{Records: []providers.Record{}}
 	results := len(ans.Best) + len(ans.Other)
-	if meta.NoResults() || (results == 0 && meta.Error == "") {
+	if meta.NoResults() || results == 0 {
 		return out, nil // Google Flights found no flights: an empty single result
-	}
-	if results == 0 {
-		return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not complete the flight search: %s", meta.Error)
 	}
 	query, err := json.Marshal(req)
 	if err != nil {

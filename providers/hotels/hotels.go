@@ -440,9 +440,6 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 	}
 	page := &providers.Page{Records: []providers.Record{}}
 	if meta.NoResults() || len(ans.Properties) == 0 {
-		if meta.Error != "" && !meta.NoResults() {
-			return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not complete the search: %s", meta.Error)
-		}
 		return page, nil // an empty search (or a page past the end) ends the search
 	}
 	props := ans.Properties

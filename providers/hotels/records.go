@@ -339,9 +339,6 @@ func details(ctx context.Context, call *providers.Call, rec *providers.Record) (
 			ref.CheckIn, ref.CheckOut)
 	}
 	if ans.Name == "" {
-		if meta.Error != "" {
-			return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not read the property: %s", meta.Error)
-		}
 		return nil, providers.Errorf(providers.CodeNotFound, "Google Hotels has no details for this property for %s to %s",
 			ref.CheckIn, ref.CheckOut)
 	}

@@ -59,8 +59,21 @@
 //     with the engine's message; "no route" (ORS 2009, OSRM NoRoute/NoTable, an empty routes
 //     list) is an empty result with a note for a route, and every pair unroutable for a matrix.
 //     Other ORS engine errors are non-retryable provider_error (2099/6099 retryable) and, being
-//     provider errors, fall back to OSRM for driving. ORS gateway answers mentioning a quota are
-//     provider_allowance; other 401/403 answers are provider_error naming the refused key.
+//     provider errors, fall back to OSRM for driving. ORS's quotas (standard plan: 2,000
+//     directions a day and 40 a minute; matrices their own daily and per-minute counts) answer the
+//     daily quota with HTTP 403 ({"error": "Daily quota reached or API key unauthorized"}):
+//     gateway answers mentioning a quota are provider_allowance (driving falls back); other
+//     401/403 answers are provider_error naming the refused key. The per-minute limit answers
+//     HTTP 429 ({"error": "Rate limit exceeded"}), a sliding 60-second window: rate_limited with
+//     the upstream's Retry-After when it sends one (at most 60 s), else 60 s; no fallback.
+//   - OSRM demo server policy (Project-OSRM/osrm-backend wiki "Api usage policy" and the FOSSGIS
+//     routing servers' terms): at most one request a second, a valid identifying User-Agent, no
+//     heavy use, distance tables not allowed, and access may be withdrawn for commercial users.
+//     So the osrm provider is throttled to one request a second per process (like Nominatim),
+//     the catalog descriptions say the fallback is the public demo, and navigation.matrix never
+//     calls /table on it: with the default base URL and no OpenRouteService a matrix is refused
+//     with capability_unavailable (hint: PROVIDER_ORS_KEY, or PROVIDER_OSRM_URL to a self-hosted
+//     OSRM server, which does answer /table).
 //   - Alternatives: up to 3 (ORS target_count 3 with its documented default share and weight
 //     factors; OSRM alternatives=true). Both engines compute alternatives only between two points
 //     (ORS refuses them with error 2011), so with waypoints they are not asked for and a note
@@ -113,7 +126,9 @@
 //     the 2004 limit for alternative routes, were not confirmed and are written from memory of the
 //     engine. The gateway bodies ({"error": "Access to this API has been disallowed"}, "Daily
 //     quota reached or API key unauthorized", "Authorization field/api_key missing ...") are
-//     quoted from public issues; their exact statuses (401/403) were not confirmed. Request body
+//     quoted from public issues (403 for the daily quota: GIScience/openrouteservice PR #1705,
+//     docs/frequently-asked-questions.md "When and how does my quota reset?": 403 daily, 429
+//     minutely); the 401 status of the missing-key body was not confirmed. Request body
 //     fields follow openrouteservice-py's DirectionsServiceBody and AlternativeRoutes docs;
 //     sources and destinations are sent as integers (the ORS docs show index strings; client
 //     libraries send integers). ORS's terms of service page could not be retrieved: the

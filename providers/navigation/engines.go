@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/lenient"
@@ -105,6 +106,10 @@ type orsStep struct {
 type orsMetadata struct {
 	Attribution lenient.Str `json:"attribution"`
 }
+
+// orsMinuteWindow is the sliding window of OpenRouteService's per-minute limit: the longest a
+// 429 asks a caller to wait.
+const orsMinuteWindow = time.Minute
 
 // orsErrorBody is OpenRouteService's error answer: {"error":{"code","message"},"info":{...}} from
 // the engine, or {"error":"..."} (a bare string) from its API gateway (missing or refused key,
@@ -251,7 +256,21 @@ var coordinateIndex = regexp.MustCompile(`(?i)(?:coordinate|point)\s+(\d+)`)
 // route exists (not an error: the answer has no records), or the error the caller sees.
 func orsFailure(err error, paths pointPaths) (string, error) {
 	e, ok := providers.AsError(err)
-	if !ok || len(e.Body) == 0 || e.UpstreamStatus == 0 {
+	if !ok || e.UpstreamStatus == 0 {
+		return "", err
+	}
+	if e.UpstreamStatus == http.StatusTooManyRequests {
+		// ORS answers its per-minute limit (40 directions a minute on the standard plan, a sliding
+		// window) with 429 and its daily quota with 403; a 429 is over within the window.
+		out := *e
+		out.Code, out.Retryable = providers.CodeRateLimited, nil
+		out.Message = "OpenRouteService's per-minute request limit for this gateway is reached; retry shortly"
+		if out.RetryAfter <= 0 || out.RetryAfter > orsMinuteWindow {
+			out.RetryAfter = orsMinuteWindow
+		}
+		return "", &out
+	}
+	if len(e.Body) == 0 {
 		return "", err
 	}
 	var body orsErrorBody
@@ -262,9 +281,7 @@ func orsFailure(err error, paths pointPaths) (string, error) {
 	if json.Unmarshal(body.Error, &gatewayMessage) == nil {
 		out := *e
 		switch {
-		case e.UpstreamStatus == http.StatusTooManyRequests:
-			return "", err // the client's 429 mapping stands
-		case strings.Contains(strings.ToLower(gatewayMessage), "quota"):
+		case strings.Contains(strings.ToLower(gatewayMessage), "quota"): // the daily quota: HTTP 403
 			out.Code = providers.CodeProviderAllowance
 			out.Message = "OpenRouteService's allowance for this gateway is used up: " + gatewayMessage
 			out.Retryable = nil

@@ -117,12 +117,12 @@ func sandboxFake(id string) *fake {
 	panic("no provider " + id)
 }
 
-// testProviders are Providers() with Nominatim's one-request-a-second bound lifted, so the tests
-// do not wait on it (TestProviders checks the real declaration).
+// testProviders are Providers() with Nominatim's and OSRM's one-request-a-second bounds lifted, so
+// the tests do not wait on them (TestProviders checks the real declaration).
 func testProviders() []*providers.Provider {
 	provs := Providers()
 	for _, p := range provs {
-		if p.ID == nominatimID {
+		if p.ID == nominatimID || p.ID == osrmID {
 			p.RequestsPerSecond = 0
 		}
 	}

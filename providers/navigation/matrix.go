@@ -58,16 +58,18 @@ var Matrix = &providers.Capability{
 		"`origin_index` and `destination_index` (integers, positions in the request's arrays, always), `duration_min` and `distance_km` " +
 		"(numbers, when the pair is routable and the metric was requested), `status` (\"ok\" or \"unroutable\", always), `engine` " +
 		"(openrouteservice or osrm-demo, always), and with the primary engine OpenRouteService `attribution`, `license` and `license_url` (always). " +
-		"`notes` lists the unroutable pairs and names what each place name was geocoded to. When the primary engine is unavailable, driving " +
-		"matrices come from the fallback demo engine OSRM (car profile only, no service level): `notes` says so and its records carry no " +
-		"attribution, license or license_url; walking and cycling are then refused with capability_unavailable. " +
+		"`notes` lists the unroutable pairs and names what each place name was geocoded to. Matrices come from OpenRouteService: the fallback " +
+		"engine OSRM is by default the public OSRM demo server, whose usage policy forbids distance tables, so without OpenRouteService a " +
+		"matrix is refused with capability_unavailable. Only a deployment that points the fallback at its own OSRM server gets driving " +
+		"matrices from it (car profile only, no service level): `notes` says so and its records carry no attribution, license or " +
+		"license_url; walking and cycling are then refused with capability_unavailable. " +
 		"Single result: `more` is refused, `update` is not offered, and there are no record actions.",
 	Topic:    topic,
 	Request:  matrixSchema,
 	Paging:   providers.PagingSingle,
 	NoUpdate: true,
 	Cost: providers.Cost{Typical: 0,
-		Basis: "Free: OpenRouteService's free plan, the OSRM demo server and Nominatim cost nothing per call."},
+		Basis: "Free: OpenRouteService's free plan, a self-hosted OSRM server and Nominatim cost nothing per call."},
 	Deadline:  15 * time.Second,
 	Providers: []string{osrmID, nominatimID},
 	Examples: []providers.Example{
@@ -189,6 +191,9 @@ func executeMatrix(ctx context.Context, call *providers.Call) (*providers.Page, 
 			return keep(orsMatrix(ctx, ors, mode, g.locations, g.sources, g.destinations, metrics, g.paths))
 		},
 		func(osrm *providers.Upstream) error {
+			if err := tablesAllowed(osrm); err != nil {
+				return err
+			}
 			return keep(osrmTable(ctx, osrm, g.locations, g.sources, g.destinations, metrics, g.paths))
 		})
 	if err != nil {
@@ -269,4 +274,15 @@ func listSome(items []string, n int) string {
 		return strings.Join(items, "; ")
 	}
 	return strings.Join(items[:n], "; ") + fmt.Sprintf("; and %d more", len(items)-n)
+}
+
+// tablesAllowed refuses a matrix on the public OSRM demo server, whose usage policy forbids
+// distance tables; a deployment's own OSRM server (PROVIDER_OSRM_URL) computes them.
+func tablesAllowed(osrm *providers.Upstream) error {
+	if strings.TrimRight(osrm.BaseURL, "/") != osrmDemoURL {
+		return nil
+	}
+	return providers.Errorf(providers.CodeCapabilityUnavailable,
+		"navigation.matrix needs OpenRouteService, which is unavailable; the public OSRM demo server's usage policy forbids "+
+			"distance tables").WithHint("An operator can set PROVIDER_ORS_KEY, or PROVIDER_OSRM_URL to a self-hosted OSRM server.")
 }

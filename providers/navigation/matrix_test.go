@@ -303,3 +303,15 @@ func TestMatrixGeocodesEachNameOnce(t *testing.T) {
 		`{"origins":["Berlin","Gotham"],"destinations":["Gotham","Potsdam"]}`)
 	checkPaths(t, err, []string{"/destinations/0", "/origins/1"})
 }
+
+// TestMatrixNeverAsksTheDemoServer: the public OSRM demo server forbids distance tables, so
+// without OpenRouteService a matrix is refused before any call when the fallback is the demo.
+func TestMatrixNeverAsksTheDemoServer(t *testing.T) {
+	client := providertest.Client(t, testProviders(), nil, nil) // OSRM at its default URL: the demo server
+	_, err := providertest.ExecuteState(t, client, Matrix, providers.ModeLive, prepare(t, Matrix, cities), nil)
+	e, ok := providers.AsError(err)
+	if !ok || e.Code != providers.CodeCapabilityUnavailable || !strings.Contains(e.Message, "forbids distance tables") ||
+		!strings.Contains(e.Hint, "PROVIDER_ORS_KEY") {
+		t.Fatalf("error %v", err)
+	}
+}

@@ -21,10 +21,14 @@ const (
 //go:embed sandbox/*.json
 var sandboxFS embed.FS
 
+// osrmDemoURL is the public OSRM demo server, the fallback's default base URL. Its usage policy
+// allows at most one request a second and no distance tables (see doc.go).
+const osrmDemoURL = "https://router.project-osrm.org"
+
 // Providers lists the upstreams of this package: OpenRouteService (primary routing engine, keyed),
-// the OSRM demo server (fallback routing engine, keyless, car only) and Nominatim (geocoding of
-// place names, keyless, at most one request a second). OSRM and Nominatim ask for an identifying
-// User-Agent: the client always sends capgate/<version> (+contact).
+// the OSRM demo server (fallback routing engine, keyless, car only, at most one request a second)
+// and Nominatim (geocoding of place names, keyless, at most one request a second). OSRM and
+// Nominatim ask for an identifying User-Agent: the client always sends capgate/<version> (+contact).
 func Providers() []*providers.Provider {
 	return []*providers.Provider{
 		{
@@ -47,9 +51,10 @@ func Providers() []*providers.Provider {
 			),
 		},
 		{
-			ID:      osrmID,
-			Title:   "OSRM demo server",
-			BaseURL: "https://router.project-osrm.org",
+			ID:                osrmID,
+			Title:             "OSRM demo server",
+			BaseURL:           osrmDemoURL,
+			RequestsPerSecond: 1,
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Path: "/route/v1/driving/*", File: "sandbox/osrm_route_waypoints.json",
 					Match: func(r *http.Request) bool { return strings.Count(r.URL.Path, ";") > 1 }},

@@ -54,8 +54,9 @@ var Route = &providers.Capability{
 		"Record keys: `distance_km` and `duration_min` (numbers, always), `steps` (integer count of turn-by-turn steps, always), " +
 		"`via` (string[]: the waypoints, or for a route without waypoints its main roads by distance), `engine` (openrouteservice or osrm-demo, always), " +
 		"and with the primary engine OpenRouteService `attribution`, `license` and `license_url` (always). When the primary engine is unavailable, " +
-		"driving routes come from the fallback demo engine OSRM (car profile only, no service level): `notes` says so and its records carry no " +
-		"attribution, license or license_url; walking and cycling are then refused with capability_unavailable. When no route connects the places " +
+		"driving routes come from the fallback demo engine OSRM (car profile only, no service level; by default the public OSRM demo server, " +
+		"which allows at most one request a second and non-commercial use only, so this gateway queues its calls to it): `notes` says so and " +
+		"its records carry no attribution, license or license_url; walking and cycling are then refused with capability_unavailable. When no route connects the places " +
 		"the result is empty and `notes` says why. `notes` also names what each place name was geocoded to. " +
 		"Single result: `more` is refused and `update` is not offered. Record action `details` (free, stored at search time, no provider call; " +
 		"410 session_expired once the session is gone): distance_km, duration_min, steps [{instruction, distance_m, duration_s, name (when the way has one)}], " +

@@ -39,8 +39,8 @@ func TestProviders(t *testing.T) {
 	if r.Header.Get("Authorization") != "k123" || r.URL.RawQuery != "" {
 		t.Errorf("ORS key must go in the Authorization header: %v %q", r.Header, r.URL.RawQuery)
 	}
-	if osrm.BaseURL != "https://router.project-osrm.org" || osrm.KeyRequired || osrm.Authorize != nil {
-		t.Errorf("osrm = %+v", osrm)
+	if osrm.BaseURL != "https://router.project-osrm.org" || osrm.KeyRequired || osrm.Authorize != nil || osrm.RequestsPerSecond != 1 {
+		t.Errorf("osrm = %+v (the public demo server allows one request a second)", osrm)
 	}
 	if nom.BaseURL != "https://nominatim.openstreetmap.org" || nom.KeyRequired || nom.RequestsPerSecond != 1 {
 		t.Errorf("nominatim = %+v (the public geocoder allows one request a second)", nom)
@@ -428,6 +428,8 @@ func TestRouteEngineFailures(t *testing.T) {
 			w.WriteHeader(http.StatusTooManyRequests)
 			_, _ = w.Write([]byte(`{"error":"Rate limit exceeded"}`))
 		}}, body: driving, code: providers.CodeRateLimited},
+		{name: "per-minute limit without Retry-After is the caller's", ors: serveFile(t, 429, td("ors_gateway_429_rate.json")), body: driving,
+			code: providers.CodeRateLimited, retryable: ptrBool(true)},
 		{name: "walking without the primary engine", noKey: true, ors: refuse(t, "ors"), body: walking,
 			code: providers.CodeCapabilityUnavailable, retryable: ptrBool(false)},
 		{name: "walking while the primary engine fails", ors: serveBody(503, `<html>busy</html>`), body: walking,
@@ -788,5 +790,40 @@ func TestOSRMWayName(t *testing.T) {
 		if got := osrmWayName(lenientStr(tc.name), lenientStr(tc.ref)); got != tc.want {
 			t.Errorf("osrmWayName(%q, %q) = %q, want %q", tc.name, tc.ref, got, tc.want)
 		}
+	}
+}
+
+// TestORSQuotaAnswers maps OpenRouteService's documented quota answers: the daily quota is an
+// HTTP 403 (provider_allowance, so driving falls back), the per-minute limit an HTTP 429
+// (rate_limited with Retry-After, the upstream's own when it sends one, else the minute window).
+func TestORSQuotaAnswers(t *testing.T) {
+	walking := `{"origin":{"lat":52.52,"lon":13.40},"destination":{"lat":52.40,"lon":13.06},"mode":"walking"}`
+	cases := []struct {
+		name   string
+		ors    *fake
+		code   providers.Code
+		wait   time.Duration
+		inText string
+	}{
+		{"daily quota", serveFile(t, 403, td("ors_gateway_403_quota.json")), providers.CodeCapabilityUnavailable, 0, "allowance for this gateway is used up"},
+		{"per-minute limit", serveFile(t, 429, td("ors_gateway_429_rate.json")), providers.CodeRateLimited, time.Minute, "per-minute request limit"},
+		{"per-minute limit with Retry-After", &fake{answer: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = w.Write([]byte(`{"error": "Rate limit exceeded"}`))
+		}}, providers.CodeRateLimited, 7 * time.Second, "per-minute request limit"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := run(t, Route, upstreams{ors: tc.ors, osrm: refuse(t, "osrm")}, walking)
+			e, ok := providers.AsError(err)
+			if !ok || e.Code != tc.code || e.RetryAfter != tc.wait || !strings.Contains(e.Message, tc.inText) {
+				t.Fatalf("error %v (retry after %v), want %s after %v saying %q", err, e.RetryAfter, tc.code, tc.wait, tc.inText)
+			}
+			r := tc.ors.requests()
+			if len(r) != 1 || r[0].Method != http.MethodPost || r[0].Path != "/v2/directions/foot-walking/json" || r[0].Header.Get("Authorization") != orsKey {
+				t.Errorf("ORS requests %+v", r)
+			}
+		})
 	}
 }

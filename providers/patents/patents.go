@@ -307,9 +307,6 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 		results = results[:size]
 	}
 	out := &providers.Page{Records: []providers.Record{}}
-	if len(results) == 0 && meta.Error != "" && !meta.NoResults() {
-		return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not complete the search: %s", meta.Error)
-	}
 	if meta.NoResults() || len(results) == 0 {
 		// An empty answer (SerpApi's "hasn't returned any results", or a page past the end) ends the search.
 		return out, nil
@@ -427,9 +424,6 @@ func details(ctx context.Context, call *providers.Call, rec *providers.Record) (
 	}
 	d := patentDetail(ref.PatentID, body)
 	if len(d) <= 1 { // only the id: nothing usable came back
-		if meta.Error != "" {
-			return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not read the patent: %s", meta.Error)
-		}
 		return nil, providers.Errorf(providers.CodeNotFound, "Google Patents has no details for %s", ref.PatentID)
 	}
 	return &providers.Detail{Body: d, Links: detailLinks(ref.PatentID, rec, body)}, nil

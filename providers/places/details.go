@@ -38,9 +38,6 @@ func details(ctx context.Context, call *providers.Call, rec *providers.Record) (
 	}
 	p, ok := decodePlace(body.PlaceResults)
 	if !ok || p.Title == "" {
-		if meta.Error != "" {
-			return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not read the place: %s", meta.Error)
-		}
 		return nil, providers.Errorf(providers.CodeNotFound, "Google Maps has no place page for %s", rec.Title)
 	}
 	d := placeDetail(p)

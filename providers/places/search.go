@@ -257,7 +257,7 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 	c := criteriaOf(req)
 
 	var raw json.RawMessage
-	meta, err := serpapi.Search(ctx, call, mapsEngine, searchParams(req, c, st), &raw)
+	_, err := serpapi.Search(ctx, call, mapsEngine, searchParams(req, c, st), &raw)
 	if err != nil {
 		return nil, err
 	}
@@ -282,9 +282,6 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 				page.Notes = append(page.Notes, "Google Maps answered with a single place for this query.")
 			}
 			return page, nil
-		}
-		if meta.Error != "" && !meta.NoResults() {
-			return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not complete the search: %s", meta.Error)
 		}
 		return page, nil // no results, or a page past the end: the search ends
 	}

@@ -148,9 +148,6 @@ func executeSearch(ctx context.Context, call *providers.Call) (*providers.Page, 
 	if meta.NoResults() {
 		return out, nil // nothing (more) for this query
 	}
-	if meta.Error != "" {
-		return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not complete the search: %s", meta.Error)
-	}
 	organic := body.OrganicResults
 	used := min(num, len(organic))
 	seen := map[string]bool{}

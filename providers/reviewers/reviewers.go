@@ -1,8 +1,3 @@
-// Package reviewers speaks the chat APIs of the model vendors that sharpen uses as second-opinion
-// reviewers: OpenAI-compatible chat completions (OpenAI, xAI, Mistral, DeepSeek, Meta's Llama API
-// compatibility endpoint), Anthropic messages and Gemini generateContent. Each family is an
-// upstream provider (PROVIDER_<FAMILY>_KEY) called through the one upstream client, and each has
-// a sandbox answering in the vendor's real response shape with a deterministic review.
 package reviewers
 
 import (
@@ -10,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/capgate/capgate/providers"
@@ -25,23 +21,100 @@ const (
 
 // Prompt is what a reviewer is asked.
 type Prompt struct {
-	System    string
-	User      string
+	System string
+	User   string
+	// MaxTokens bounds the review text; a reasoning tier adds its thinking allowance on top.
 	MaxTokens int
+	// Tier is the sharpen tier ("" is sharpen): it picks the reasoning effort and names the
+	// model setting in errors.
+	Tier string
+}
+
+// tier is the prompt's tier, sharpen when unset.
+func (p Prompt) tier() string {
+	if p.Tier == "" {
+		return TierSharpen
+	}
+	return p.Tier
+}
+
+// thinkingAllowance is the output a reasoning tier may spend thinking, added to the review's own
+// MaxTokens: OpenAI's max_completion_tokens, Anthropic's max_tokens, Gemini's maxOutputTokens and
+// the OpenAI-compatible max_tokens of xAI and DeepSeek all count reasoning tokens, so a bare
+// 1,500-token bound leaves a thinking model no room for the review.
+var thinkingAllowance = map[string]int{TierSharpen: 2000, TierPlus: 6000, TierUltra: 12000, TierUltra2x: 12000}
+
+// effort is the reasoning effort asked of a thinking model per tier (the vendors' own words:
+// OpenAI and xAI reasoning_effort, Anthropic output_config.effort; Gemini's thinkingLevel is the
+// upper-case form).
+var effort = map[string]string{TierSharpen: "low", TierPlus: "medium", TierUltra: "high", TierUltra2x: "high"}
+
+// outputBudget is the output bound sent to the vendor: the review's tokens, plus the tier's
+// thinking allowance for a model that reasons.
+func (p Prompt) outputBudget(thinks bool) int {
+	if !thinks {
+		return p.MaxTokens
+	}
+	return p.MaxTokens + thinkingAllowance[p.tier()]
 }
 
 // Family is one model vendor.
 type Family struct {
 	ID       string
 	Provider *providers.Provider
-	// Models are the default model per tier (ultra2x uses the ultra model); the admin overrides them.
+	// Models are the default model per tier (ultra2x uses the ultra model); the admin overrides
+	// them with SHARPEN_MODEL_<FAMILY>_<TIER>.
 	Models map[string]string
-	call   func(ctx context.Context, u *providers.Upstream, model string, p Prompt) (string, error)
+	// Thinks tells, per tier, whether the tier's model reasons before it answers (and so gets the
+	// thinking allowance and the vendor's effort knob). An override should keep that kind.
+	Thinks map[string]bool
+	call   func(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error)
 }
 
-// Review asks the family's model for a review and returns its text.
+// Review asks the family's model for a review and returns its text. A model the vendor no longer
+// serves is a provider_error naming the setting that picks another.
 func (f *Family) Review(ctx context.Context, u *providers.Upstream, model string, p Prompt) (string, error) {
-	return f.call(ctx, u, model, p)
+	text, err := f.call(ctx, u, model, p, f.Thinks[p.tier()])
+	if err != nil {
+		return "", f.modelGone(err, model, p.tier())
+	}
+	return text, nil
+}
+
+// Tiers are the sharpen tiers in order.
+var Tiers = []string{TierSharpen, TierPlus, TierUltra, TierUltra2x}
+
+// Setting is the environment variable that picks the family's model for a tier.
+func Setting(family, tier string) string {
+	return "SHARPEN_MODEL_" + strings.ToUpper(family) + "_" + strings.ToUpper(tier)
+}
+
+// ModelFor is the model the family uses for a tier: the tier's override, for ultra2x the ultra
+// override, else the default.
+func (f *Family) ModelFor(tier string, overrides map[string]map[string]string) string {
+	if m := overrides[f.ID][tier]; m != "" {
+		return m
+	}
+	if m := overrides[f.ID][TierUltra]; tier == TierUltra2x && m != "" {
+		return m
+	}
+	return f.Models[tier]
+}
+
+// ModelsLine words the models a family uses per tier ("sharpen a · plus b · ..."), for the admin
+// console; "" for a provider that is not a reviewer family.
+func ModelsLine(id string, overrides map[string]map[string]string) string {
+	for _, f := range Families() {
+		if f.ID != id {
+			continue
+		}
+		parts := make([]string, 0, len(Tiers))
+		for _, t := range Tiers {
+			parts = append(parts, t+" "+f.ModelFor(t, overrides))
+		}
+		return "models per tier: " + strings.Join(parts, " · ")
+	}
+	return ""
 }
 
 func bearer(r *http.Request, key string) { r.Header.Set("Authorization", "Bearer "+key) }
@@ -50,40 +123,57 @@ func models(sharpen, plus, ultra string) map[string]string {
 	return map[string]string{TierSharpen: sharpen, TierPlus: plus, TierUltra: ultra, TierUltra2x: ultra}
 }
 
-// Families lists the vendors in routing preference order.
+// thinks lists whether the sharpen, plus and ultra models reason (ultra2x as ultra).
+func thinks(sharpen, plus, ultra bool) map[string]bool {
+	return map[string]bool{TierSharpen: sharpen, TierPlus: plus, TierUltra: ultra, TierUltra2x: ultra}
+}
+
+// Families lists the vendors in routing preference order. The default models are each vendor's
+// current ones for the tier (fast, stronger, strongest) as of late 2026; doc.go cites the model and
+// deprecation pages they come from.
 func Families() []*Family {
 	return []*Family{
-		{ID: "anthropic", Models: models("claude-3-5-haiku-latest", "claude-sonnet-4-0", "claude-opus-4-1"),
+		{ID: "anthropic", Models: models("claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5-5"), Thinks: thinks(true, true, true),
 			Provider: &providers.Provider{ID: "anthropic", Title: "Anthropic", BaseURL: "https://api.anthropic.com", KeyRequired: true,
 				Authorize: func(r *http.Request, key string) { r.Header.Set("x-api-key", key) },
 				Sandbox:   sandbox("anthropic", anthropicSandbox)},
 			call: anthropicReview},
-		{ID: "openai", Models: models("gpt-4.1-mini", "gpt-4.1", "o3"),
+		{ID: "openai", Models: models("gpt-6-luna", "gpt-6.2-sol", "gpt-6.2-astra"), Thinks: thinks(true, true, true),
 			Provider: &providers.Provider{ID: "openai", Title: "OpenAI", BaseURL: "https://api.openai.com/v1", KeyRequired: true,
 				Authorize: bearer, Sandbox: sandbox("openai", chatSandbox)},
-			call: chatReview("max_completion_tokens")},
-		{ID: "google", Models: models("gemini-2.5-flash-lite", "gemini-2.5-flash", "gemini-2.5-pro"),
+			call: chatReview("max_completion_tokens", openAIThinking)},
+		{ID: "google", Models: models("gemini-3.5-flash-lite", "gemini-3.8-flash", "gemini-3.8-flash"), Thinks: thinks(true, true, true),
 			Provider: &providers.Provider{ID: "google", Title: "Google Gemini", BaseURL: "https://generativelanguage.googleapis.com", KeyRequired: true,
 				Authorize: func(r *http.Request, key string) { r.Header.Set("x-goog-api-key", key) },
 				Sandbox:   sandbox("google", geminiSandbox)},
 			call: geminiReview},
-		{ID: "xai", Models: models("grok-3-mini", "grok-3", "grok-4"),
+		{ID: "xai", Models: models("grok-4.20-non-reasoning", "grok-4.3", "grok-4.5"), Thinks: thinks(false, true, true),
 			Provider: &providers.Provider{ID: "xai", Title: "xAI", BaseURL: "https://api.x.ai/v1", KeyRequired: true,
 				Authorize: bearer, Sandbox: sandbox("xai", chatSandbox)},
-			call: chatReview("max_tokens")},
-		{ID: "mistral", Models: models("mistral-small-latest", "mistral-medium-latest", "mistral-large-latest"),
+			call: chatReview("max_tokens", openAIThinking)},
+		{ID: "mistral", Models: models("mistral-small-latest", "mistral-medium-latest", "mistral-large-latest"), Thinks: thinks(false, false, false),
 			Provider: &providers.Provider{ID: "mistral", Title: "Mistral AI", BaseURL: "https://api.mistral.ai/v1", KeyRequired: true,
 				Authorize: bearer, Sandbox: sandbox("mistral", chatSandbox)},
-			call: chatReview("max_tokens")},
-		{ID: "deepseek", Models: models("deepseek-chat", "deepseek-chat", "deepseek-reasoner"),
+			call: chatReview("max_tokens", nil)},
+		{ID: "deepseek", Models: models("deepseek-v4-flash", "deepseek-v4-pro", "deepseek-v4-pro"), Thinks: thinks(false, false, true),
 			Provider: &providers.Provider{ID: "deepseek", Title: "DeepSeek", BaseURL: "https://api.deepseek.com/v1", KeyRequired: true,
 				Authorize: bearer, Sandbox: sandbox("deepseek", chatSandbox)},
-			call: chatReview("max_tokens")},
+			call: chatReview("max_tokens", deepSeekThinking)},
 		{ID: "meta", Models: models("Llama-4-Scout-17B-16E-Instruct-FP8", "Llama-4-Maverick-17B-128E-Instruct-FP8", "Llama-4-Maverick-17B-128E-Instruct-FP8"),
+			Thinks: thinks(false, false, false),
 			Provider: &providers.Provider{ID: "meta", Title: "Meta Llama API", BaseURL: "https://api.llama.com/compat/v1", KeyRequired: true,
 				Authorize: bearer, Sandbox: sandbox("meta", chatSandbox)},
-			call: chatReview("max_tokens")},
+			call: chatReview("max_tokens", nil)},
 	}
+}
+
+// openAIThinking asks an OpenAI or xAI reasoning model for the tier's reasoning_effort.
+func openAIThinking(body map[string]any, tier string) { body["reasoning_effort"] = effort[tier] }
+
+// deepSeekThinking turns on DeepSeek V4's thinking mode, whose reasoning_effort takes high or max.
+func deepSeekThinking(body map[string]any, _ string) {
+	body["thinking"] = map[string]any{"type": "enabled"}
+	body["reasoning_effort"] = "high"
 }
 
 // Providers lists the vendor providers.
@@ -113,24 +203,93 @@ func postJSON(ctx context.Context, u *providers.Upstream, path string, body any,
 	return u.Decode(resp, out)
 }
 
-// vendorError puts the vendor's own error message (all three API styles use error.message)
-// into the error, so the operator sees why a reviewer refused.
+// vendorError puts the vendor's own error message into the error, so the operator sees why a
+// reviewer refused.
 func vendorError(id string, err error) error {
 	e, ok := providers.AsError(err)
 	if !ok || len(e.Body) == 0 {
 		return err
 	}
-	var body struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(e.Body, &body) == nil && body.Error.Message != "" {
+	if v := readVendorError(e.Body); v.Message != "" {
 		out := *e
-		out.Cause = fmt.Errorf("%s: %s", id, body.Error.Message)
+		out.Cause = fmt.Errorf("%s: %s", id, v.Message)
 		return &out
 	}
 	return err
+}
+
+// vendorErr is what the vendors' error bodies say, read from each documented shape: OpenAI,
+// DeepSeek and Meta {"error": {"message", "type", "code"}}; Anthropic {"type": "error", "error":
+// {"type", "message"}}; Gemini {"error": {"code", "message", "status"}}; xAI {"code": "...",
+// "error": "<message>"}; Mistral {"object": "error", "message", "type", "code"}.
+type vendorErr struct {
+	Message, Type, Code, Status string
+}
+
+func readVendorError(body []byte) vendorErr {
+	var top struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(body, &top) != nil {
+		return vendorErr{}
+	}
+	v := vendorErr{Message: top.Message, Type: top.Type, Code: rawString(top.Code)}
+	var inner struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+		Status  string          `json:"status"`
+	}
+	var text string
+	switch {
+	case json.Unmarshal(top.Error, &text) == nil && text != "":
+		v.Message = text
+	case json.Unmarshal(top.Error, &inner) == nil && inner.Message != "":
+		v = vendorErr{Message: inner.Message, Type: inner.Type, Code: rawString(inner.Code), Status: inner.Status}
+	}
+	return v
+}
+
+// rawString reads a JSON string or number as text ("" for anything else).
+func rawString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+// goneWords are how the vendors word a model they do not serve (any more).
+var goneWords = regexp.MustCompile(`(?i)(does not exist|not exist|not found|no longer|deprecated|retired|shut ?down|invalid model|unknown model|not supported for generatecontent)`)
+
+// modelGone turns the vendor's "no such model" answer (404, or 400 for the vendors that answer an
+// unknown model so) into a provider_error naming the setting to change; the gateway then tries
+// the next family as for any failed reviewer. Other errors pass unchanged.
+func (f *Family) modelGone(err error, model, tier string) error {
+	e, ok := providers.AsError(err)
+	if !ok || (e.UpstreamStatus != 404 && e.UpstreamStatus != 400 && e.UpstreamStatus != 410) {
+		return err
+	}
+	v := readVendorError(e.Body)
+	gone := v.Code == "model_not_found" || v.Type == "invalid_model" ||
+		(v.Type == "not_found_error" && strings.HasPrefix(v.Message, "model:")) ||
+		(strings.Contains(strings.ToLower(v.Message), "model") && goneWords.MatchString(v.Message))
+	if !gone {
+		return err
+	}
+	setting := Setting(f.ID, tier)
+	return (&providers.Error{Code: providers.CodeProviderError,
+		Message: fmt.Sprintf("%s does not serve the model %s (HTTP %d: %s); set %s to a current %s model",
+			f.Provider.Title, model, e.UpstreamStatus, v.Message, setting, f.Provider.Title),
+		Hint:           "an operator must set " + setting + " (see the vendor's model list); other reviewer families are tried meanwhile",
+		UpstreamStatus: e.UpstreamStatus, Body: e.Body, Cause: e}).WithRetryable(false)
 }
 
 type chatMessage struct {
@@ -139,13 +298,17 @@ type chatMessage struct {
 }
 
 // chatReview calls OpenAI-compatible chat completions; tokensField is the vendor's name of the
-// output bound (OpenAI's reasoning models take only max_completion_tokens).
-func chatReview(tokensField string) func(ctx context.Context, u *providers.Upstream, model string, p Prompt) (string, error) {
-	return func(ctx context.Context, u *providers.Upstream, model string, p Prompt) (string, error) {
+// output bound (OpenAI's reasoning models take only max_completion_tokens) and think, when set,
+// adds the vendor's reasoning knobs for a thinking tier.
+func chatReview(tokensField string, think func(body map[string]any, tier string)) func(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error) {
+	return func(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error) {
 		body := map[string]any{
 			"model":     model,
 			"messages":  []chatMessage{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}},
-			tokensField: p.MaxTokens,
+			tokensField: p.outputBudget(thinks),
+		}
+		if thinks && think != nil {
+			think(body, p.tier())
 		}
 		var out struct {
 			Choices []struct {
@@ -154,24 +317,48 @@ func chatReview(tokensField string) func(ctx context.Context, u *providers.Upstr
 				} `json:"message"`
 				FinishReason string `json:"finish_reason"`
 			} `json:"choices"`
+			Usage struct {
+				CompletionTokens int `json:"completion_tokens"`
+				Details          struct {
+					ReasoningTokens int `json:"reasoning_tokens"`
+				} `json:"completion_tokens_details"`
+			} `json:"usage"`
 		}
 		if err := postJSON(ctx, u, "/chat/completions", body, &out); err != nil {
 			return "", err
 		}
 		if len(out.Choices) == 0 || out.Choices[0].Message.Content == nil || strings.TrimSpace(*out.Choices[0].Message.Content) == "" {
-			return "", providers.Errorf(providers.CodeProviderError, "%s returned no review text", u.ID())
+			finish := ""
+			if len(out.Choices) > 0 {
+				finish = out.Choices[0].FinishReason
+			}
+			return "", noText(u.ID(), finish, out.Usage.Details.ReasoningTokens)
 		}
 		return *out.Choices[0].Message.Content, nil
 	}
 }
 
+// noText is the error of an answer without review text; an answer cut at the output bound after
+// thinking says so, since that is a budget too small for the model's reasoning.
+func noText(id, finish string, reasoningTokens int) error {
+	if reasoningTokens > 0 {
+		return providers.Errorf(providers.CodeProviderError, "%s returned no review text: its reasoning used %d tokens of the output budget (finish reason %s)",
+			id, reasoningTokens, finish)
+	}
+	return providers.Errorf(providers.CodeProviderError, "%s returned no review text (finish reason %s)", id, finish)
+}
+
 // anthropicReview calls the Messages API.
-func anthropicReview(ctx context.Context, u *providers.Upstream, model string, p Prompt) (string, error) {
+func anthropicReview(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error) {
 	body := map[string]any{
 		"model":      model,
-		"max_tokens": p.MaxTokens,
+		"max_tokens": p.outputBudget(thinks),
 		"system":     p.System,
 		"messages":   []chatMessage{{Role: "user", Content: p.User}},
+	}
+	if thinks {
+		// Claude 5.5 models think adaptively by default, within max_tokens; effort bounds how much.
+		body["output_config"] = map[string]any{"effort": effort[p.tier()]}
 	}
 	var out struct {
 		Content []struct {
@@ -179,6 +366,9 @@ func anthropicReview(ctx context.Context, u *providers.Upstream, model string, p
 			Text string `json:"text"`
 		} `json:"content"`
 		StopReason string `json:"stop_reason"`
+		Usage      struct {
+			OutputTokens int `json:"output_tokens"`
+		} `json:"usage"`
 	}
 	if err := postJSONWithHeader(ctx, u, "/v1/messages", body, &out, "anthropic-version", "2023-06-01"); err != nil {
 		return "", err
@@ -190,7 +380,7 @@ func anthropicReview(ctx context.Context, u *providers.Upstream, model string, p
 		}
 	}
 	if strings.TrimSpace(b.String()) == "" {
-		return "", providers.Errorf(providers.CodeProviderError, "anthropic returned no review text (stop_reason %s)", out.StopReason)
+		return "", providers.Errorf(providers.CodeProviderError, "anthropic returned no review text (stop_reason %s; %d output tokens)", out.StopReason, out.Usage.OutputTokens)
 	}
 	return b.String(), nil
 }
@@ -214,7 +404,7 @@ func postJSONWithHeader(ctx context.Context, u *providers.Upstream, path string,
 }
 
 // geminiReview calls generateContent.
-func geminiReview(ctx context.Context, u *providers.Upstream, model string, p Prompt) (string, error) {
+func geminiReview(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error) {
 	type part struct {
 		Text string `json:"text"`
 	}
@@ -225,7 +415,7 @@ func geminiReview(ctx context.Context, u *providers.Upstream, model string, p Pr
 	body := map[string]any{
 		"systemInstruction": content{Parts: []part{{Text: p.System}}},
 		"contents":          []content{{Role: "user", Parts: []part{{Text: p.User}}}},
-		"generationConfig":  map[string]any{"maxOutputTokens": p.MaxTokens},
+		"generationConfig":  generationConfig(p, thinks),
 	}
 	var out struct {
 		Candidates []struct {
@@ -240,6 +430,9 @@ func geminiReview(ctx context.Context, u *providers.Upstream, model string, p Pr
 		PromptFeedback struct {
 			BlockReason string `json:"blockReason"`
 		} `json:"promptFeedback"`
+		UsageMetadata struct {
+			ThoughtsTokenCount int `json:"thoughtsTokenCount"`
+		} `json:"usageMetadata"`
 	}
 	if err := postJSON(ctx, u, "/v1beta/models/"+model+":generateContent", body, &out); err != nil {
 		return "", err
@@ -254,7 +447,17 @@ func geminiReview(ctx context.Context, u *providers.Upstream, model string, p Pr
 		}
 	}
 	if strings.TrimSpace(b.String()) == "" {
-		return "", providers.Errorf(providers.CodeProviderError, "google returned no review text (finish reason %s)", out.Candidates[0].FinishReason)
+		return "", noText("google", out.Candidates[0].FinishReason, out.UsageMetadata.ThoughtsTokenCount)
 	}
 	return b.String(), nil
+}
+
+// generationConfig bounds Gemini's output (thoughts count against maxOutputTokens) and, for a
+// thinking tier, sets Gemini 3's thinkingLevel.
+func generationConfig(p Prompt, thinks bool) map[string]any {
+	cfg := map[string]any{"maxOutputTokens": p.outputBudget(thinks)}
+	if thinks {
+		cfg["thinkingConfig"] = map[string]any{"thinkingLevel": strings.ToUpper(effort[p.tier()])}
+	}
+	return cfg
 }

@@ -65,7 +65,8 @@ func TestVendorAdapters(t *testing.T) {
 		check                              func(t *testing.T, s seen)
 	}{
 		{"openai", openAIAnswer, "/chat/completions", "boiling point", func(t *testing.T, s seen) {
-			if s.header.Get("Authorization") != "Bearer k-openai" || s.body["max_completion_tokens"] != float64(1500) || s.body["max_tokens"] != nil {
+			if s.header.Get("Authorization") != "Bearer k-openai" || s.body["max_completion_tokens"] != float64(3500) || s.body["max_tokens"] != nil ||
+				s.body["reasoning_effort"] != "low" {
 				t.Errorf("openai request: %v %v", s.header, s.body)
 			}
 			msgs := s.body["messages"].([]any)
@@ -85,15 +86,15 @@ func TestVendorAdapters(t *testing.T) {
 			if s.header.Get("x-api-key") != "k-anthropic" || s.header.Get("anthropic-version") != "2023-06-01" || s.header.Get("Authorization") != "" {
 				t.Errorf("anthropic headers %v", s.header)
 			}
-			if s.body["system"] != "review critically" || s.body["max_tokens"] != float64(1500) {
+			if s.body["system"] != "review critically" || s.body["max_tokens"] != float64(3500) {
 				t.Errorf("anthropic body %v", s.body)
 			}
 		}},
-		{"google", geminiAnswer, "/v1beta/models/gemini-2.5-pro:generateContent", "omits the unit", func(t *testing.T, s seen) {
+		{"google", geminiAnswer, "/v1beta/models/gemini-3.8-flash:generateContent", "omits the unit", func(t *testing.T, s seen) {
 			if s.header.Get("x-goog-api-key") != "k-google" {
 				t.Errorf("google headers %v", s.header)
 			}
-			if s.body["systemInstruction"] == nil || s.body["generationConfig"].(map[string]any)["maxOutputTokens"] != float64(1500) {
+			if s.body["systemInstruction"] == nil || s.body["generationConfig"].(map[string]any)["maxOutputTokens"] != float64(3500) {
 				t.Errorf("google body %v", s.body)
 			}
 		}},
@@ -104,9 +105,6 @@ func TestVendorAdapters(t *testing.T) {
 			client := providertest.Client(t, reviewers.Providers(), map[string]http.Handler{c.family: fake(t, 200, c.answer, &got)}, map[string]string{c.family: "k-" + c.family})
 			f := family(t, c.family)
 			model := f.Models[reviewers.TierUltra]
-			if c.family == "google" {
-				model = "gemini-2.5-pro"
-			}
 			text, err := f.Review(context.Background(), client.Upstream(c.family, providers.ModeLive), model, prompt)
 			if err != nil {
 				t.Fatal(err)

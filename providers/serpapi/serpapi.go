@@ -63,8 +63,9 @@ func (m Meta) NoResults() bool {
 }
 
 // Search calls search.json for an engine and decodes the answer into out (which should embed
-// Meta or be decoded separately). It maps SerpApi's failures to the error vocabulary and returns
-// meta so the adapter can tell an empty result set (meta.NoResults()) from a failure.
+// Meta or be decoded separately). It maps SerpApi's failures to the error vocabulary, including an
+// HTTP 200 answer whose error is not the no-results answer, and returns meta so the adapter can
+// tell an empty result set (meta.NoResults()) from a page that simply holds nothing.
 func Search(ctx context.Context, call *providers.Call, engine string, params url.Values, out any) (Meta, error) {
 	u := call.Upstream(ProviderID)
 	q := url.Values{}
@@ -81,9 +82,10 @@ func Search(ctx context.Context, call *providers.Call, engine string, params url
 	if err := u.Decode(resp, &meta); err != nil {
 		return meta, err
 	}
-	if meta.SearchMetadata.Status == "Error" && !meta.NoResults() {
-		return meta, &providers.Error{Code: providers.CodeProviderError, Message: "SerpApi could not complete the search: " + meta.Error,
-			Retryable: ptr(true)}
+	// Any error that is not the no-results answer is a failure, whatever the status says: the
+	// adapters read an empty answer as "no results" only when meta.NoResults() says so.
+	if meta.Error != "" && !meta.NoResults() {
+		return meta, &providers.Error{Code: providers.CodeProviderError, Message: "SerpApi could not complete the search: " + meta.Error}
 	}
 	if out != nil {
 		if err := u.Decode(resp, out); err != nil {
@@ -92,8 +94,6 @@ func Search(ctx context.Context, call *providers.Call, engine string, params url
 	}
 	return meta, nil
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // mapError puts SerpApi's own message into the error and names the allowance case.
 func mapError(err error) error {

@@ -132,6 +132,8 @@ func TestSearchErrors(t *testing.T) {
 			providers.CodeProviderError, true, "SerpApi: We couldn't get valid results", false},
 		{"search status Error in a 200", 200, nil, `{"search_metadata":{"id":"64c32cfeb68f8bc186aaa013","status":"Error"},"error":"We couldn't get valid results for this search. Please try again later."}`,
 			providers.CodeProviderError, true, "SerpApi could not complete the search: We couldn't get valid results", false},
+		{"error in a Success answer that is not the no-results one", 200, nil, `{"search_metadata":{"id":"64c32cfeb68f8bc186aaa014","status":"Success"},"error":"Invalid page_token."}`,
+			providers.CodeProviderError, true, "SerpApi could not complete the search: Invalid page_token.", false},
 		{"error body without JSON", 502, nil, `<html>Bad Gateway</html>`, providers.CodeProviderError, true, "serpapi failed (HTTP 502)", false},
 		{"error body with another shape", 404, nil, `{"message":"gone"}`, providers.CodeProviderError, false, "serpapi refused the request (HTTP 404)", false},
 		{"malformed JSON", 200, nil, `{"search_metadata":`, providers.CodeProviderError, true, "serpapi answered malformed JSON", false},

@@ -1,5 +1,5 @@
 // Package social holds social.search (spec section 4.6): posts or profiles on the short-post
-// network (platform_a, the X API v2) or the forum network (platform_b, Reddit's public JSON).
+// network (platform_a, the X API v2) or the forum network (platform_b, Reddit's Data API).
 //
 // Upstream endpoints:
 //   - X (provider x, https://api.x.com, key required, sent as "Authorization: Bearer <key>", an
@@ -10,12 +10,20 @@
 //     (up to 100) and user.fields (+description,created_at) for profiles; the details action reads
 //     GET /2/tweets/{id} (tweet.fields incl. note_tweet, conversation_id, referenced_tweets;
 //     expansions=author_id) and GET /2/users/{id} (the full public profile fields).
-//   - Reddit (provider reddit, https://www.reddit.com, keyless, identifying User-Agent sent by the
-//     shared client, RequestsPerSecond 1): GET /search.json with q, type=link (posts) or type=user
-//     (profiles), limit, after and raw_json=1 (a Listing {kind, data {after, dist, children
-//     [{kind: t3|t2, data}]}}); the details action reads GET /comments/{id}.json (raw_json=1,
+//   - Reddit (provider reddit, https://oauth.reddit.com, key required): application-only OAuth.
+//     PROVIDER_REDDIT_KEY is "<client id>:<client secret>:<reddit username>" (one key field, so
+//     the console's key input and the generic PROVIDER_<ID>_KEY setting carry it). A token comes
+//     from POST https://www.reddit.com/api/v1/access_token (HTTP Basic client id:secret, body
+//     grant_type=client_credentials, form-encoded) answering {"access_token", "token_type":
+//     "bearer", "expires_in", "scope"}; it is cached per deployment key until a minute before
+//     expires_in runs out, and an API 401 drops it and retries once. Every call sends
+//     "Authorization: Bearer <token>" and the User-Agent Reddit requires,
+//     "server:capgate:<version> (by /u/<reddit username>)". GET /search with q, type=link (posts)
+//     or type=user (profiles), limit, after and raw_json=1 (a Listing {kind, data {after, dist,
+//     children [{kind: t3|t2, data}]}}); the details action reads GET /comments/{id} (raw_json=1,
 //     limit=10, depth=1, sort=top: an array of two listings, the post and its comment tree) and
-//     GET /user/{name}/about.json ({kind: t2, data}).
+//     GET /user/{name}/about ({kind: t2, data}). A base URL other than the OAuth host (a mirror,
+//     a test fake, the sandbox) serves the token at <base>/api/v1/access_token.
 //
 // Decisions where the spec is silent:
 //   - Profiles on platform_a are looked up by handle with /2/users/by. X's /2/users/search exists
@@ -48,9 +56,19 @@
 //     pricing page (docs.x.com/x-api/getting-started/pricing); X says the binding rates are the
 //     ones its Developer Console shows for the deployment's account, so a deployment on other
 //     rates must change xPostReadCredits / xUserReadCredits.
-//   - Availability: Capability.Providers is only reddit (keyless, always configured), so
-//     platform_b works in every deployment; a platform_a call without PROVIDER_X_KEY answers
-//     capability_unavailable naming the variable.
+//   - Availability: both networks are keyed and each serves its own platform, so
+//     Capability.Providers is empty (neither gates the other); a platform_a call without
+//     PROVIDER_X_KEY, or a platform_b call without PROVIDER_REDDIT_KEY, answers
+//     capability_unavailable naming the variable, and the catalog description says so (for
+//     Reddit: it serves API clients only with OAuth).
+//   - Reddit's allowance: 100 queries a minute per OAuth client id (averaged over 10 minutes),
+//     reported in X-Ratelimit-Used, X-Ratelimit-Remaining and X-Ratelimit-Reset (seconds to the
+//     end of the window). The provider is spaced to 100/60 requests a second per process; when an
+//     answer reports nothing remaining, calls answer rate_limited (Retry-After: the reset) without
+//     calling until the reset; a 429 without Retry-After waits for that reset when known, else
+//     60 s. A refused token request (401 {"message": "Unauthorized", "error": 401}, or HTTP 200
+//     {"error": "unsupported_grant_type" | "invalid_grant"}) is a non-retryable provider_error
+//     whose hint gives the key's format.
 //   - Record keys. platform_a posts: author = username, author_name = display name, created_at,
 //     likes = like_count, reposts = retweet_count (quotes are in the details), replies =
 //     reply_count, views = impression_count. platform_a profiles: author, author_name,
@@ -94,8 +112,8 @@
 //     lookup → not_found; 429 → rate_limited; 400 on a search → invalid_request at /query; 5xx →
 //     retryable provider_error; a listing without data → provider_error.
 //   - Throttling waits: the shared client keeps only Retry-After from an error answer, while X
-//     sends x-rate-limit-reset and Reddit x-ratelimit-reset; without Retry-After a throttle
-//     answers rate_limited with Retry-After 60 s.
+//     sends x-rate-limit-reset; without Retry-After an X throttle answers rate_limited with
+//     Retry-After 60 s (Reddit: see its allowance above).
 //   - Upstream JSON is decoded leniently: absent, null or mistyped fields count as absent (never a
 //     panic), numeric strings are read as numbers, list elements and listing children of other
 //     kinds are skipped. Records without a usable id offer no record action.
@@ -112,10 +130,14 @@
 //     again that UTC day, yet the spec's per-post charge is kept); the problem bodies for invalid
 //     requests, unsupported authentication, client-forbidden and usage-capped (client libraries'
 //     tests and issue reports); Reddit's Listing, t3 and t2 shapes (reddit-api-doc-notes, client
-//     models) and that Reddit answers some networks 403 "Blocked" (libreddit and redlib issues).
+//     models) and that Reddit answers some networks 403 "Blocked" (libreddit and redlib issues);
+//     Reddit's OAuth rules (the Data API wiki on support.reddithelp.com and reddit-archive/reddit
+//     wiki "API" and "OAuth2": OAuth required, the User-Agent form, the X-Ratelimit-* headers,
+//     100 queries a minute per client id for OAuth clients and about 10 for others since July
+//     2023; the application-only client_credentials grant and the token answer).
 //   - Not confirmed: the body of X's HTTP 402 (credits depleted; only the status and a 185-byte
 //     JSON length were seen in reports), the exact wording of Reddit's blocked page (the adapter
-//     only checks that the answer is not JSON), Reddit's current allowance for unauthenticated
-//     clients (hence the conservative 1 request a second), and whether X bills the author user
+//     only checks that the answer is not JSON), whether Reddit's X-Ratelimit-Reset counts from
+//     the request or the window start (it is read as seconds from the answer), and whether X bills the author user
 //     expanded into a post lookup as a separate user read.
 package social

@@ -8,7 +8,7 @@ import (
 	"github.com/capgate/capgate/providers"
 )
 
-// Provider ids (PROVIDER_X_URL / PROVIDER_X_KEY, PROVIDER_REDDIT_URL).
+// Provider ids (PROVIDER_X_URL / PROVIDER_X_KEY, PROVIDER_REDDIT_URL / PROVIDER_REDDIT_KEY).
 const (
 	xID      = "x"
 	redditID = "reddit"
@@ -25,7 +25,8 @@ const (
 var sandboxFiles embed.FS
 
 // Providers lists the upstreams of this package: the X API v2 (platform_a, keyed, app-only
-// Bearer token) and Reddit's public JSON listings (platform_b, keyless, identifying User-Agent).
+// Bearer token) and Reddit's Data API (platform_b, keyed: application-only OAuth, a User-Agent in
+// Reddit's required form, 100 requests a minute).
 func Providers() []*providers.Provider {
 	return []*providers.Provider{
 		{
@@ -39,13 +40,16 @@ func Providers() []*providers.Provider {
 			Sandbox: xSandbox(),
 		},
 		{
-			ID:      redditID,
-			Title:   "Reddit",
-			BaseURL: redditSite,
-			// Keyless: Reddit asks every client for a unique, descriptive User-Agent, which the
-			// shared client always sends (capgate/<version> (+<contact>)). Unauthenticated clients
-			// get a small allowance; one request a second per process keeps bursts polite.
-			RequestsPerSecond: 1,
+			ID:    redditID,
+			Title: "Reddit Data API",
+			// Application-only OAuth: PROVIDER_REDDIT_KEY is <client id>:<client secret>:<reddit
+			// username> (see reddit_oauth.go); the token comes from www.reddit.com, the calls go to
+			// the OAuth host.
+			BaseURL:     redditAPI,
+			KeyRequired: true,
+			Authorize:   redditAuthorize,
+			// Reddit allows 100 queries a minute per OAuth client id.
+			RequestsPerSecond: redditPerMinute / 60.0,
 			Sandbox:           redditSandbox(),
 		},
 	}
@@ -71,13 +75,15 @@ func xSandbox() http.Handler {
 	)
 }
 
-// redditSandbox answers the Reddit endpoints the adapter calls: search for posts (a second page
-// when an after cursor is sent) and for users, a post with its comments, a user's about page.
+// redditSandbox answers the Reddit endpoints the adapter calls: the application-only token, search
+// for posts (a second page when an after cursor is sent) and for users, a post with its comments,
+// a user's about page.
 func redditSandbox() http.Handler {
 	return providers.SandboxHandler(sandboxSub(),
-		providers.SandboxRoute{Path: "/search.json", Match: paramIs("type", "user"), File: "reddit_search_user.json"},
-		providers.SandboxRoute{Path: "/search.json", Match: hasParam("after"), File: "reddit_search_link_page2.json"},
-		providers.SandboxRoute{Path: "/search.json", File: "reddit_search_link.json"},
+		providers.SandboxRoute{Method: http.MethodPost, Path: redditTokenPath, File: "reddit_access_token.json"},
+		providers.SandboxRoute{Path: "/search", Match: paramIs("type", "user"), File: "reddit_search_user.json"},
+		providers.SandboxRoute{Path: "/search", Match: hasParam("after"), File: "reddit_search_link_page2.json"},
+		providers.SandboxRoute{Path: "/search", File: "reddit_search_link.json"},
 		providers.SandboxRoute{Path: "/comments/*", File: "reddit_comments.json"},
 		providers.SandboxRoute{Path: "/user/*", File: "reddit_user_about.json"},
 	)

@@ -119,7 +119,7 @@ type redditState struct {
 	After string `json:"after"`
 }
 
-// redditSearch runs one page of GET /search.json: type=link for posts, type=user for profiles.
+// redditSearch runs one page of GET /search: type=link for posts, type=user for profiles.
 func redditSearch(ctx context.Context, u *providers.Upstream, query, kind string, num int, raw json.RawMessage) (*providers.Page, error) {
 	var st redditState
 	if !firstPage(raw) {
@@ -136,7 +136,7 @@ func redditSearch(ctx context.Context, u *providers.Upstream, query, kind string
 		q.Set("after", st.After)
 	}
 	var resp redditListing
-	if err := redditGet(ctx, u, "/search.json", q, &resp, ""); err != nil {
+	if err := redditGet(ctx, u, "/search", q, &resp, ""); err != nil {
 		return nil, err
 	}
 	data := resp.Data.V
@@ -289,12 +289,12 @@ func redditUserRecord(usr redditUser) providers.Record {
 	return withRef(rec, recordRef{Platform: platformB, Kind: recordProfile, Name: name})
 }
 
-// redditPostDetail is the details action of a platform_b post: GET /comments/{id}.json answers
+// redditPostDetail is the details action of a platform_b post: GET /comments/{id} answers
 // an array of two listings, the post (t3) and its comment tree (t1, plus "more" stubs).
 func redditPostDetail(ctx context.Context, u *providers.Upstream, id string) (*providers.Detail, error) {
 	q := url.Values{"raw_json": {"1"}, "limit": {fmt.Sprint(redditTopComments)}, "depth": {"1"}, "sort": {"top"}}
 	var resp []json.RawMessage
-	if err := redditGet(ctx, u, "/comments/"+id+".json", q, &resp, "post"); err != nil {
+	if err := redditGet(ctx, u, "/comments/"+id, q, &resp, "post"); err != nil {
 		return nil, err
 	}
 	var post *redditPost
@@ -373,7 +373,7 @@ func redditPostDetail(ctx context.Context, u *providers.Upstream, id string) (*p
 	return &providers.Detail{Body: body, Links: orNoLinks(links), Credits: providers.Credits(0)}, nil
 }
 
-// redditAbout is the answer of /user/{name}/about.json: {kind: "t2", data: {...}}.
+// redditAbout is the answer of /user/{name}/about: {kind: "t2", data: {...}}.
 type redditAbout struct {
 	Kind optStr          `json:"kind"`
 	Data obj[redditUser] `json:"data"`
@@ -382,7 +382,7 @@ type redditAbout struct {
 // redditUserDetail is the details action of a platform_b profile: the account's about page.
 func redditUserDetail(ctx context.Context, u *providers.Upstream, name string) (*providers.Detail, error) {
 	var resp redditAbout
-	if err := redditGet(ctx, u, "/user/"+name+"/about.json", url.Values{"raw_json": {"1"}}, &resp, "account"); err != nil {
+	if err := redditGet(ctx, u, "/user/"+name+"/about", url.Values{"raw_json": {"1"}}, &resp, "account"); err != nil {
 		return nil, err
 	}
 	usr := resp.Data.V
@@ -429,7 +429,7 @@ func redditUserDetail(ctx context.Context, u *providers.Upstream, name string) (
 // with an HTML "blocked" page (HTTP 403, sometimes 200) instead of JSON; that is a
 // provider_error saying so. lookup names what a details lookup reads ("" for a search).
 func redditGet(ctx context.Context, u *providers.Upstream, path string, q url.Values, out any, lookup string) error {
-	resp, err := u.Get(ctx, path, q, acceptJSON())
+	resp, err := redditCall(ctx, u, path, q)
 	if err != nil {
 		return redditError(err, lookup)
 	}

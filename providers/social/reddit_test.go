@@ -54,8 +54,8 @@ func TestRedditDetailMapping(t *testing.T) {
 	}
 }
 
-// TestRedditRequests asserts the exact path and query of every Reddit call, and that no
-// Authorization header is sent (Reddit is keyless here).
+// TestRedditRequests asserts the exact path and query of every Reddit call, with the bearer token
+// and Reddit's User-Agent form.
 func TestRedditRequests(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -65,11 +65,11 @@ func TestRedditRequests(t *testing.T) {
 		query url.Values
 	}{
 		{"posts", `{"platform":"platform_b","query":"rust async runtime","num":5}`, "",
-			"/search.json", url.Values{"q": {"rust async runtime"}, "type": {"link"}, "limit": {"5"}, "raw_json": {"1"}}},
+			"/search", url.Values{"q": {"rust async runtime"}, "type": {"link"}, "limit": {"5"}, "raw_json": {"1"}}},
 		{"posts next page", `{"platform":"platform_b","query":"rust async runtime"}`, `{"after":"t3_1fe0zz3"}`,
-			"/search.json", url.Values{"q": {"rust async runtime"}, "type": {"link"}, "limit": {"10"}, "raw_json": {"1"}, "after": {"t3_1fe0zz3"}}},
+			"/search", url.Values{"q": {"rust async runtime"}, "type": {"link"}, "limit": {"10"}, "raw_json": {"1"}, "after": {"t3_1fe0zz3"}}},
 		{"profiles", `{"platform":"platform_b","kind":"profiles","query":"rustacean","num":3}`, "",
-			"/search.json", url.Values{"q": {"rustacean"}, "type": {"user"}, "limit": {"3"}, "raw_json": {"1"}}},
+			"/search", url.Values{"q": {"rustacean"}, "type": {"user"}, "limit": {"3"}, "raw_json": {"1"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,8 +103,8 @@ func TestRedditRequests(t *testing.T) {
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests", len(reqs))
 		}
-		checkRedditRequest(t, reqs[0], "/comments/1fm3k2q.json", url.Values{"raw_json": {"1"}, "limit": {"10"}, "depth": {"1"}, "sort": {"top"}})
-		checkRedditRequest(t, reqs[1], "/user/rustacean_jo/about.json", url.Values{"raw_json": {"1"}})
+		checkRedditRequest(t, reqs[0], "/comments/1fm3k2q", url.Values{"raw_json": {"1"}, "limit": {"10"}, "depth": {"1"}, "sort": {"top"}})
+		checkRedditRequest(t, reqs[1], "/user/rustacean_jo/about", url.Values{"raw_json": {"1"}})
 	})
 }
 
@@ -116,11 +116,11 @@ func checkRedditRequest(t *testing.T, r *http.Request, path string, query url.Va
 	if got := r.URL.Query(); !reflect.DeepEqual(got, query) {
 		t.Errorf("query = %v\nwant    %v", got, query)
 	}
-	if got := r.Header.Get("Authorization"); got != "" {
-		t.Errorf("Authorization = %q, want none", got)
+	if got := r.Header.Get("Authorization"); got != "Bearer "+testRedditToken {
+		t.Errorf("Authorization = %q, want the application-only bearer token", got)
 	}
-	if ua := r.Header.Get("User-Agent"); ua != "capgate/test (+tests@example.com)" {
-		t.Errorf("User-Agent = %q", ua)
+	if ua := r.Header.Get("User-Agent"); ua != testRedditUA {
+		t.Errorf("User-Agent = %q, want Reddit's <platform>:<app id>:<version> (by /u/<user>) form", ua)
 	}
 }
 

@@ -51,8 +51,10 @@ var Search = &providers.Capability{
 		"`subscribers` (of the subreddit) and `link_url` (the linked page of a link post). Profiles carry `author`, " +
 		"`author_name`, `created_at` (account creation), `verified`, and on platform_a `followers`, `following`, " +
 		"`posts`, `location`; on platform_b `karma` and `followers`. Keys are left out when the source has no value. " +
-		"platform_a needs this deployment's X key; without it platform_a answers capability_unavailable while " +
-		"platform_b keeps working. Reddit refuses some datacenter networks; that surfaces as provider_error. " +
+		"Each platform needs this deployment's credentials for its network: platform_a an X API key (PROVIDER_X_KEY), " +
+		"platform_b a Reddit Data API OAuth client (PROVIDER_REDDIT_KEY: Reddit serves API clients only with OAuth, " +
+		"at 100 requests a minute); a platform whose credentials are not set answers capability_unavailable naming " +
+		"the setting while the other keeps working. Reddit refuses some datacenter networks; that surfaces as provider_error. " +
 		"Follow-ups: `more` (next page by the provider's cursor), `update` (change any request field; paging " +
 		"restarts), and the record action `details`: the full post with engagement (platform_b: with its top " +
 		"comments) or the full profile; platform_a details cost 5 credits a post and 10 a profile (X bills each " +
@@ -109,9 +111,10 @@ var Search = &providers.Capability{
 			"and 10 per profile (X's $0.005 post read and $0.010 user read), platform_b free; repeats cached and free.",
 	},
 	Deadline: 15 * time.Second,
-	// Only Reddit gates availability: it is keyless and always configured, so platform_b works in
-	// every deployment; platform_a calls without an X key answer capability_unavailable.
-	Providers: []string{redditID},
+	// Both networks are keyed and either one alone serves its platform, so neither gates the
+	// capability: a platform whose provider is not configured answers capability_unavailable
+	// naming its setting (the description says so).
+	Providers: []string{},
 	Examples: []providers.Example{
 		{Title: "Recent posts on the short-post network (X operators)", Body: map[string]any{"platform": platformA, "query": "artemis from:NASA -is:retweet", "num": 5}},
 		{Title: "Forum posts about a topic", Body: map[string]any{"platform": platformB, "query": "rust async runtime", "num": 5}},

@@ -77,10 +77,50 @@ func sandboxFake(id string) *upstream {
 	panic("no provider " + id)
 }
 
-// client builds a live client whose X and Reddit are the given fakes (X with a key).
+// testRedditKey is PROVIDER_REDDIT_KEY of the tests: <client id>:<client secret>:<reddit username>.
+const (
+	testRedditKey   = "p-jcoLKBynTLew:gko_LXELoV07ZBNUXrvWZfzE3aI:capgate_tests"
+	testRedditToken = "eyJhbGciOiJSUzI1NiIsImtpZCI6IlNIQTI1NjpzS3dsMnlsV0VtMjVmcXhwTU40cWY4MXE2OWFFdWFyMnpLMUdhVGxjdWNZIiwidHlwIjoiSldUIn0.test"
+	testRedditUA    = "server:capgate:test (by /u/capgate_tests)"
+)
+
+// oauthFront answers Reddit's token endpoint (in the documented shape, recording each token
+// request) and passes every other request to the API fake behind it.
+type oauthFront struct {
+	api    http.Handler
+	tokens *upstream
+}
+
+func (o oauthFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == redditTokenPath {
+		o.tokens.ServeHTTP(w, r)
+		return
+	}
+	o.api.ServeHTTP(w, r)
+}
+
+func tokenEndpoint() *upstream {
+	return serveBody(200, `{"access_token": "`+testRedditToken+`", "token_type": "bearer", "expires_in": 86400, "scope": "*"}`, "application/json; charset=UTF-8")
+}
+
+// testProviders are Providers() with Reddit's 100-requests-a-minute spacing lifted, so the tests
+// do not wait on it (TestCapabilityDeclaration checks the real declaration).
+func testProviders() []*providers.Provider {
+	provs := Providers()
+	for _, p := range provs {
+		if p.ID == redditID {
+			p.RequestsPerSecond = 0
+		}
+	}
+	return provs
+}
+
+// client builds a live client whose X and Reddit are the given fakes (both with their keys;
+// Reddit's token endpoint answered in front of its fake).
 func client(tb testing.TB, x, reddit http.Handler) *providers.Client {
 	tb.Helper()
-	return providertest.Client(tb, Providers(), map[string]http.Handler{xID: x, redditID: reddit}, map[string]string{xID: testXKey})
+	return providertest.Client(tb, testProviders(), map[string]http.Handler{xID: x, redditID: oauthFront{api: reddit, tokens: tokenEndpoint()}},
+		map[string]string{xID: testXKey, redditID: testRedditKey})
 }
 
 func prepare(tb testing.TB, body string) providers.Request {
@@ -114,7 +154,7 @@ func TestCapabilityDeclaration(t *testing.T) {
 	if c.Deadline != 15*time.Second || c.Cost.Typical != 2 || c.Cost.Basis == "" || strings.Contains(c.Cost.Basis, "\n") {
 		t.Errorf("deadline/cost = %v/%d/%q", c.Deadline, c.Cost.Typical, c.Cost.Basis)
 	}
-	if !reflect.DeepEqual(c.Providers, []string{redditID}) {
+	if len(c.Providers) != 0 {
 		t.Errorf("providers = %v", c.Providers)
 	}
 	a, ok := c.Action("details")
@@ -155,8 +195,11 @@ func TestCapabilityDeclaration(t *testing.T) {
 	if got := r.Header.Get("Authorization"); got != "Bearer abc" {
 		t.Errorf("X Authorization = %q", got)
 	}
-	if rd == nil || rd.KeyRequired || rd.BaseURL != "https://www.reddit.com" || rd.Authorize != nil {
-		t.Errorf("reddit provider = %+v", rd)
+	if rd == nil || !rd.KeyRequired || rd.BaseURL != "https://oauth.reddit.com" || rd.Authorize == nil || rd.RequestsPerSecond != 100.0/60 {
+		t.Errorf("reddit provider = %+v (keyed, OAuth host, 100 requests a minute)", rd)
+	}
+	if !strings.Contains(c.Description, "PROVIDER_REDDIT_KEY") || !strings.Contains(c.Description, "only with OAuth") {
+		t.Error("the catalog description must say why platform_b is unavailable without Reddit credentials")
 	}
 }
 
@@ -263,7 +306,7 @@ func TestExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run("sandbox/"+ex.Title, func(t *testing.T) {
-			c := providertest.Client(t, Providers(), nil, nil)
+			c := providertest.Client(t, testProviders(), nil, nil)
 			page, err := providertest.Execute(t, c, Search, providers.ModeTest, string(body))
 			if err != nil {
 				t.Fatal(err)
@@ -282,9 +325,14 @@ func TestExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkExamplePage(t, page, ex.Body)
-			for _, r := range append(x.requests(), rd.requests()...) {
+			for _, r := range x.requests() {
 				if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "capgate/test") {
 					t.Errorf("User-Agent = %q", ua)
+				}
+			}
+			for _, r := range rd.requests() {
+				if ua := r.Header.Get("User-Agent"); ua != testRedditUA {
+					t.Errorf("Reddit User-Agent = %q", ua)
 				}
 			}
 		})
@@ -329,15 +377,15 @@ func TestRecordDetails(t *testing.T) {
 		path    string
 	}{
 		{0, "sandbox_x_post_details", nil, "/2/tweets/"},
-		{1, "sandbox_reddit_post_details", providers.Credits(0), "/comments/1fm3k2q.json"},
+		{1, "sandbox_reddit_post_details", providers.Credits(0), "/comments/1fm3k2q"},
 		{2, "sandbox_x_profile_details", providers.Credits(10), "/2/users/11348282"},
-		{3, "sandbox_reddit_profile_details", providers.Credits(0), "/user/rustacean_jo/about.json"},
+		{3, "sandbox_reddit_profile_details", providers.Credits(0), "/user/rustacean_jo/about"},
 	}
 	for _, tc := range cases {
 		ex := Search.Examples[tc.example]
 		body, _ := json.Marshal(ex.Body)
 		t.Run(tc.golden, func(t *testing.T) {
-			c := providertest.Client(t, Providers(), nil, nil)
+			c := providertest.Client(t, testProviders(), nil, nil)
 			req := prepare(t, string(body))
 			page, err := providertest.ExecuteState(t, c, Search, providers.ModeTest, req, nil)
 			if err != nil {
@@ -425,7 +473,8 @@ func TestBadPagingState(t *testing.T) {
 func TestPlatformAWithoutKey(t *testing.T) {
 	// No X key in this deployment: platform_a is unavailable, platform_b still works.
 	rd := sandboxFake(redditID)
-	c := providertest.Client(t, Providers(), map[string]http.Handler{xID: refuse(t, "X"), redditID: rd}, nil)
+	c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: refuse(t, "X"), redditID: oauthFront{api: rd, tokens: tokenEndpoint()}},
+		map[string]string{redditID: testRedditKey})
 	_, err := run(t, c, `{"platform":"platform_a","query":"artemis"}`, nil)
 	if providertest.ErrorCode(err) != providers.CodeCapabilityUnavailable {
 		t.Fatalf("error = %v, want capability_unavailable", err)

@@ -334,9 +334,6 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 		page.Records = append(page.Records, providers.Record{Title: term, URL: explore(req, ts, term), Snippet: snippet,
 			Fields: fields})
 	}
-	if len(page.Records) == 0 && meta.Error != "" {
-		return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not complete the search: %s", meta.Error)
-	}
 	return page, nil
 }
 

@@ -148,9 +148,6 @@ func searchNews(ctx context.Context, call *providers.Call) (*providers.Page, err
 	if meta.NoResults() {
 		return out, nil // "Google News hasn't returned any results for this query."
 	}
-	if meta.Error != "" {
-		return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not complete the search: %s", meta.Error)
-	}
 	seen := map[string]bool{}
 	add := func(a map[string]any) {
 		if len(out.Records) >= maxNewsRecords {

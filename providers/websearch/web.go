@@ -153,9 +153,6 @@ func searchWeb(ctx context.Context, call *providers.Call) (*providers.Page, erro
 	if meta.NoResults() {
 		return out, nil // Google returned nothing for the query (or nothing past the last page)
 	}
-	if meta.Error != "" {
-		return nil, providers.Errorf(providers.CodeProviderError, "SerpApi could not complete the search: %s", meta.Error)
-	}
 
 	if st.Page == 1 {
 		for _, ab := range answerBoxes(decodeAny(body["answer_box"])) {
