@@ -92,6 +92,9 @@ type mcpCall struct {
 
 	once   sync.Once
 	server *mcp.Server
+
+	mu        sync.Mutex
+	rateLimit [][2]string // RateLimit-* of the tool call's /v1 request, for the /mcp response
 }
 
 type mcpCallKey struct{}
@@ -189,6 +192,11 @@ func (e *mcpEndpoint) serve(c *fiber.Ctx) error {
 			c.Response().Header.Add(k, v)
 		}
 	}
+	call.mu.Lock()
+	for _, h := range call.rateLimit {
+		c.Set(h[0], h[1])
+	}
+	call.mu.Unlock()
 	return c.Status(status).Send(w.body.Bytes())
 }
 
@@ -336,7 +344,11 @@ func (e *mcpEndpoint) addTool(srv *mcp.Server, call *mcpCall, name string) {
 			body = []byte("{}")
 		}
 		idem, _ := req.Params.Meta[IdempotencyMetaKey].(string)
-		return e.post(path, body, idem, call).toolResult(), nil
+		r := e.post(path, body, idem, call)
+		call.mu.Lock()
+		call.rateLimit = r.rateLimit
+		call.mu.Unlock()
+		return r.toolResult(), nil
 	})
 }
 
@@ -366,6 +378,7 @@ type v1Reply struct {
 	status     int
 	body       []byte
 	retryAfter string
+	rateLimit  [][2]string
 }
 
 // get dispatches a read-only /v1 request; the MCP message already counted against the rate.
@@ -397,8 +410,14 @@ func (e *mcpEndpoint) do(method, path string, body []byte, idem string, call *mc
 		ctx.SetUserValue(rateCountedLocal, true)
 	}
 	e.dispatch(&ctx)
-	return v1Reply{status: ctx.Response.StatusCode(), body: append([]byte(nil), ctx.Response.Body()...),
+	r := v1Reply{status: ctx.Response.StatusCode(), body: append([]byte(nil), ctx.Response.Body()...),
 		retryAfter: string(ctx.Response.Header.Peek(fiber.HeaderRetryAfter))}
+	for _, h := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+		if v := ctx.Response.Header.Peek(h); len(v) > 0 {
+			r.rateLimit = append(r.rateLimit, [2]string{h, string(v)})
+		}
+	}
+	return r
 }
 
 // err is a failed read-only dispatch as the error the /mcp request answers with.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/gatewaytest"
@@ -94,6 +95,70 @@ func TestMCPToolsAgreeWithCatalog(t *testing.T) {
 	}
 }
 
+// outputSchemaOf compiles the outputSchema a tool declares in tools/list.
+func outputSchemaOf(t *testing.T, cs *mcp.ClientSession, name string) *jsonschema.Schema {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range res.Tools {
+		if tl.Name != name {
+			continue
+		}
+		if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint || tl.Annotations.OpenWorldHint == nil || !*tl.Annotations.OpenWorldHint {
+			t.Errorf("%s: annotations %+v, want readOnlyHint and openWorldHint true", name, tl.Annotations)
+		}
+		b, _ := json.Marshal(tl.OutputSchema)
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource("mem://"+name+".json", doc); err != nil {
+			t.Fatal(err)
+		}
+		sch, err := c.Compile("mem://" + name + ".json")
+		if err != nil {
+			t.Fatalf("%s: outputSchema does not compile: %v\n%s", name, err, b)
+		}
+		return sch
+	}
+	t.Fatalf("no tool %s listed", name)
+	return nil
+}
+
+// structured validates a tool result's structuredContent against the schema and decodes it.
+func structured(t *testing.T, sch *jsonschema.Schema, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("structuredContent does not match the outputSchema: %v\n%s", err, b)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// TestMCPCallRunsTheV1Path: a tool call, its follow-up, a record action, a validation error and
+// an idempotent retry behave exactly as the /v1 calls, with results matching the outputSchema.
 func TestMCPCallRunsTheV1Path(t *testing.T) {
 	e := gatewaytest.New(t, gatewaytest.Options{})
 	cs, err := mcpSession(t, e, e.TestKey)
@@ -101,28 +166,160 @@ func TestMCPCallRunsTheV1Path(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "books.search", Arguments: map[string]any{"query": "dune", "num": 2}})
+	call := func(name string, args map[string]any, meta mcp.Meta) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: meta})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res
+	}
+	execSchema, fuSchema := outputSchemaOf(t, cs, "books.search"), outputSchemaOf(t, cs, "follow_up")
+
+	first := structured(t, execSchema, call("books.search", map[string]any{"query": "dune", "num": 2}, nil))
+	searchID, _ := first["search_id"].(string)
+	if !strings.HasPrefix(searchID, "srch_") || first["capability"] != "books.search" {
+		t.Fatalf("execute result %v", first)
+	}
+	more := structured(t, fuSchema, call("follow_up", map[string]any{"search_id": searchID, "action": "more"}, nil))
+	if more["search_id"] != searchID {
+		t.Errorf("more: search_id %v, want %s", more["search_id"], searchID)
+	}
+	rec := first["results"].([]any)[0].(map[string]any)["record_id"]
+	details := structured(t, fuSchema, call("follow_up", map[string]any{"record_id": rec, "action": "details"}, nil))
+	if details["record_id"] != rec || details["action"] != "details" {
+		t.Errorf("details result %v", details)
+	}
+
+	t.Run("validation error carries the violations", func(t *testing.T) {
+		res := call("books.search", map[string]any{"query": 7, "bogus": true}, nil)
+		if !res.IsError || res.StructuredContent != nil {
+			t.Fatalf("want a tool error without structuredContent: %+v", res)
+		}
+		var env struct {
+			Error struct {
+				Code       string `json:"code"`
+				Violations []struct {
+					Path string `json:"path"`
+				} `json:"violations"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(res.Content[1].(*mcp.TextContent).Text), &env); err != nil {
+			t.Fatalf("second content is not the envelope: %v", err)
+		}
+		var paths []string
+		for _, v := range env.Error.Violations {
+			paths = append(paths, v.Path)
+		}
+		if env.Error.Code != "invalid_request" || !slices.Contains(paths, "/query") {
+			t.Errorf("envelope %+v, want invalid_request with a /query violation", env)
+		}
+		if !strings.Contains(text(res), "invalid_request (HTTP 400)") || res.Meta["http_status"] != float64(400) {
+			t.Errorf("text %q meta %v", text(res), res.Meta)
+		}
+	})
+
+	t.Run("an idempotency key in _meta replays the first answer", func(t *testing.T) {
+		meta := mcp.Meta{gateway.IdempotencyMetaKey: "mcp-retry-1"}
+		a := structured(t, execSchema, call("books.search", map[string]any{"query": "emma"}, meta))
+		b := structured(t, execSchema, call("books.search", map[string]any{"query": "emma"}, meta))
+		if a["search_id"] != b["search_id"] {
+			t.Errorf("retry ran again: search_id %v then %v", a["search_id"], b["search_id"])
+		}
+		c := call("books.search", map[string]any{"query": "persuasion"}, meta)
+		if !c.IsError || !strings.Contains(text(c), "different request") {
+			t.Errorf("the same key on another body: %s", text(c))
+		}
+	})
+
+	t.Run("a capability off the plan answers capability_disabled", func(t *testing.T) {
+		_, _, freeTest := e.NewTenant("free")
+		free, err := mcpSession(t, e, freeTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paid string
+		for _, c := range e.Do(http.MethodGet, "/v1/catalog", freeTest, nil).JSON["capabilities"].([]any) {
+			if cm := c.(map[string]any); cm["enabled"] == false {
+				paid = cm["id"].(string)
+				break
+			}
+		}
+		if slices.Contains(toolNames(t, free), gateway.ToolName(paid)) {
+			t.Fatalf("the free plan lists %s", paid)
+		}
+		ex := e.Do(http.MethodGet, "/v1/capabilities/"+paid, freeTest, nil).JSON["examples"].([]any)[0].(map[string]any)["body"]
+		res, err := free.CallTool(ctx, &mcp.CallToolParams{Name: gateway.ToolName(paid), Arguments: ex})
+		if err != nil || !res.IsError || !strings.HasPrefix(text(res), "capability_disabled (HTTP 403)") {
+			t.Errorf("%s on the free plan: %v %s", paid, err, text(res))
+		}
+	})
+}
+
+// TestMCPResources: the guide and every inspect document, as /v1 serves them.
+func TestMCPResources(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{})
+	cs, err := mcpSession(t, e, e.LiveKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.IsError {
-		t.Fatalf("tool error: %v", res.Content)
+	ctx := context.Background()
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var er struct {
-		SearchID string `json:"search_id"`
+	cat := e.Do(http.MethodGet, "/v1/catalog", e.LiveKey, nil).JSON["capabilities"].([]any)
+	if len(list.Resources) != len(cat)+1 {
+		t.Errorf("%d resources, want the guide and %d inspect documents", len(list.Resources), len(cat))
 	}
-	_ = json.Unmarshal(b, &er)
-	if !strings.HasPrefix(er.SearchID, "srch_") {
-		t.Fatalf("structuredContent %s", b)
+	for _, r := range []struct{ uri, path string }{
+		{"capgate://guide", "/v1/guide"},
+		{"capgate://capabilities/books.search", "/v1/capabilities/books.search"},
+	} {
+		got, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.uri})
+		if err != nil {
+			t.Fatalf("%s: %v", r.uri, err)
+		}
+		want := e.Do(http.MethodGet, r.path, e.LiveKey, nil)
+		if len(got.Contents) != 1 || got.Contents[0].Text != string(want.Body) {
+			t.Errorf("%s differs from GET %s", r.uri, r.path)
+		}
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "follow_up", Arguments: map[string]any{"search_id": er.SearchID, "action": "more"}})
-	if err != nil || res.IsError {
-		t.Fatalf("follow_up: %v %v", err, res)
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "capgate://capabilities/nope"}); err == nil {
+		t.Error("an unknown resource was read")
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "books.search", Arguments: map[string]any{"query": 7}})
-	if err != nil || !res.IsError {
-		t.Fatalf("invalid: %v %v", err, res)
+}
+
+// TestMCPTransportErrors: no key or a bad key is refused before any MCP processing, and the
+// transport's own refusals leave as the error envelope.
+func TestMCPTransportErrors(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{})
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	accept := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	for _, c := range []struct {
+		name, method, key, body string
+		header                map[string]string
+		status                int
+		code                  string
+	}{
+		{"no key", http.MethodPost, "", init, accept, 401, "unauthorized"},
+		{"unknown key", http.MethodPost, "cap_test_00000000000000000000000000000000", init, accept, 401, "unauthorized"},
+		{"GET has no stream", http.MethodGet, e.TestKey, "", map[string]string{"Accept": "text/event-stream"}, 405, "invalid_request"},
+		{"not JSON", http.MethodPost, e.TestKey, init, map[string]string{"Content-Type": "text/plain", "Accept": "application/json, text/event-stream"}, 415, "invalid_request"},
+		{"no event-stream accept", http.MethodPost, e.TestKey, init, map[string]string{"Content-Type": "application/json", "Accept": "application/json"}, 400, "invalid_request"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var body any
+			if c.body != "" {
+				body = c.body
+			}
+			r := e.DoHeaders(c.method, "/mcp", c.key, body, c.header)
+			if r.Status != c.status || r.ErrorCode() != c.code {
+				t.Errorf("%d %s, want %d %s", r.Status, r.Body, c.status, c.code)
+			}
+		})
 	}
-	t.Log(res.Content[0].(*mcp.TextContent).Text)
+	if _, err := mcpSession(t, e, ""); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("connecting without a key: %v", err)
+	}
 }
