@@ -298,9 +298,9 @@ func TestMCPTransportErrors(t *testing.T) {
 	accept := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 	for _, c := range []struct {
 		name, method, key, body string
-		header                map[string]string
-		status                int
-		code                  string
+		header                  map[string]string
+		status                  int
+		code                    string
 	}{
 		{"no key", http.MethodPost, "", init, accept, 401, "unauthorized"},
 		{"unknown key", http.MethodPost, "cap_test_00000000000000000000000000000000", init, accept, 401, "unauthorized"},
