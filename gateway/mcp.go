@@ -51,6 +51,23 @@ const mcpInstructions = "Each capability is a tool taking its typed request body
 	"content is the error envelope {code, message, retryable, hint, violations}; retry only when retryable is true, after the " +
 	"retry_after seconds in the result's _meta. The resource " + guideURI + " is the full guide."
 
+// mcpGuide is the guide's section on MCP (appended by Guide).
+const mcpGuide = `
+## Connecting an agent (MCP)
+` + "`POST /mcp`" + ` serves the same API over the Model Context Protocol (Streamable HTTP, stateless, JSON responses) with
+the same ` + "`Authorization: Bearer`" + ` key; a missing or bad key answers 401 with the error envelope.
+
+- ` + "`tools/list`" + `: one tool per capability your plan enables and this deployment makes available for the key's mode
+  (the catalog's ` + "`enabled`" + ` and ` + "`available`" + `), named by its id, with the request JSON Schema as ` + "`inputSchema`" + `; plus
+  ` + "`follow_up`" + ` (the follow-up body) and, when your plan allows a sharpen stage, ` + "`sharpen`" + `.
+- ` + "`tools/call`" + ` runs exactly ` + "`POST /v1/capabilities/{id}/execute`" + `, ` + "`/v1/follow-up`" + ` or ` + "`/v1/sharpen`" + `: the result's
+  ` + "`structuredContent`" + ` is the response, its text a short summary and the response JSON. An error is a tool result with
+  ` + "`isError: true`" + ` whose text is the error envelope (code, message, hint, violations); ` + "`_meta.retry_after`" + ` carries
+  Retry-After. Send ` + "`_meta: {\"idempotency_key\": \"…\"}`" + ` on a call to make its retry replay instead of charging again.
+- Resources: ` + "`capgate://guide`" + ` (this guide) and ` + "`capgate://capabilities/{id}`" + ` (each inspect document).
+- Each MCP message counts as one request against your rate limit; a tool call counts once, as its /v1 call.
+`
+
 // ToolName is the MCP tool name of a capability id: the id itself, with any character outside the
 // protocol's tool-name alphabet (A-Z a-z 0-9 _ - .) mapped to "_". Today's ids need no mapping.
 func ToolName(id string) string {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -281,7 +283,7 @@ func TestMCPResources(t *testing.T) {
 			t.Fatalf("%s: %v", r.uri, err)
 		}
 		want := e.Do(http.MethodGet, r.path, e.LiveKey, nil)
-		if len(got.Contents) != 1 || got.Contents[0].Text != string(want.Body) {
+		if len(got.Contents) != 1 || got.Contents[0].Text != string(want.Body) || len(want.Body) == 0 {
 			t.Errorf("%s differs from GET %s", r.uri, r.path)
 		}
 	}
@@ -317,9 +319,50 @@ func TestMCPTransportErrors(t *testing.T) {
 			if r.Status != c.status || r.ErrorCode() != c.code {
 				t.Errorf("%d %s, want %d %s", r.Status, r.Body, c.status, c.code)
 			}
+			if c.status == 405 && r.Header.Get("Allow") != "POST" {
+				t.Errorf("405 without Allow: POST (%q)", r.Header.Get("Allow"))
+			}
 		})
 	}
 	if _, err := mcpSession(t, e, ""); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
 		t.Errorf("connecting without a key: %v", err)
+	}
+}
+
+// TestMCPToolCallCountsOnce: a tools/call is counted by its /v1 call alone, whose RateLimit-*
+// headers the /mcp response carries; other messages count themselves.
+func TestMCPToolCallCountsOnce(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{})
+	post := func(body string) *http.Response {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+e.TestKey)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := e.Server.App().Test(req, 60_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d", body, res.StatusCode)
+		}
+		return res
+	}
+	remaining := func(res *http.Response) int {
+		t.Helper()
+		n, err := strconv.Atoi(res.Header.Get("RateLimit-Remaining"))
+		if err != nil {
+			t.Fatalf("RateLimit-Remaining %q", res.Header.Get("RateLimit-Remaining"))
+		}
+		return n
+	}
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"books.search","arguments":{"query":"dune"}}}`
+	a := remaining(post(list))
+	b := remaining(post(call))
+	c := remaining(post(list))
+	if b != a-1 || c != b-1 {
+		t.Errorf("RateLimit-Remaining %d after tools/list, %d after tools/call, %d after tools/list: want one less each time", a, b, c)
 	}
 }
