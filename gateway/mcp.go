@@ -103,6 +103,7 @@ type mcpMessage struct {
 type mcpCall struct {
 	p       *Principal
 	auth    string // the caller's Authorization header, reused on /v1 dispatches
+	host    string
 	rid     string
 	msg     mcpMessage
 	catalog *mcpCatalog // tools/list only
@@ -173,7 +174,7 @@ func (s *Server) mcpMessageRate(c *fiber.Ctx) error {
 func (e *mcpEndpoint) serve(c *fiber.Ctx) error {
 	e.once.Do(e.prepare)
 	msg, _ := c.Locals(mcpMessageLocal).(mcpMessage)
-	call := &mcpCall{p: principalOf(c), auth: c.Get(fiber.HeaderAuthorization), rid: requestID(c), msg: msg}
+	call := &mcpCall{p: principalOf(c), auth: c.Get(fiber.HeaderAuthorization), host: c.Get(fiber.HeaderHost), rid: requestID(c), msg: msg}
 	if msg.Method == toolListMethod {
 		// The tool list is the catalog as this key sees it; its failure is the catalog's error.
 		r := e.get("/v1/catalog", call)
@@ -412,6 +413,7 @@ func (e *mcpEndpoint) do(method, path string, body []byte, idem string, call *mc
 	var req fasthttp.Request
 	req.Header.SetMethod(method)
 	req.SetRequestURI(path)
+	req.Header.SetHost(call.host)
 	req.Header.Set(fiber.HeaderAuthorization, call.auth)
 	req.Header.Set(fiber.HeaderXRequestID, call.rid)
 	if body != nil {

@@ -333,10 +333,16 @@ func TestMCPTransportErrors(t *testing.T) {
 // headers the /mcp response carries; other messages count themselves.
 func TestMCPToolCallCountsOnce(t *testing.T) {
 	e := gatewaytest.New(t, gatewaytest.Options{})
+	// Ten requests a minute: no token comes back while the test runs, however slow the machine.
+	slow := &tenants.Plan{ID: "mcp-slow", CreditCap: 1000, RatePerMinute: 10, CreditMultiplier: 1, Capabilities: "all", SharpenMax: "stock"}
+	if err := e.Store.CreatePlan(context.Background(), slow); err != nil {
+		t.Fatal(err)
+	}
+	_, _, key := e.NewTenant(slow.ID)
 	post := func(body string) *http.Response {
 		t.Helper()
 		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+e.TestKey)
+		req.Header.Set("Authorization", "Bearer "+key)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		res, err := e.Server.App().Test(req, 60_000)
