@@ -94,14 +94,12 @@ type mcpEndpoint struct {
 type mcpMessage struct {
 	Method string `json:"method"`
 	Params struct {
-		Name string         `json:"name"`
-		Meta map[string]any `json:"_meta"`
+		Name string `json:"name"` // of tools/call
 	} `json:"params"`
 }
 
-// mcpCall is one POST /mcp: the caller and what the server built for it needs.
+// mcpCall is one POST /mcp of an authenticated caller: what its server and dispatches need.
 type mcpCall struct {
-	p       *Principal
 	auth    string // the caller's Authorization header, reused on /v1 dispatches
 	host    string
 	rid     string
@@ -174,7 +172,7 @@ func (s *Server) mcpMessageRate(c *fiber.Ctx) error {
 func (e *mcpEndpoint) serve(c *fiber.Ctx) error {
 	e.once.Do(e.prepare)
 	msg, _ := c.Locals(mcpMessageLocal).(mcpMessage)
-	call := &mcpCall{p: principalOf(c), auth: c.Get(fiber.HeaderAuthorization), host: c.Get(fiber.HeaderHost), rid: requestID(c), msg: msg}
+	call := &mcpCall{auth: c.Get(fiber.HeaderAuthorization), host: c.Get(fiber.HeaderHost), rid: requestID(c), msg: msg}
 	if msg.Method == toolListMethod {
 		// The tool list is the catalog as this key sees it; its failure is the catalog's error.
 		r := e.get("/v1/catalog", call)
@@ -240,7 +238,7 @@ func (e *mcpEndpoint) prepare() {
 	e.tools = map[string]*mcp.Tool{}
 	execOut := selfContained(schemas, ref("ExecuteResponse"))
 	for name, cp := range e.byName {
-		e.tools[name] = &mcp.Tool{Name: name, Title: cp.Title, Description: toolDescription(Inspect(cp, true, "")),
+		e.tools[name] = &mcp.Tool{Name: name, Title: cp.Title, Description: toolDescription(cp),
 			InputSchema: cp.Schema().Doc, OutputSchema: execOut, Annotations: annotations}
 	}
 	e.tools[followUpTool] = &mcp.Tool{Name: followUpTool, Title: "Follow up on a search or a record",
@@ -255,24 +253,24 @@ func (e *mcpEndpoint) prepare() {
 	e.tools[sharpenTool] = &mcp.Tool{Name: sharpenTool, Title: "Sharpen: second-opinion review of a draft answer",
 		Description: "Have a model of another vendor review a draft answer, exactly like POST /v1/sharpen. Give the task, the draft, " +
 			"caller_provider (your own model vendor, so the reviewer comes from another family) and optionally context, approach and a " +
-			"per-call stage. Typical credits by tier: sharpen 5, plus 15, ultra 40, ultra2x 80 per review.",
+			fmt.Sprintf("per-call stage. Typical credits by tier: sharpen %d, plus %d, ultra %d, ultra2x %d.",
+				TierCredits["sharpen"], TierCredits["plus"], TierCredits["ultra"], TierCredits["ultra2x"]),
 		InputSchema: schemas["SharpenRequest"], OutputSchema: selfContained(schemas, ref("SharpenResponse")), Annotations: annotations}
 }
 
-// toolDescription is what an agent reads to choose a tool: inspect's description, cost and paging.
-func toolDescription(in InspectResponse) string {
+// toolDescription is what an agent reads to choose a tool: inspect's description, cost, paging
+// kind and follow-ups.
+func toolDescription(cp *providers.Capability) string {
+	in := Inspect(cp, true, "")
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(in.Description))
-	fmt.Fprintf(&b, "\n\nTypical credits: %d (%s).", in.Cost.TypicalCredits, strings.TrimSpace(in.Cost.Basis))
-	if len(in.FollowUps) == 0 {
-		b.WriteString("\nPaging: a single page; no follow-ups.")
-	}
+	fmt.Fprintf(&b, "\n\nTypical credits: %d (%s).\nPaging: %s.", in.Cost.TypicalCredits, strings.TrimSuffix(strings.TrimSpace(in.Cost.Basis), "."), cp.Paging.Label())
 	for _, f := range in.FollowUps {
+		scope := "record_id"
 		if f.Scope == "search" {
-			fmt.Fprintf(&b, "\nfollow_up {search_id, action: %q}: %s.", f.Action, f.Description)
-		} else {
-			fmt.Fprintf(&b, "\nfollow_up {record_id, action: %q}: %s.", f.Action, f.Description)
+			scope = "search_id"
 		}
+		fmt.Fprintf(&b, "\nfollow_up {%s, action: %q}: %s.", scope, f.Action, f.Description)
 	}
 	return b.String()
 }
