@@ -59,7 +59,7 @@ the same ` + "`Authorization: Bearer`" + ` key; a missing or bad key answers 401
 
 - ` + "`tools/list`" + `: one tool per capability your plan enables and this deployment makes available for the key's mode
   (the catalog's ` + "`enabled`" + ` and ` + "`available`" + `), named by its id, with the request JSON Schema as ` + "`inputSchema`" + `; plus
-  ` + "`follow_up`" + ` (the follow-up body) and, when your plan allows a sharpen stage, ` + "`sharpen`" + `.
+  ` + "`follow_up`" + ` (the follow-up body) and, when sharpen is on (the catalog's ` + "`sharpen.enabled`" + `), ` + "`sharpen`" + `.
 - ` + "`tools/call`" + ` runs exactly ` + "`POST /v1/capabilities/{id}/execute`" + `, ` + "`/v1/follow-up`" + ` or ` + "`/v1/sharpen`" + `: the result's
   ` + "`structuredContent`" + ` is the response, its text a short summary and the response JSON. An error is a tool result with
   ` + "`isError: true`" + ` whose text is the error envelope (code, message, hint, violations); ` + "`_meta.retry_after`" + ` carries
@@ -123,7 +123,7 @@ type mcpCatalog struct {
 		Available bool   `json:"available"`
 	} `json:"capabilities"`
 	Sharpen struct {
-		Stages []json.RawMessage `json:"stages"`
+		Enabled bool `json:"enabled"`
 	} `json:"sharpen"`
 }
 
@@ -329,7 +329,7 @@ func (e *mcpEndpoint) serverFor(call *mcpCall) *mcp.Server {
 			}
 		}
 		e.addTool(srv, call, followUpTool)
-		if len(call.catalog.Sharpen.Stages) > 0 {
+		if call.catalog.Sharpen.Enabled {
 			e.addTool(srv, call, sharpenTool)
 		}
 	case toolCallMethod:

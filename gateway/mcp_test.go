@@ -66,31 +66,49 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 
 // TestMCPToolsAgreeWithCatalog: for every seeded plan and both key modes, tools/list holds exactly
 // the capabilities the catalog shows enabled and available, follow_up, and sharpen when the
-// catalog offers a sharpen stage.
+// catalog's sharpen is enabled (checked with sharpen off, then on where the plan allows it).
 func TestMCPToolsAgreeWithCatalog(t *testing.T) {
 	e := gatewaytest.New(t, gatewaytest.Options{})
+	agree := func(t *testing.T, key string) (sharpen bool) {
+		t.Helper()
+		cat := e.Do(http.MethodGet, "/v1/catalog", key, nil)
+		want := []string{"follow_up"}
+		for _, c := range cat.JSON["capabilities"].([]any) {
+			cm := c.(map[string]any)
+			if cm["enabled"] == true && cm["available"] == true {
+				want = append(want, gateway.ToolName(cm["id"].(string)))
+			}
+		}
+		if cat.JSON["sharpen"].(map[string]any)["enabled"] == true {
+			want = append(want, "sharpen")
+		}
+		slices.Sort(want)
+		cs, err := mcpSession(t, e, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := toolNames(t, cs); !slices.Equal(got, want) {
+			t.Errorf("tools %v\nwant the catalog's %v", got, want)
+		}
+		return slices.Contains(want, "sharpen")
+	}
 	for _, plan := range tenants.DefaultPlans() {
 		t.Run(plan.ID, func(t *testing.T) {
-			_, live, test := e.NewTenant(plan.ID)
-			for mode, key := range map[string]string{"live": live, "test": test} {
-				cat := e.Do(http.MethodGet, "/v1/catalog", key, nil)
-				want := []string{"follow_up"}
-				for _, c := range cat.JSON["capabilities"].([]any) {
-					cm := c.(map[string]any)
-					if cm["enabled"] == true && cm["available"] == true {
-						want = append(want, gateway.ToolName(cm["id"].(string)))
-					}
+			tn, live, test := e.NewTenant(plan.ID)
+			for _, key := range []string{live, test} {
+				if agree(t, key) {
+					t.Error("sharpen listed while the account has it off")
 				}
-				if stages, _ := cat.JSON["sharpen"].(map[string]any)["stages"].([]any); len(stages) > 0 {
-					want = append(want, "sharpen")
-				}
-				slices.Sort(want)
-				cs, err := mcpSession(t, e, key)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := toolNames(t, cs); !slices.Equal(got, want) {
-					t.Errorf("%s key: tools %v\nwant the catalog's %v", mode, got, want)
+			}
+			if !plan.AllowsStage("stage1") {
+				return
+			}
+			if err := e.Store.SetSharpenStage(context.Background(), tn.ID, &plan, "stage1"); err != nil {
+				t.Fatal(err)
+			}
+			for _, key := range []string{live, test} {
+				if !agree(t, key) {
+					t.Error("sharpen not listed once switched on")
 				}
 			}
 		})
@@ -231,6 +249,20 @@ func TestMCPCallRunsTheV1Path(t *testing.T) {
 		c := call("books.search", map[string]any{"query": "persuasion"}, meta)
 		if !c.IsError || !strings.Contains(text(c), "different request") {
 			t.Errorf("the same key on another body: %s", text(c))
+		}
+	})
+
+	t.Run("sharpen once switched on", func(t *testing.T) {
+		pro, err := e.Store.Plan(ctx, "pro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Store.SetSharpenStage(ctx, e.Tenant.ID, pro, "stage1"); err != nil {
+			t.Fatal(err)
+		}
+		got := structured(t, outputSchemaOf(t, cs, "sharpen"), call("sharpen", map[string]any{"task": "what is 2+2", "draft": "4", "caller_provider": "openai"}, nil))
+		if got["tier"] != "sharpen" || got["charged_credits"] != float64(5) {
+			t.Errorf("sharpen result %v", got)
 		}
 	})
 
