@@ -236,10 +236,10 @@ func (e *mcpEndpoint) prepare() {
 	yes := true
 	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes}
 	e.tools = map[string]*mcp.Tool{}
-	execOut := selfContained(schemas, ref("ExecuteResponse"))
+	execOut := rawJSON(selfContained(schemas, ref("ExecuteResponse")))
 	for name, cp := range e.byName {
 		e.tools[name] = &mcp.Tool{Name: name, Title: cp.Title, Description: toolDescription(cp),
-			InputSchema: cp.Schema().Doc, OutputSchema: execOut, Annotations: annotations}
+			InputSchema: rawJSON(cp.Schema().Doc), OutputSchema: execOut, Annotations: annotations}
 	}
 	e.tools[followUpTool] = &mcp.Tool{Name: followUpTool, Title: "Follow up on a search or a record",
 		Description: "Continue a search or act on one record, exactly like POST /v1/follow-up. " +
@@ -247,15 +247,25 @@ func (e *mcpEndpoint) prepare() {
 			"into the stored query (null removes a field) and runs it again; {record_id, action} runs an action listed in record_actions " +
 			"(for example details). next.example in every search result is a valid body. Search-scope results are an ExecuteResponse, " +
 			"record-scope results a RecordFollowUpResponse.",
-		InputSchema:  schemas["FollowUpRequest"],
-		OutputSchema: selfContained(schemas, map[string]any{"type": "object", "oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}}),
+		InputSchema:  rawJSON(schemas["FollowUpRequest"]),
+		OutputSchema: rawJSON(selfContained(schemas, map[string]any{"type": "object", "oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}})),
 		Annotations:  annotations}
 	e.tools[sharpenTool] = &mcp.Tool{Name: sharpenTool, Title: "Sharpen: second-opinion review of a draft answer",
 		Description: "Have a model of another vendor review a draft answer, exactly like POST /v1/sharpen. Give the task, the draft, " +
 			"caller_provider (your own model vendor, so the reviewer comes from another family) and optionally context, approach and a " +
 			fmt.Sprintf("per-call stage. Typical credits by tier: sharpen %d, plus %d, ultra %d, ultra2x %d.",
 				TierCredits["sharpen"], TierCredits["plus"], TierCredits["ultra"], TierCredits["ultra2x"]),
-		InputSchema: schemas["SharpenRequest"], OutputSchema: selfContained(schemas, ref("SharpenResponse")), Annotations: annotations}
+		InputSchema: rawJSON(schemas["SharpenRequest"]), OutputSchema: rawJSON(selfContained(schemas, ref("SharpenResponse"))), Annotations: annotations}
+}
+
+// rawJSON encodes a schema once: the SDK then copies bytes instead of re-encoding a map on every
+// tools/list.
+func rawJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("gateway: a tool schema does not encode: " + err.Error())
+	}
+	return b
 }
 
 // toolDescription is what an agent reads to choose a tool: inspect's description, cost, paging

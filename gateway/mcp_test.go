@@ -1,8 +1,10 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -402,5 +404,42 @@ func TestMCPToolCallCountsOnce(t *testing.T) {
 	c := remaining(post(list))
 	if b != a-1 || c != b-1 {
 		t.Errorf("RateLimit-Remaining %d after tools/list, %d after tools/call, %d after tools/list: want one less each time", a, b, c)
+	}
+}
+
+// BenchmarkMCP compares a sandbox books.search through /v1 with the same call through /mcp (the
+// JSON-RPC envelope, the per-message server and the in-process dispatch), and a tools/list.
+func BenchmarkMCP(b *testing.B) {
+	e := gatewaytest.New(b, gatewaytest.Options{})
+	fast := &tenants.Plan{ID: "mcp-bench", CreditCap: 1 << 40, RatePerMinute: 1 << 30, CreditMultiplier: 1, Capabilities: "all", SharpenMax: "stock"}
+	if err := e.Store.CreatePlan(context.Background(), fast); err != nil {
+		b.Fatal(err)
+	}
+	_, _, key := e.NewTenant(fast.ID)
+	send := func(b *testing.B, path, body string) {
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := e.Server.App().Test(req, 60_000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || bytes.Contains(out, []byte(`"isError":true`)) {
+			b.Fatalf("%s: %d %s", path, res.StatusCode, out)
+		}
+	}
+	for _, c := range []struct{ name, path, body string }{
+		{"v1 execute", "/v1/capabilities/books.search/execute", `{"query":"dune","num":2}`},
+		{"mcp tools/call", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"books.search","arguments":{"query":"dune","num":2}}}`},
+		{"mcp tools/list", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				send(b, c.path, c.body)
+			}
+		})
 	}
 }
