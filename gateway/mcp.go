@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -358,7 +359,7 @@ func (e *mcpEndpoint) addTool(srv *mcp.Server, call *mcpCall, name string) {
 	var path string
 	switch name {
 	case followUpTool:
-		path = followUpPath
+		path = "/v1/follow-up"
 	case sharpenTool:
 		path = "/v1/sharpen"
 	default:
@@ -393,7 +394,7 @@ func (e *mcpEndpoint) readResource(call *mcpCall, path, mime string) mcp.Resourc
 	return func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		r := e.get(path, call)
 		if r.status != http.StatusOK {
-			return nil, fmt.Errorf("%s", r.errorText())
+			return nil, errors.New(r.errorText())
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: mime, Text: string(r.body)}}}, nil
 	}
