@@ -120,6 +120,10 @@ func (a *authCache) touch(ctx context.Context, keyID string) {
 	}
 }
 
+// rateCountedLocal marks a request already counted against the rate limit: an MCP message and the
+// read-only /v1 requests it dispatches count once (gateway/mcp.go).
+const rateCountedLocal = "rate_counted"
+
 func unauthorized(msg string) *Error {
 	return &Error{Code: providers.CodeUnauthorized, Message: msg,
 		Hint: "send Authorization: Bearer cap_live_… (or cap_test_… for the sandbox)"}
@@ -150,6 +154,10 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		return unauthorized("the account is suspended")
 	}
 	c.Locals("principal", p)
+	if counted, _ := c.Locals(rateCountedLocal).(bool); counted {
+		s.auth.touch(c.UserContext(), p.Key.ID)
+		return c.Next()
+	}
 	rr, err := s.opts.Limiter.Allow(c.UserContext(), p.Tenant.ID, p.Plan.RatePerMinute)
 	if err != nil {
 		// Fail open: a limiter outage must not take the API down; it is logged and measured.

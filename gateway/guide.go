@@ -69,6 +69,7 @@ Retry only when ` + "`retryable`" + ` is true, after ` + "`Retry-After`" + ` sec
 			fmt.Fprintf(&b, "\n```sh\ncurl -s -X POST \"$CAPGATE/v1/capabilities/%s/execute\" \\\n  -H \"Authorization: Bearer $CAPGATE_KEY\" -H 'Content-Type: application/json' \\\n  -d '%s'\n```\n", cp.ID, strings.ReplaceAll(string(ex), "'", `'\''`))
 		}
 	}
+	b.WriteString(mcpGuide)
 	return b.String()
 }
 

@@ -14,6 +14,7 @@ func (s *Server) routes() {
 	app.Get("/readyz", s.readyz)
 	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.opts.Registry, promhttp.HandlerOpts{})))
 
+	app.All("/mcp", s.mcpMessageRate, s.authenticate, s.newMCPEndpoint().serve) // MCP Streamable HTTP (mcp.go)
 	v1 := app.Group("/v1")
 	v1.Get("/openapi.json", s.openapi)
 
