@@ -17,7 +17,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sony/gobreaker/v2"
-	"golang.org/x/time/rate"
 )
 
 // DefaultMaxBody is the upstream response size limit (the spec's 8 MiB metadata limit).
@@ -35,8 +34,17 @@ type Provider struct {
 	Authorize func(r *http.Request, key string)
 	// Sandbox answers the provider's real endpoint paths with recorded-shape fixtures for test keys.
 	Sandbox http.Handler
-	// RequestsPerSecond, when set, bounds this process's calls to the provider.
+	// RequestsPerSecond, when set, bounds the calls to the provider (evenly spaced); shared by the
+	// fleet when a Redis pacer is configured.
 	RequestsPerSecond float64
+	// Limits are further documented allowances (per minute, hour, day), paced like
+	// RequestsPerSecond.
+	Limits []Limit
+	// LimitGroup names an allowance several providers share (hosts of one upstream); default ID.
+	LimitGroup string
+	// ContactRequired makes the provider unavailable in live mode until GATEWAY_CONTACT is set:
+	// the upstream requires contact details in the User-Agent.
+	ContactRequired bool
 	// MaxBody overrides DefaultMaxBody.
 	MaxBody int64
 }
@@ -58,6 +66,8 @@ type ClientOptions struct {
 	BreakerTimeout time.Duration
 	// Transport overrides the live transport (tests).
 	Transport http.RoundTripper
+	// Pacer holds calls under the providers' limits (default: in memory, this process only).
+	Pacer Pacer
 }
 
 // Client is the one upstream HTTP client: deadline, per-provider breaker, size limit, 429
@@ -74,7 +84,8 @@ type Client struct {
 	lastErr  map[string]ProviderError
 
 	breakers map[string]*gobreaker.CircuitBreaker[*Response]
-	limiters map[string]*rate.Limiter
+	limits   map[string][]pacedLimit
+	pacer    Pacer
 	sandbox  map[string]*http.Client
 
 	mCalls   *prometheus.CounterVec
@@ -112,9 +123,13 @@ func NewClient(provs []*Provider, opts ClientOptions) *Client {
 		settings:  map[string]Setting{},
 		lastErr:   map[string]ProviderError{},
 		breakers:  map[string]*gobreaker.CircuitBreaker[*Response]{},
-		limiters:  map[string]*rate.Limiter{},
+		limits:    map[string][]pacedLimit{},
+		pacer:     opts.Pacer,
 		sandbox:   map[string]*http.Client{},
 		userAgent: "capgate/" + opts.Version,
+	}
+	if c.pacer == nil {
+		c.pacer = NewMemoryPacer()
 	}
 	if opts.Contact != "" {
 		c.userAgent += " (+" + opts.Contact + ")"
@@ -157,9 +172,7 @@ func NewClient(provs []*Provider, opts ClientOptions) *Client {
 			},
 		})
 		c.mBreaker.WithLabelValues(id).Set(0)
-		if p.RequestsPerSecond > 0 {
-			c.limiters[id] = rate.NewLimiter(rate.Limit(p.RequestsPerSecond), 1)
-		}
+		c.limits[id] = limitsOf(p)
 		if p.Sandbox != nil {
 			c.sandbox[id] = &http.Client{Transport: handlerTransport{p.Sandbox}}
 		}
@@ -208,6 +221,9 @@ func (c *Client) Configured(id string) (bool, string) {
 	s := c.Setting(id)
 	if s.URL == "" {
 		return false, fmt.Sprintf("provider %s has no base URL in this deployment (set PROVIDER_%s_URL)", id, envName(id))
+	}
+	if p.ContactRequired && c.opts.Contact == "" {
+		return false, contactMissing(p)
 	}
 	if p.KeyRequired && s.Key == "" {
 		return false, fmt.Sprintf("provider %s has no API key in this deployment (set PROVIDER_%s_KEY)", id, envName(id))
@@ -356,8 +372,8 @@ func (u *Upstream) Do(req *http.Request) (*Response, error) {
 	if u.mode == ModeTest {
 		return u.send(u.c.sandbox[id], req)
 	}
-	if l := u.c.limiters[id]; l != nil {
-		if err := l.Wait(ctx); err != nil {
+	if len(u.c.limits[id]) > 0 {
+		if err := u.c.pace(ctx, u.p); err != nil {
 			e := &Error{Code: CodeProviderTimeout, Message: fmt.Sprintf("%s did not answer in time (queued behind its request rate limit)", id), Cause: err}
 			u.c.mCalls.WithLabelValues(id, string(e.Code)).Inc()
 			u.c.noteError(id, e)
