@@ -67,10 +67,10 @@ var AcademicSearch = &providers.Capability{
 		"query or filters), and the record action details (free): the full abstract, the citation count " +
 		"with citations per year, the open-access status and PDF, and the landing page, with links. " +
 		"Details need the record's OpenAlex id; a record without one is refused.",
-	Topic:     "Research and reading",
-	Request:   academicRequestSchema,
-	Rules:     academicRules,
-	Paging:    providers.PagingPage,
+	Topic:   "Research and reading",
+	Request: academicRequestSchema,
+	Rules:   academicRules,
+	Paging:  providers.PagingPage,
 	Cost: providers.Cost{Typical: 0, Basis: "No credits. OpenAlex meters its API against the deployment's key: " +
 		"each search page is a full-text search at US$1 per 1,000 calls (about 1,000 pages a day on a free key's $1 daily allowance, " +
 		"then pay as you go), and details are free single-work lookups."},
