@@ -30,6 +30,8 @@ type Provider struct {
 	BaseURL string
 	// KeyRequired makes the provider unavailable until a key is set.
 	KeyRequired bool
+	// KeyNote ends the unavailable reason of a KeyRequired provider without a key: which key.
+	KeyNote string
 	// Authorize adds the key to a request (header or query parameter); nil for keyless providers.
 	Authorize func(r *http.Request, key string)
 	// Sandbox answers the provider's real endpoint paths with recorded-shape fixtures for test keys.
@@ -226,7 +228,11 @@ func (c *Client) Configured(id string) (bool, string) {
 		return false, contactMissing(p)
 	}
 	if p.KeyRequired && s.Key == "" {
-		return false, fmt.Sprintf("provider %s has no API key in this deployment (set PROVIDER_%s_KEY)", id, envName(id))
+		why := fmt.Sprintf("provider %s has no API key in this deployment (set PROVIDER_%s_KEY)", id, envName(id))
+		if p.KeyNote != "" {
+			why += ": " + p.KeyNote
+		}
+		return false, why
 	}
 	return true, ""
 }
