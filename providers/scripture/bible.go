@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -56,15 +58,66 @@ type bibleAPIVerse struct {
 // than its first verse. inDetails changes how a missing passage is reported (not_found rather than
 // a refused reference).
 func fetchPassage(ctx context.Context, u *providers.Upstream, path, code string, wholeChapter, inDetails bool) (*bibleAPIPassage, error) {
+	if wait := bibleAPIBlocks.remaining(u.BaseURL); wait > 0 {
+		return nil, blockedError(wait)
+	}
 	q := url.Values{"translation": {code}}
 	if wholeChapter {
 		q.Set("single_chapter_book_matching", "indifferent")
 	}
 	var p bibleAPIPassage
 	if err := u.GetJSON(ctx, "/"+path, q, &p); err != nil {
+		if e, ok := providers.AsError(err); ok && e.UpstreamStatus == http.StatusForbidden {
+			bibleAPIBlocks.block(u.BaseURL, bibleAPIBlockTime)
+			return nil, blockedError(bibleAPIBlockTime)
+		}
 		return nil, bibleAPIError(err, path, code, inDetails)
 	}
 	return &p, nil
+}
+
+// bibleAPIBlockTime is how long bible-api.com blocks an address that had more than 10 404s in
+// 30 s, answering every request with a plain-text 403 "Forbidden" (seven1m/bible_api
+// lib/abuse_middleware.rb: limit 10, window 30, block_time 3600).
+const bibleAPIBlockTime = time.Hour
+
+// bibleAPIBlocks remembers a block per base URL, so that this process waits it out instead of
+// sending requests that only meet the 403 (and the pypistats-style pause is visible to callers).
+var bibleAPIBlocks = &blocks{until: map[string]time.Time{}, now: time.Now}
+
+type blocks struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+	now   func() time.Time
+}
+
+func (b *blocks) block(base string, d time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t := b.now().Add(d); t.After(b.until[base]) {
+		b.until[base] = t
+	}
+}
+
+func (b *blocks) remaining(base string) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d := b.until[base].Sub(b.now())
+	if d <= 0 {
+		delete(b.until, base)
+		return 0
+	}
+	return d
+}
+
+// blockedError is the answer while bible-api.com blocks the gateway: retryable, after the block.
+func blockedError(wait time.Duration) error {
+	e := providers.Errorf(providers.CodeProviderAllowance,
+		"bible-api.com has blocked this gateway's address after too many requests for passages it does not have; "+
+			"Bible references can be read again in %s", max(wait.Round(time.Minute), time.Minute)).
+		WithRetryable(true).WithHint("Phrase search (no reference) uses API.Bible and is not affected.")
+	e.RetryAfter = wait
+	return e
 }
 
 // bibleAPIError maps bible-api.com's refusals: 404 {"error": "not found"} for a passage it does
@@ -85,6 +138,9 @@ func bibleAPIError(err error, path, code string, inDetails bool) error {
 	}
 	passage := strings.ReplaceAll(path, "+", " ")
 	switch {
+	case msg == "too many chapters":
+		// The adapter refuses such ranges itself; should the service's rule tighten, say so.
+		return providers.InvalidField("/reference", fmt.Sprintf("bible-api.com refused %s as too many chapters at once: read at most one chapter boundary per reference", passage))
 	case msg == "translation not found":
 		if inDetails {
 			return providers.Errorf(providers.CodeNotFound, "bible-api.com no longer serves the translation %s", bibleLabel(code))
@@ -160,6 +216,9 @@ func searchBible(ctx context.Context, c *providers.Call, in call) (*providers.Pa
 		return searchAPIBible(ctx, c, in, code)
 	}
 	ref, err := parseBibleRef(in.reference)
+	if err == nil {
+		err = checkVerses(ref, code)
+	}
 	if err != nil {
 		return nil, providers.InvalidField("/reference", err.Error())
 	}

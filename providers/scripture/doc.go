@@ -9,8 +9,16 @@
 //     client to 15 requests per 30 s, so the provider is bounded to 0.5 requests a second):
 //     GET /{ref}?translation={code} answers {reference, verses[{book_id, book_name, chapter, verse,
 //     text}], text, translation_id, translation_name, translation_note}; failures are 404
-//     {"error": "not found"} (unknown passage), 404 {"error": "translation not found"} and 400
-//     {"error": "too many chapters"} (seven1m/bible_api app.rb and spec/requests/*.rb). The
+//     {"error": "not found"} (unknown passage), 404 {"error": "translation not found"} and, since
+//     January 2026, 400 {"error": "too many chapters", "detail", "why"} for a verse range across
+//     more than one chapter boundary (seven1m/bible_api app.rb display_verse_from and
+//     spec/requests/*.rb). The service also blocks an address for an hour after more than 10 404s
+//     in 30 s, answering every request with a plain-text 403 "Forbidden\n" (lib/abuse_middleware.rb:
+//     limit 10, window 30, block_time 3600); fixture bibleapi_blocked_403.txt. That 403 is a
+//     retryable provider_allowance with Retry-After one hour, and this process sends no further
+//     bible-api.com call until the hour is over (the pypistats pause; per process, not per fleet):
+//     references answer the same error with the rest of the hour, phrase search (API.Bible) is not
+//     affected. A 400 "too many chapters" that still arrives is a violation at /reference. The
 //     reference is sent with the book's USFM code ("JHN+3:16-18", "1CO+13"): the service's parser
 //     (seven1m/bible_ref languages/base.rb) accepts a code in every translation's language, whereas
 //     English names fail in the Spanish, Portuguese, Chinese … translations. Whole chapters (the
@@ -44,13 +52,16 @@
 //   - Bible references: the 66 books of the Protestant canon with their English names and common
 //     abbreviations (SBL-style and the ones bible-api.com documents, "Jn", "1 Cor", "Ps", "Song"),
 //     roman and ordinal prefixes ("I Cor", "First John"), ":" or "." between chapter and verse, en
-//     dashes. Forms: "Book C" (a chapter), "Book C:V", "Book C:V-V", "Book C:V-C:V". Chapters are
-//     checked against each book's chapter count (KJV division, which all served translations share
-//     for these books); verse numbers above 176 (Psalm 119:176, the longest chapter) are refused, and
-//     any other missing verse is reported from bible-api.com's 404 as a violation at /reference.
+//     dashes. Forms: "Book C" (a chapter), "Book C:V", "Book C:V-V", "Book C:V-C:V". Every
+//     reference is checked by the capability's rules, before any call, so that misses do not count
+//     towards the block above: chapters against each book's chapter count (KJV division, which all
+//     served translations share for these books), verses against the chapter's verse count
+//     (verses.go: the KJV's 1,189 chapters and 31,102 verses, plus 3 John 1:15 and Revelation
+//     12:18 which WEB and OEB number; the Vulgate, Douay-Rheims, Synodal and Kralice translations
+//     number psalm titles and a few moved verses their own way, so they get 3 verses of slack).
 //     "Ez" is refused as ambiguous (Ezra or Ezekiel). Chapter ranges ("Ps 23-24") are refused,
-//     because bible-api.com refuses them ("too many chapters"); a cross-chapter verse range is the
-//     way to read them. In one-chapter books a single number is a verse and the book alone the
+//     because bible-api.com refuses them ("too many chapters"); a verse range may cross one
+//     chapter boundary ("John 3:16-4:2") and no more (a range over 3 or more chapters is refused). In one-chapter books a single number is a verse and the book alone the
 //     chapter, as bible-api.com reads them. CHEROKEE has only the New Testament: an Old Testament
 //     reference with it is refused at /reference.
 //   - Bible translations are bible-api.com's 21 identifiers (case-insensitive); the record shows
