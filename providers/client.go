@@ -32,6 +32,12 @@ type Provider struct {
 	KeyRequired bool
 	// KeyNote ends the unavailable reason of a KeyRequired provider without a key: which key.
 	KeyNote string
+	// KeyOf names the provider whose key this one uses when it has none of its own (several hosts
+	// of one account).
+	KeyOf string
+	// KeyedURL replaces the default BaseURL when a key is in use (a commercial host); a base URL
+	// the deployment set is kept.
+	KeyedURL string
 	// Authorize adds the key to a request (header or query parameter); nil for keyless providers.
 	Authorize func(r *http.Request, key string)
 	// Sandbox answers the provider's real endpoint paths with recorded-shape fixtures for test keys.
@@ -227,7 +233,7 @@ func (c *Client) Configured(id string) (bool, string) {
 	if p.ContactRequired && c.opts.Contact == "" {
 		return false, contactMissing(p)
 	}
-	if p.KeyRequired && s.Key == "" {
+	if p.KeyRequired && c.effective(p).Key == "" {
 		why := fmt.Sprintf("provider %s has no API key in this deployment (set PROVIDER_%s_KEY)", id, envName(id))
 		if p.KeyNote != "" {
 			why += ": " + p.KeyNote
@@ -267,9 +273,22 @@ func (c *Client) Upstream(id string, mode Mode) *Upstream {
 		u.Key = "sandbox"
 		return u
 	}
-	s := c.Setting(id)
+	s := c.effective(p)
 	u.BaseURL, u.Key = s.URL, s.Key
 	return u
+}
+
+// effective is the setting live calls use: the key of KeyOf when the provider has none, and the
+// KeyedURL instead of the default base URL when a key is in use.
+func (c *Client) effective(p *Provider) Setting {
+	s := c.Setting(p.ID)
+	if s.Key == "" && p.KeyOf != "" {
+		s.Key = c.Setting(p.KeyOf).Key
+	}
+	if s.Key != "" && p.KeyedURL != "" && s.URL == p.BaseURL {
+		s.URL = p.KeyedURL
+	}
+	return s
 }
 
 func sandboxBase(p *Provider) string {
@@ -379,7 +398,7 @@ func (u *Upstream) Do(req *http.Request) (*Response, error) {
 		return u.send(u.c.sandbox[id], req)
 	}
 	if len(u.c.limits[id]) > 0 {
-		if err := u.c.pace(ctx, u.p); err != nil {
+		if err := u.c.pace(ctx, u); err != nil {
 			e := &Error{Code: CodeProviderTimeout, Message: fmt.Sprintf("%s did not answer in time (queued behind its request rate limit)", id), Cause: err}
 			u.c.mCalls.WithLabelValues(id, string(e.Code)).Inc()
 			u.c.noteError(id, e)

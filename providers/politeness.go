@@ -18,6 +18,8 @@ type Limit struct {
 	// Burst is how many calls may go back to back (default 1: calls evenly spaced). The pace is
 	// lowered so that the burst plus the steady rate never exceed Requests in one window.
 	Burst int
+	// Keyless marks a free tier's limit, lifted while the provider is called with a key.
+	Keyless bool
 }
 
 func (l Limit) burst() int {
@@ -139,9 +141,12 @@ type pacedLimit struct {
 	Limit
 }
 
-// pace waits for every limit of the provider in turn.
-func (c *Client) pace(ctx context.Context, p *Provider) error {
-	for _, l := range c.limits[p.ID] {
+// pace waits for every limit of the provider in turn (a free tier's limits only without a key).
+func (c *Client) pace(ctx context.Context, u *Upstream) error {
+	for _, l := range c.limits[u.p.ID] {
+		if l.Keyless && u.Key != "" {
+			continue
+		}
 		if err := c.pacer.Wait(ctx, l.key, l.Limit); err != nil {
 			return err
 		}

@@ -187,3 +187,26 @@ func TestMaxInWindow(t *testing.T) {
 		t.Fatalf("MaxInWindow(nil) = %d", got)
 	}
 }
+
+// A free tier's limit (Keyless) holds without a key and is lifted with one.
+func TestKeylessLimit(t *testing.T) {
+	for _, key := range []string{"", "paid"} {
+		t.Run("key "+key, func(t *testing.T) {
+			up := newUpstream(t, status(200, `{}`))
+			p := fakeProvider()
+			p.Limits = []providers.Limit{{Requests: 1, Per: time.Hour, Keyless: true}}
+			c := newClient(t, p, up.URL, key, providers.ClientOptions{})
+			if _, err := call(t, c); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			_, err := c.Upstream(fakeID, providers.ModeLive).Get(ctx, "/thing", nil, nil)
+			if key == "" {
+				wantError(t, err, providers.CodeProviderTimeout, true)
+			} else if err != nil {
+				t.Fatalf("second call with a key: %v", err)
+			}
+		})
+	}
+}
