@@ -250,10 +250,23 @@ func searchBible(ctx context.Context, c *providers.Call, in call) (*providers.Pa
 
 // API.Bible search answer (docs.api.bible/guides/search): {query, data: {query, limit, offset,
 // total, verseCount, verses[{id, orgId, bibleId, bookId, chapterId, text, reference}], passages[…]}}.
-// A query that reads as a passage reference answers passages instead of verses.
+// A query that reads as a passage reference answers passages instead of verses. meta.fumsToken
+// identifies the answer for API.Bible's fair-use reporting (FUMS, docs.api.bible/guides/fair-use).
 type apiBibleAnswer struct {
 	Query optString         `json:"query"`
 	Data  obj[apiBibleData] `json:"data"`
+	Meta  obj[apiBibleMeta] `json:"meta"`
+}
+
+type apiBibleMeta struct {
+	FumsToken optString `json:"fumsToken"`
+}
+
+// fumsNote hands API.Bible's fair-use token to the caller: FUMS reports a display of the text
+// from the device that shows it (a JavaScript tracker in web apps), which the gateway is not.
+func fumsNote(token string) string {
+	return "API.Bible asks web apps that display its text to report it with its Fair Use Management System (FUMS); " +
+		"this answer's fumsToken is " + token + "."
 }
 
 type apiBibleData struct {
@@ -305,6 +318,9 @@ func searchAPIBible(ctx context.Context, c *providers.Call, in call, code string
 	}
 	data := ans.Data.V
 	page := &providers.Page{Records: make([]providers.Record, 0, len(data.Verses))}
+	if tok := strings.TrimSpace(string(ans.Meta.V.FumsToken)); tok != "" {
+		page.Notes = append(page.Notes, fumsNote(tok))
+	}
 	if len(data.Verses) == 0 && len(data.Passages) > 0 {
 		refs := make([]string, 0, len(data.Passages))
 		for _, p := range data.Passages {

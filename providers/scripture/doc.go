@@ -28,7 +28,12 @@
 //     required): GET /v1/bibles/{bibleId}/search?query=&limit=&offset= answers {query, data:
 //     {query, limit, offset, total, verseCount, verses[{id, orgId, bibleId, bookId, chapterId, text,
 //     reference}], passages[…]}} (docs.api.bible/guides/search); errors are {"statusCode",
-//     "error", "message"}. Only whole-Bible phrase search uses it.
+//     "error", "message"}. Only whole-Bible phrase search uses it. Answers with Scripture also
+//     carry meta.fumsToken for API.Bible's Fair Use Management System (docs.api.bible/guides/
+//     fair-use, resources/fair-use): web apps that display the text report each display with
+//     API.Bible's JavaScript tracker, the token and a device and session id. The gateway displays
+//     nothing, so it does not report; it hands the token to the caller in a page note (the app that
+//     shows the verses can report them), and the fixtures carry meta in the documented shape.
 //   - Quran.com API v4 (provider quran, https://api.quran.com/api/v4, keyless):
 //     GET /verses/by_key/{s}:{a} and GET /verses/by_chapter/{s}?page=&per_page=50, both with
 //     translations={id}&translation_fields=resource_name&fields=text_uthmani&words=false, answer
