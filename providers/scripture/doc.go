@@ -34,7 +34,18 @@
 //     API.Bible's JavaScript tracker, the token and a device and session id. The gateway displays
 //     nothing, so it does not report; it hands the token to the caller in a page note (the app that
 //     shows the verses can report them), and the fixtures carry meta in the documented shape.
-//   - Quran.com API v4 (provider quran, https://api.quran.com/api/v4, keyless):
+//   - Quran.com API v4 (provider quran). With PROVIDER_QURAN_KEY=<client_id>:<client_secret> it
+//     is the Quran Foundation's Content API (https://apis.quran.foundation/content/api/v4,
+//     api-docs.quran.foundation "Content APIs": OAuth2 client credentials with scope content,
+//     then x-auth-token and x-client-id on every call; the token is taken once from
+//     https://oauth2.quran.foundation/oauth2/token (provider quran_oauth, HTTP Basic, form
+//     grant_type=client_credentials&scope=content, answer {access_token, expires_in, scope,
+//     token_type}) and kept until 30 s before it expires; a 401 drops it. quranauth.go follows
+//     quran/api-js sdk/fetcher.ts). Phrase search then uses the Content API's documented search
+//     (GET /search, same parameters and {search{…}} answer). A refused client ({"error":
+//     "invalid_client", "error_description"}) is a non-retryable provider_error whose hint names
+//     the setting. Without the key the keyless legacy host https://api.quran.com/api/v4 is the
+//     fallback, as before:
 //     GET /verses/by_key/{s}:{a} and GET /verses/by_chapter/{s}?page=&per_page=50, both with
 //     translations={id}&translation_fields=resource_name&fields=text_uthmani&words=false, answer
 //     {verse{…}} and {verses[…], pagination{per_page, current_page, next_page, total_pages,
@@ -113,8 +124,12 @@
 //
 // providers.md marks the Quran.com authentication "check": confirmed from the Quran Foundation's
 // Content API spec (quran/api-js content-v4.json) that the newer host apis.quran.foundation requires
-// OAuth2 client-credentials tokens (x-auth-token, x-client-id); this adapter targets the keyless
-// api.quran.com/api/v4 and does not implement OAuth2 (a 401/403 says so in its hint). The task's
+// OAuth2 client-credentials tokens (x-auth-token, x-client-id); the adapter uses it when
+// credentials are configured and keeps the keyless api.quran.com/api/v4 as the fallback (a
+// 401/403 from a keyless call says which setting to use). The Quran Foundation also runs a Search
+// API (apis.quran.foundation/search, GET /api/v1/search with mode=quick|advanced, scope search);
+// its advanced answer's shape is not published beyond the field list, so the Content API's search,
+// whose answer is documented, is used instead. The task's
 // checks: API.Bible's current host is rest.api.bible (docs.api.bible); the KJV id
 // de4e12af7f28f599-02 is confirmed by a recorded /v1/bibles answer in a client's fixtures
 // (phillipsk/BibleBible); the ASV, WEB, WEBBE and DRA ids come from several client code bases, not
