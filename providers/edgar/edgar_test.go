@@ -175,11 +175,8 @@ func TestCapabilityDeclaration(t *testing.T) {
 			t.Errorf("provider %+v", p)
 		}
 	}
-	anon := providers.NewClient(Providers(), providers.ClientOptions{})
 	for _, p := range Providers() {
-		if ok, why := anon.Configured(p.ID); ok || !strings.Contains(why, "GATEWAY_CONTACT") {
-			t.Errorf("%s without a contact: available %v, %q; want unavailable naming GATEWAY_CONTACT", p.ID, ok, why)
-		}
+		providertest.ContactRequired(t, Providers(), p.ID)
 	}
 	if p := Providers(); p[0].BaseURL != "https://www.sec.gov" || p[1].BaseURL != "https://data.sec.gov" {
 		t.Errorf("base URLs %q %q", p[0].BaseURL, p[1].BaseURL)

@@ -811,10 +811,7 @@ func TestKeyRequired(t *testing.T) {
 	f := newFake(t)
 	f.serve("/works", http.StatusOK, "search_empty.json")
 	c := providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: f}, nil)
-	ok, why := c.Configured(ProviderID)
-	if ok || !strings.Contains(why, "PROVIDER_OPENALEX_KEY") {
-		t.Fatalf("without a key: available %v, %q; want unavailable naming PROVIDER_OPENALEX_KEY", ok, why)
-	}
+	providertest.Unconfigured(t, c, ProviderID, "PROVIDER_OPENALEX_KEY")
 	_, err := providertest.Execute(t, c, AcademicSearch, providers.ModeLive, `{"query":"graphene"}`)
 	if providertest.ErrorCode(err) != providers.CodeCapabilityUnavailable || len(f.requests()) != 0 {
 		t.Fatalf("live call without a key: %v after %d requests, want capability_unavailable before any", err, len(f.requests()))
