@@ -402,22 +402,9 @@ func apiBibleVerseOf(raw apiBibleVerse) (verse, bool) {
 // apiBibleError maps API.Bible's refusals ({"statusCode", "error", "message"}): 400 is a query it
 // cannot run (reported at /query), 401/403 a key problem of this deployment, 404 an unknown Bible.
 func apiBibleError(err error, bibleID string) error {
-	e, ok := providers.AsError(err)
-	if !ok || e.UpstreamStatus < 400 || e.UpstreamStatus >= 500 || e.UpstreamStatus == http.StatusTooManyRequests {
+	e, msg, ok := refusal(err, "message", "error")
+	if !ok {
 		return err
-	}
-	var body struct {
-		StatusCode optInt    `json:"statusCode"`
-		Error      optString `json:"error"`
-		Message    optString `json:"message"`
-	}
-	_ = json.Unmarshal(e.Body, &body)
-	msg := strings.TrimSpace(string(body.Message))
-	if msg == "" {
-		msg = strings.TrimSpace(string(body.Error))
-	}
-	if msg == "" {
-		msg = fmt.Sprintf("HTTP %d", e.UpstreamStatus)
 	}
 	switch e.UpstreamStatus {
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:

@@ -2,7 +2,6 @@ package scripture
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -371,21 +370,9 @@ func searchQuranText(ctx context.Context, u *quranAPI, in call, tid string) (*pr
 // quranError maps Quran.com's refusals ({"status": 404, "error": "..."} for an unknown verse or
 // surah; 4xx bodies of the Content API carry "message"). In a search a 4xx is a refused query.
 func quranError(err error, key string, inDetails bool) error {
-	e, ok := providers.AsError(err)
-	if !ok || e.UpstreamStatus < 400 || e.UpstreamStatus >= 500 || e.UpstreamStatus == http.StatusTooManyRequests {
+	e, msg, ok := refusal(err, "error", "message")
+	if !ok {
 		return err
-	}
-	var body struct {
-		Error   optString `json:"error"`
-		Message optString `json:"message"`
-	}
-	_ = json.Unmarshal(e.Body, &body)
-	msg := strings.TrimSpace(string(body.Error))
-	if msg == "" {
-		msg = strings.TrimSpace(string(body.Message))
-	}
-	if msg == "" {
-		msg = fmt.Sprintf("HTTP %d", e.UpstreamStatus)
 	}
 	switch {
 	case e.UpstreamStatus == http.StatusUnauthorized || e.UpstreamStatus == http.StatusForbidden:

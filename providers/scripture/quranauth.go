@@ -108,24 +108,42 @@ func (q *quranAPI) token(ctx context.Context) (string, error) {
 	return t.AccessToken, nil
 }
 
+// refusal reads a 4xx answer other than 429 (throttling is the client's to map): the error and
+// the first non-empty of the named string members of its JSON body, else "HTTP <status>". ok is
+// false for any other error, which callers pass on unchanged.
+func refusal(err error, members ...string) (e *providers.Error, msg string, ok bool) {
+	e, ok = providers.AsError(err)
+	if !ok || e.UpstreamStatus < 400 || e.UpstreamStatus >= 500 || e.UpstreamStatus == http.StatusTooManyRequests {
+		return nil, "", false
+	}
+	if msg = bodyText(e.Body, members...); msg == "" {
+		msg = fmt.Sprintf("HTTP %d", e.UpstreamStatus)
+	}
+	return e, msg, true
+}
+
+// bodyText is the first non-empty of the named string members of a JSON object.
+func bodyText(b []byte, members ...string) string {
+	var body map[string]json.RawMessage
+	_ = json.Unmarshal(b, &body)
+	for _, m := range members {
+		var s string
+		if json.Unmarshal(body[m], &s) == nil && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
+}
+
 // quranTokenError maps the token endpoint's OAuth2 errors ({"error", "error_description"}): a
 // refused client is the operator's to fix, not retried.
 func quranTokenError(err error) error {
-	e, ok := providers.AsError(err)
-	if !ok || e.UpstreamStatus < 400 || e.UpstreamStatus >= 500 || e.UpstreamStatus == http.StatusTooManyRequests {
+	e, msg, ok := refusal(err, "error")
+	if !ok {
 		return err
 	}
-	var body struct {
-		Error       optString `json:"error"`
-		Description optString `json:"error_description"`
-	}
-	_ = json.Unmarshal(e.Body, &body)
-	msg := strings.TrimSpace(string(body.Error))
-	if d := strings.TrimSpace(string(body.Description)); d != "" {
+	if d := bodyText(e.Body, "error_description"); d != "" {
 		msg += ": " + d
-	}
-	if msg == "" {
-		msg = fmt.Sprintf("HTTP %d", e.UpstreamStatus)
 	}
 	// No UpstreamStatus: the caller's mapping of Content API statuses must not take it for one.
 	return (&providers.Error{Code: providers.CodeProviderError, Message: "the Quran Foundation refused this gateway's credentials (" + msg + ")",
