@@ -17,7 +17,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sony/gobreaker/v2"
-	"golang.org/x/time/rate"
 )
 
 // DefaultMaxBody is the upstream response size limit (the spec's 8 MiB metadata limit).
@@ -31,12 +30,29 @@ type Provider struct {
 	BaseURL string
 	// KeyRequired makes the provider unavailable until a key is set.
 	KeyRequired bool
+	// KeyNote ends the unavailable reason of a KeyRequired provider without a key: which key.
+	KeyNote string
+	// KeyOf names the provider whose key this one uses when it has none of its own (several hosts
+	// of one account).
+	KeyOf string
+	// KeyedURL replaces the default BaseURL when a key is in use (a commercial host); a base URL
+	// the deployment set is kept.
+	KeyedURL string
 	// Authorize adds the key to a request (header or query parameter); nil for keyless providers.
 	Authorize func(r *http.Request, key string)
 	// Sandbox answers the provider's real endpoint paths with recorded-shape fixtures for test keys.
 	Sandbox http.Handler
-	// RequestsPerSecond, when set, bounds this process's calls to the provider.
+	// RequestsPerSecond, when set, bounds the calls to the provider (evenly spaced); shared by the
+	// fleet when a Redis pacer is configured.
 	RequestsPerSecond float64
+	// Limits are further documented allowances (per minute, hour, day), paced like
+	// RequestsPerSecond.
+	Limits []Limit
+	// LimitGroup names an allowance several providers share (hosts of one upstream); default ID.
+	LimitGroup string
+	// ContactRequired makes the provider unavailable in live mode until GATEWAY_CONTACT is set:
+	// the upstream requires contact details in the User-Agent.
+	ContactRequired bool
 	// MaxBody overrides DefaultMaxBody.
 	MaxBody int64
 }
@@ -58,6 +74,8 @@ type ClientOptions struct {
 	BreakerTimeout time.Duration
 	// Transport overrides the live transport (tests).
 	Transport http.RoundTripper
+	// Pacer holds calls under the providers' limits (default: in memory, this process only).
+	Pacer Pacer
 }
 
 // Client is the one upstream HTTP client: deadline, per-provider breaker, size limit, 429
@@ -74,7 +92,8 @@ type Client struct {
 	lastErr  map[string]ProviderError
 
 	breakers map[string]*gobreaker.CircuitBreaker[*Response]
-	limiters map[string]*rate.Limiter
+	limits   map[string][]pacedLimit
+	pacer    Pacer
 	sandbox  map[string]*http.Client
 
 	mCalls   *prometheus.CounterVec
@@ -112,9 +131,13 @@ func NewClient(provs []*Provider, opts ClientOptions) *Client {
 		settings:  map[string]Setting{},
 		lastErr:   map[string]ProviderError{},
 		breakers:  map[string]*gobreaker.CircuitBreaker[*Response]{},
-		limiters:  map[string]*rate.Limiter{},
+		limits:    map[string][]pacedLimit{},
+		pacer:     opts.Pacer,
 		sandbox:   map[string]*http.Client{},
 		userAgent: "capgate/" + opts.Version,
+	}
+	if c.pacer == nil {
+		c.pacer = NewMemoryPacer()
 	}
 	if opts.Contact != "" {
 		c.userAgent += " (+" + opts.Contact + ")"
@@ -157,9 +180,7 @@ func NewClient(provs []*Provider, opts ClientOptions) *Client {
 			},
 		})
 		c.mBreaker.WithLabelValues(id).Set(0)
-		if p.RequestsPerSecond > 0 {
-			c.limiters[id] = rate.NewLimiter(rate.Limit(p.RequestsPerSecond), 1)
-		}
+		c.limits[id] = limitsOf(p)
 		if p.Sandbox != nil {
 			c.sandbox[id] = &http.Client{Transport: handlerTransport{p.Sandbox}}
 		}
@@ -209,8 +230,15 @@ func (c *Client) Configured(id string) (bool, string) {
 	if s.URL == "" {
 		return false, fmt.Sprintf("provider %s has no base URL in this deployment (set PROVIDER_%s_URL)", id, envName(id))
 	}
-	if p.KeyRequired && s.Key == "" {
-		return false, fmt.Sprintf("provider %s has no API key in this deployment (set PROVIDER_%s_KEY)", id, envName(id))
+	if p.ContactRequired && c.opts.Contact == "" {
+		return false, contactMissing(p)
+	}
+	if p.KeyRequired && c.effective(p).Key == "" {
+		why := fmt.Sprintf("provider %s has no API key in this deployment (set PROVIDER_%s_KEY)", id, envName(id))
+		if p.KeyNote != "" {
+			why += ": " + p.KeyNote
+		}
+		return false, why
 	}
 	return true, ""
 }
@@ -245,9 +273,22 @@ func (c *Client) Upstream(id string, mode Mode) *Upstream {
 		u.Key = "sandbox"
 		return u
 	}
-	s := c.Setting(id)
+	s := c.effective(p)
 	u.BaseURL, u.Key = s.URL, s.Key
 	return u
+}
+
+// effective is the setting live calls use: the key of KeyOf when the provider has none, and the
+// KeyedURL instead of the default base URL when a key is in use.
+func (c *Client) effective(p *Provider) Setting {
+	s := c.Setting(p.ID)
+	if s.Key == "" && p.KeyOf != "" {
+		s.Key = c.Setting(p.KeyOf).Key
+	}
+	if s.Key != "" && p.KeyedURL != "" && s.URL == p.BaseURL {
+		s.URL = p.KeyedURL
+	}
+	return s
 }
 
 func sandboxBase(p *Provider) string {
@@ -356,8 +397,8 @@ func (u *Upstream) Do(req *http.Request) (*Response, error) {
 	if u.mode == ModeTest {
 		return u.send(u.c.sandbox[id], req)
 	}
-	if l := u.c.limiters[id]; l != nil {
-		if err := l.Wait(ctx); err != nil {
+	if len(u.c.limits[id]) > 0 {
+		if err := u.c.pace(ctx, u); err != nil {
 			e := &Error{Code: CodeProviderTimeout, Message: fmt.Sprintf("%s did not answer in time (queued behind its request rate limit)", id), Cause: err}
 			u.c.mCalls.WithLabelValues(id, string(e.Code)).Inc()
 			u.c.noteError(id, e)

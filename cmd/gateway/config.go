@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/reviewers"
 )
 
@@ -77,6 +78,11 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	if c.RedisURL == "" {
 		if c.RedisURL, err = secret(env, "REDIS_URL"); err != nil {
 			return nil, err
+		}
+	}
+	if c.Contact != "" {
+		if err := providers.ValidContact(c.Contact); err != nil {
+			return nil, fmt.Errorf("%s %v", providers.ContactSetting, err)
 		}
 	}
 	c.PublicURL = strings.TrimRight(or(env("GATEWAY_PUBLIC_URL"), "http://"+c.Addr), "/")

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -141,7 +142,28 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	client := providers.NewClient(registry.Providers(), providers.ClientOptions{Version: Version, Contact: cfg.Contact, Registerer: reg})
+	// With Redis, tenants' rate limits and the upstreams' politeness limits hold for the fleet.
+	var lim *gateway.RedisLimiter
+	var rdb *redis.Client
+	clientOpts := providers.ClientOptions{Version: Version, Contact: cfg.Contact, Registerer: reg}
+	if cfg.RedisURL != "" {
+		if lim, rdb, err = gateway.NewRedisLimiter(cfg.RedisURL); err != nil {
+			return usagef("REDIS_URL: %v", err)
+		}
+		defer rdb.Close()
+		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := rdb.Ping(pingCtx).Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return fmt.Errorf("redis: %w", err)
+		}
+		clientOpts.Pacer = providers.NewRedisPacer(rdb, func(err error) {
+			log.Warn("redis unavailable for upstream pacing; pacing this instance alone", "err", err)
+		})
+	}
+	client := providers.NewClient(registry.Providers(), clientOpts)
+	if missing := client.ContactProviders(); len(missing) > 0 {
+		log.Warn(contactNotice(missing))
+	}
 	for _, p := range client.Providers() {
 		if u, k := cfg.ProviderURLs[p.ID], cfg.ProviderKeys[p.ID]; u != "" || k != "" {
 			if err := client.Configure(p.ID, providers.Setting{URL: u, Key: k}); err != nil {
@@ -167,19 +189,9 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, Capabilities: registry.Capabilities(),
 		Logger: log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		SharpenModels: cfg.SharpenModels}
-	if cfg.RedisURL != "" {
-		lim, rdb, err := gateway.NewRedisLimiter(cfg.RedisURL)
-		if err != nil {
-			return usagef("REDIS_URL: %v", err)
-		}
-		defer rdb.Close()
+	if rdb != nil {
 		opts.Limiter = lim
 		opts.Ready = func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
-		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		if err := rdb.Ping(pingCtx).Err(); err != nil && !errors.Is(err, redis.Nil) {
-			return fmt.Errorf("redis: %w", err)
-		}
 	}
 	srv := gateway.New(opts)
 	sealer, err := tenants.NewSealer(cfg.MasterKey)
@@ -197,7 +209,9 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	// instance follows an admin's change.
 	go cons.SyncProviders(ctx, 5*time.Second)
 	// Instances starting together on one database bootstrap once.
-	if err := db.Exclusive(ctx, func(ctx context.Context) error { return bootstrap(ctx, store, cfg, stdout) }); err != nil {
+	if err := db.Exclusive(ctx, func(ctx context.Context) error {
+		return bootstrap(ctx, store, cfg, client.ContactProviders(), stdout)
+	}); err != nil {
 		return err
 	}
 	go srv.RunMaintenance(ctx, time.Minute)
@@ -210,7 +224,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 
 // bootstrap creates, on the very first start, a demo tenant with a live and a test key and a
 // console admin with a generated password, and prints them once.
-func bootstrap(ctx context.Context, store *tenants.Store, cfg *Config, stdout io.Writer) error {
+func bootstrap(ctx context.Context, store *tenants.Store, cfg *Config, needContact []*providers.Provider, stdout io.Writer) error {
 	existing, err := store.Tenants(ctx, "", 1, 0)
 	if err != nil || len(existing) > 0 {
 		return err
@@ -243,6 +257,9 @@ capgate first start: a demo tenant was created. These secrets are shown once.
 Try: curl -s -H "Authorization: Bearer %s" %s/v1/catalog
 
 `, t.ID, live, test, cfg.PublicURL, password, test, cfg.PublicURL)
+	if len(needContact) > 0 {
+		fmt.Fprintf(stdout, "%s\n\n", contactNotice(needContact))
+	}
 	return nil
 }
 
@@ -259,4 +276,14 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) {
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("profiler stopped", "err", err)
 	}
+}
+
+// contactNotice says which providers wait for GATEWAY_CONTACT.
+func contactNotice(ps []*providers.Provider) string {
+	names := make([]string, 0, len(ps))
+	for _, p := range ps {
+		names = append(names, p.Title)
+	}
+	return fmt.Sprintf("%s is not set: %s require contact details in the User-Agent and stay unavailable to live keys "+
+		"until it is (an email address or URL, e.g. %s=ops@example.com).", providers.ContactSetting, strings.Join(names, ", "), providers.ContactSetting)
 }

@@ -224,6 +224,8 @@ func startGateway(ctx context.Context, cfg config, tmp, fakeURL string) (*gatewa
 		"DATABASE_URL=", "DATABASE_URL_FILE=", "REDIS_URL=", "REDIS_URL_FILE=",
 		"LOG_LEVEL="+cfg.logLevel,
 		"GATEWAY_CONTACT=load@capgate.local",
+		// TheMealDB's public test key, set explicitly as a development deployment does.
+		"PROVIDER_MEALDB_KEY=1",
 	)
 	// Every provider goes to the fake: a scenario can never reach the internet.
 	for _, id := range registry.ProviderIDs() {

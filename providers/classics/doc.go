@@ -15,8 +15,15 @@
 //     action=query&prop=extracts&explaintext=1&exsectionformat=plain&exlimit=1&pageids and
 //     action=parse&pageid&prop=text&disableeditsection=1&disablelimitreport=1 (details).
 //     Failures come with HTTP 200 as {error{code, info, docref}, servedby}.
-//   - Project Gutenberg (provider gutenberg, https://www.gutenberg.org, keyless): GET
-//     /cache/epub/{id}/pg{id}.txt with Range: bytes=0-65535 (the details excerpt).
+//   - Project Gutenberg, through a mirror (provider gutenberg, https://gutenberg.pglaf.org,
+//     keyless): GET /cache/epub/{id}/pg{id}.txt with Range: bytes=0-65535 (the details excerpt).
+//     Project Gutenberg's terms of use say the site is for human users and that automated
+//     downloading must use one of its mirrors (gutenberg.org/policy/terms_of_use and the mirror
+//     list MIRRORS.ALL); PGLAF's mirror serves the same /cache/epub tree, and
+//     PROVIDER_GUTENBERG_URL picks another mirror that does. Texts are read at most one every 2
+//     seconds (fleet wide with Redis) and kept in process (ttlcache: 512 texts, a day; a missing
+//     file an hour; failures not kept), so a repeated details lookup never calls again. Record
+//     URLs and links still name www.gutenberg.org, the pages people read.
 //
 // Decisions where the spec is silent:
 //   - Search terms: Gutendex's search splits its value on spaces and keeps books where every
@@ -86,8 +93,8 @@
 //   - Upstream JSON is decoded leniently: absent, null or mistyped fields count as absent
 //     (never a panic), numbers may arrive as strings, list elements that do not decode are
 //     skipped. An answer without its results list is a retryable provider_error.
-//   - No per-process request rate is set: none of the three upstreams publishes one (Gutendex
-//     documents none; Wikimedia asks for serial requests and an identifying User-Agent).
+//   - No request rate is set for Gutendex and Wikisource: neither publishes one (Wikimedia asks
+//     for serial requests and an identifying User-Agent). The Gutenberg mirror is paced (above).
 //
 // What could and could not be confirmed (the brief's "check" items; providers.md marks none for
 // this capability):
@@ -95,8 +102,10 @@
 //     come from its README and source (github.com/garethbjohnson/gutendex: readme.md,
 //     books/views.py, books/serializers.py, gutendex/settings.py PAGE_SIZE 32,
 //     books/migrations/0004_summary.py); the summaries member and value shapes from recorded
-//     answers quoted in client tests. Gutendex added editors (2025) which this package does not
-//     read. A cap of 32 search words is mentioned by a third-party summary but was not found in
+//     answers quoted in client tests. Gutendex added editors[] (Persons, like authors; readme.md
+//     and books/serializers.py): the fixtures carry it, and an ebook's editors travel in the
+//     record's Ref to the details body ("editors"), since the spec's record keys have no place
+//     for them. A cap of 32 search words is mentioned by a third-party summary but was not found in
 //     the source; search values are sent whole.
 //   - /cache/epub/{id}/pg{id}.txt is the path of the plain-text files widely used by clients;
 //     that gutenberg.org honours Range on it (206) was not confirmed, so a full 200 answer is

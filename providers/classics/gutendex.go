@@ -9,13 +9,16 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/ttlcache"
 )
 
 // Gutendex (https://gutendex.com, github.com/garethbjohnson/gutendex): GET /books/ answers
 // {count, next, previous, results} with 0 to 32 books a page, most downloaded first; a book is
-// {id, title, authors[{name, birth_year, death_year}], summaries[], translators[], subjects[],
+// {id, title, authors[{name, birth_year, death_year}], summaries[], editors[] (Persons, as
+// authors), translators[], subjects[],
 // bookshelves[], languages[], copyright, media_type, formats{mime: url}, download_count}. Errors
 // are {"detail": "..."} (Django REST framework); a page past the last is 404 "Invalid page.".
 
@@ -39,6 +42,7 @@ type gutendexBook struct {
 	ID            optInt               `json:"id"`
 	Title         optStr               `json:"title"`
 	Authors       list[gutendexPerson] `json:"authors"`
+	Editors       list[gutendexPerson] `json:"editors"`
 	Summaries     list[optStr]         `json:"summaries"`
 	Subjects      list[optStr]         `json:"subjects"`
 	Languages     list[optStr]         `json:"languages"`
@@ -174,7 +178,11 @@ func ebookRecord(b gutendexBook) (providers.Record, bool) {
 		return rec, true
 	}
 	rec.URL = ebookPage(id)
-	rec.Ref = mustJSON(recordRef{Source: gutendexID, ID: id,
+	editors := make([]optStr, 0, len(b.Editors))
+	for _, e := range b.Editors {
+		editors = append(editors, e.Name)
+	}
+	rec.Ref = mustJSON(recordRef{Source: gutendexID, ID: id, Editors: cleanStrings(editors, 0),
 		Text: pickFormat(b.Formats, "text/plain"), EPUB: pickFormat(b.Formats, "application/epub+zip"), HTML: pickFormat(b.Formats, "text/html")})
 	return rec, true
 }
@@ -220,10 +228,13 @@ const gutenbergTextRange = "bytes=0-65535"
 // (GET /cache/epub/{id}/pg{id}.txt, ranged) and the download links Gutendex listed.
 func ebookDetail(ctx context.Context, u *providers.Upstream, ref recordRef, title string) (*providers.Detail, error) {
 	body := map[string]any{"source": "ebook_library", "id": ref.ID, "title": title, "url": ebookPage(ref.ID)}
+	if len(ref.Editors) > 0 {
+		body["editors"] = ref.Editors
+	}
 	if ref.Text == "" {
 		body["note"] = "Project Gutenberg lists no plain-text format for this ebook, so there is no excerpt."
 	} else {
-		text, partial, found, err := gutenbergText(ctx, u, ref.ID)
+		text, partial, found, err := cachedGutenbergText(ctx, u, ref.ID)
 		switch {
 		case err != nil:
 			return nil, err
@@ -248,6 +259,32 @@ func ebookDetail(ctx context.Context, u *providers.Upstream, ref recordRef, titl
 	}
 	links = append(links, providers.Link{Label: "Project Gutenberg page", URL: ebookPage(ref.ID)})
 	return &providers.Detail{Body: body, Links: links}, nil
+}
+
+// ebookText is the opening of an ebook's plain text as the excerpt needs it; the zero value is
+// "no such file".
+type ebookText struct {
+	text    string
+	partial bool
+	found   bool
+}
+
+// ebookTexts keeps the texts read in process: Project Gutenberg asks automated clients not to
+// fetch the same files again and again. A text is kept a day, a missing file an hour.
+var ebookTexts = ttlcache.New[ebookText](512, 24*time.Hour, time.Hour)
+
+// cachedGutenbergText is gutenbergText through ebookTexts (keyed by base URL, so the sandbox and
+// differently configured mirrors never mix); failures are not kept.
+func cachedGutenbergText(ctx context.Context, u *providers.Upstream, id int64) (text string, partial, found bool, err error) {
+	key := u.BaseURL + "\x00" + strconv.FormatInt(id, 10)
+	if t, ok := ebookTexts.Get(key); ok {
+		return t.text, t.partial, t.found, nil
+	}
+	text, partial, found, err = gutenbergText(ctx, u, id)
+	if err == nil {
+		ebookTexts.Put(key, ebookText{text: text, partial: partial, found: found})
+	}
+	return text, partial, found, err
 }
 
 // gutenbergText reads the opening of an ebook's plain text without its header; partial tells

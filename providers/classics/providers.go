@@ -28,11 +28,17 @@ const (
 //go:embed sandbox/*.json sandbox/*.txt sandbox/*.html
 var sandboxFiles embed.FS
 
+// gutenbergMirror is the default source of ebook texts: Project Gutenberg asks automated clients
+// to use its mirrors, not www.gutenberg.org; PGLAF's own mirror serves the same /cache/epub tree.
+// PROVIDER_GUTENBERG_URL picks another mirror that serves it.
+const gutenbergMirror = "https://gutenberg.pglaf.org"
+
 // Providers lists the upstreams of this package: Gutendex (the Project Gutenberg catalog,
-// primary), English Wikisource's MediaWiki API (fallback) and Project Gutenberg itself (the
-// plain-text files the ebook details excerpt). All three are keyless; none publishes a request
-// rate, so no per-process bound is set (see doc.go). Wikimedia asks for an identifying
-// User-Agent, which the shared client always sends.
+// primary), English Wikisource's MediaWiki API (fallback) and a Project Gutenberg mirror (the
+// plain-text files the ebook details excerpt). All three are keyless. Gutendex and Wikisource
+// publish no request rate (see doc.go); ebook texts are read at most one every 2 seconds (fleet
+// wide with Redis) and cached. Wikimedia asks for an identifying User-Agent, which the shared
+// client always sends.
 func Providers() []*providers.Provider {
 	sub, err := fs.Sub(sandboxFiles, "sandbox")
 	if err != nil {
@@ -57,10 +63,11 @@ func Providers() []*providers.Provider {
 			Sandbox: providers.SandboxHandler(sub, wikisourceSandboxRoutes()...),
 		},
 		{
-			ID:      gutenbergID,
-			Title:   "Project Gutenberg",
-			BaseURL: gutenbergSite,
-			Sandbox: providers.SandboxHandler(sub, gutenbergSandboxRoutes()...),
+			ID:                gutenbergID,
+			Title:             "Project Gutenberg (mirror)",
+			BaseURL:           gutenbergMirror,
+			RequestsPerSecond: 0.5,
+			Sandbox:           providers.SandboxHandler(sub, gutenbergSandboxRoutes()...),
 		},
 	}
 }

@@ -197,6 +197,8 @@ type recordRef struct {
 	Text   string `json:"text,omitempty"`   // plain-text download
 	EPUB   string `json:"epub,omitempty"`
 	HTML   string `json:"html,omitempty"`
+	// Editors are the ebook's editors as Gutendex lists them (the details show them).
+	Editors []string `json:"editors,omitempty"`
 }
 
 func (r recordRef) valid() bool {

@@ -12,10 +12,14 @@
 //   - sec, https://www.sec.gov: the ticker map and the filing archives.
 //   - secdata, https://data.sec.gov: the submissions API.
 //
-// EDGAR's fair-access policy allows 10 requests a second per client across its hosts, so each
-// provider has RequestsPerSecond 5: the process never sends more than 10 a second in total. EDGAR
-// refuses clients without a descriptive User-Agent; the client always sends
-// capgate/<version> (+contact). The archive host's response limit is 64 MiB (instances of large
+// EDGAR's fair-access policy (sec.gov/os/accessing-edgar-data, "Fair Access") allows 10 requests
+// a second per client "regardless of the number of machines used", across its hosts: both
+// providers draw on one allowance (LimitGroup "sec", 10 a second), held in Redis when the gateway
+// runs as a fleet, so all instances together stay within it (e2e TestUpstreamPacingAcrossInstances).
+// The same page requires a User-Agent declaring the company and an admin contact (its example:
+// "Sample Company Name AdminContact@<sample company domain>.com") and blocks others as an
+// "Undeclared Automated Tool": both providers are ContactRequired, unavailable to live keys until
+// GATEWAY_CONTACT is set, and then send capgate/<version> (+contact). The archive host's response limit is 64 MiB (instances of large
 // filers exceed the 8 MiB metadata limit of other capabilities), the submissions host's 32 MiB.
 //
 // # Upstream endpoints

@@ -167,15 +167,16 @@ func TestCapabilityDeclaration(t *testing.T) {
 	if !reflect.DeepEqual(c.Providers, []string{"sec", "secdata"}) {
 		t.Errorf("providers = %v", c.Providers)
 	}
-	total := 0.0
+	// Fair access: 10 requests a second per client across both hosts, so one shared allowance;
+	// and a declared contact in the User-Agent, so no live call without GATEWAY_CONTACT.
 	for _, p := range Providers() {
-		if p.KeyRequired || p.Sandbox == nil || p.RequestsPerSecond <= 0 {
+		if p.KeyRequired || p.Sandbox == nil || p.RequestsPerSecond != 0 || p.LimitGroup != "sec" || !p.ContactRequired ||
+			!reflect.DeepEqual(p.Limits, []providers.Limit{{Requests: 10, Per: time.Second}}) {
 			t.Errorf("provider %+v", p)
 		}
-		total += p.RequestsPerSecond
 	}
-	if total != 10 {
-		t.Errorf("EDGAR request budget = %v a second, want 10 in total", total)
+	for _, p := range Providers() {
+		providertest.ContactRequired(t, Providers(), p.ID)
 	}
 	if p := Providers(); p[0].BaseURL != "https://www.sec.gov" || p[1].BaseURL != "https://data.sec.gov" {
 		t.Errorf("base URLs %q %q", p[0].BaseURL, p[1].BaseURL)

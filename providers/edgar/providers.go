@@ -3,6 +3,7 @@ package edgar
 import (
 	"embed"
 	"net/http"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -15,9 +16,12 @@ const (
 	secDataID = "secdata" // https://data.sec.gov: submissions/CIK##########.json
 )
 
-// EDGAR's fair-access policy allows 10 requests a second per client across all its hosts; the
-// two providers share that budget as 5 + 5, so the process never exceeds 10 a second in total.
-const requestsPerSecondEach = 5
+// EDGAR's fair-access policy allows 10 requests a second per client "regardless of the number of
+// machines used", across its hosts: both providers draw on one allowance (LimitGroup), shared by
+// every instance of a fleet through Redis.
+var fairAccess = []providers.Limit{{Requests: 10, Per: time.Second}}
+
+const limitGroup = "sec"
 
 // Instances of large filers run to tens of MiB; the spec's 8 MiB limit is for package metadata,
 // not for EDGAR, so the archive host gets a larger bound.
@@ -36,16 +40,19 @@ const (
 	xmlType       = "application/xml"
 )
 
-// Providers lists the two EDGAR hosts. Both are keyless; EDGAR refuses clients without a
-// descriptive User-Agent, which the client always sends (capgate/<version> (+contact)).
+// Providers lists the two EDGAR hosts. Both are keyless; EDGAR refuses clients whose User-Agent
+// does not declare who runs them ("Undeclared Automated Tool"), so both stay unavailable in live
+// mode until GATEWAY_CONTACT is set (capgate/<version> (+contact)).
 func Providers() []*providers.Provider {
 	return []*providers.Provider{
 		{
-			ID:                secID,
-			Title:             "SEC EDGAR archives (www.sec.gov)",
-			BaseURL:           "https://www.sec.gov",
-			RequestsPerSecond: requestsPerSecondEach,
-			MaxBody:           maxArchiveBody,
+			ID:              secID,
+			Title:           "SEC EDGAR archives (www.sec.gov)",
+			BaseURL:         "https://www.sec.gov",
+			Limits:          fairAccess,
+			LimitGroup:      limitGroup,
+			ContactRequired: true,
+			MaxBody:         maxArchiveBody,
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Path: "/files/company_tickers.json", File: "sandbox/company_tickers.json"},
 				providers.SandboxRoute{Path: sandboxFolder + "index.json", File: "sandbox/index_000032019324000123.json"},
@@ -54,11 +61,13 @@ func Providers() []*providers.Provider {
 			),
 		},
 		{
-			ID:                secDataID,
-			Title:             "SEC EDGAR submissions API (data.sec.gov)",
-			BaseURL:           "https://data.sec.gov",
-			RequestsPerSecond: requestsPerSecondEach,
-			MaxBody:           maxSubmissionsBody,
+			ID:              secDataID,
+			Title:           "SEC EDGAR submissions API (data.sec.gov)",
+			BaseURL:         "https://data.sec.gov",
+			Limits:          fairAccess,
+			LimitGroup:      limitGroup,
+			ContactRequired: true,
+			MaxBody:         maxSubmissionsBody,
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Path: "/submissions/CIK0000320193.json", File: "sandbox/CIK0000320193.json"},
 				providers.SandboxRoute{Path: "/submissions/CIK0000320193-submissions-001.json", File: "sandbox/CIK0000320193-submissions-001.json"},

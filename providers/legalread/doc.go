@@ -11,8 +11,8 @@
 //     paragraph divs 005.001, `p.oj-ti-art`, `p.oj-normal`, points laid out as two-cell table rows
 //     ((a) | text), the title in `div.eli-main-title`; before, the same classes without `oj-`
 //     (`p.ti-art`, `p.doc-ti`, `p.normal`) and no eli ids. source_class official_publication.
-//   - us_reports (provider `loc`, keyless, https://www.loc.gov, RequestsPerSecond 1 because
-//     loc.gov blocks bursts): GET /item/{item_id}/?fo=json, then the PDF named by
+//   - us_reports (provider `loc`, keyless, https://www.loc.gov, at most 8 calls in 10 s, a margin
+//     below the 10 in 10 s past which loc.gov blocks a client for five minutes): GET /item/{item_id}/?fo=json, then the PDF named by
 //     resources[].pdf (or a resources[].files entry of mimetype application/pdf) on
 //     tile.loc.gov (storage-services/service/ll/usrep/usrepVVV/usrepVVVPPP/usrepVVVPPP.pdf),
 //     fetched through the same provider (its limiter and breaker). Only https loc.gov hosts (or

@@ -4,10 +4,13 @@
 //
 // # Upstream endpoints
 //
-// Base URL https://www.themealdb.com/api/json/v1; the API key is the next path segment. Without a
-// configured key (PROVIDER_MEALDB_KEY) the documented public test key "1" is used, so the
-// provider needs no key (KeyRequired false) and has no Authorize hook: apiPath puts the key
-// (path-escaped) into the path.
+// Base URL https://www.themealdb.com/api/json/v1; the API key is the next path segment, put there
+// (path-escaped) by apiPath, so there is no Authorize hook. TheMealDB's API page
+// (www.themealdb.com/api.php) reserves the public test key "1" for development and educational
+// use and asks apps released to the public to use a supporter key. So the provider is
+// KeyRequired: live calls wait for PROVIDER_MEALDB_KEY, and recipes.search is unavailable to live
+// keys until it is set, the reason naming the setting and the supporter key. A development
+// deployment sets PROVIDER_MEALDB_KEY=1 explicitly; test keys use the sandbox.
 //
 //   - GET /{key}/search.php?s={query}: meals whose name contains the words; full meal objects
 //     {idMeal, strMeal, strMealAlternate (formerly strDrinkAlternate), strCategory, strArea,
@@ -87,7 +90,7 @@
 // # Checks
 //
 // providers.md marks nothing about TheMealDB as "check". Its row (search.php?s=,
-// filter.php?i=|c=|a=, lookup.php?i=, key in the path with "1" as the public test key) agrees
+// filter.php?i=|c=|a=, lookup.php?i=, key in the path, "1" as the public test key) agrees
 // with every source above. Not confirmed from an official page: the exact current field list
 // (recent recordings carry strMealAlternate and strCountry instead of strDrinkAlternate; the
 // adapter reads neither), the "no data found" string answer, how TheMealDB answers an invalid

@@ -20,7 +20,8 @@ const baseURL = "https://www.themealdb.com/api/json/v1"
 // deployment configures for API calls (a mirror or a test fake is never shown to callers).
 const siteURL = "https://www.themealdb.com"
 
-// publicTestKey is TheMealDB's documented public test key, used when no key is configured.
+// publicTestKey is TheMealDB's public test key, for development and education only: a
+// deployment uses it only when it sets PROVIDER_MEALDB_KEY=1 explicitly.
 const publicTestKey = "1"
 
 //go:embed sandbox/*.json
@@ -33,10 +34,13 @@ func Providers() []*providers.Provider {
 		Title:   "TheMealDB",
 		BaseURL: baseURL,
 		// The key is a path segment, not a header or query parameter: the adapter builds the path
-		// itself (see apiPath), so Authorize stays nil. Without a configured key the public test
-		// key "1" is used, so the provider is available once its base URL is known.
-		KeyRequired: false,
-		Sandbox:     sandboxHandler(),
+		// itself (see apiPath), so Authorize stays nil. TheMealDB reserves its public test key "1"
+		// for development and education; a public deployment needs a supporter key, so live calls
+		// wait for PROVIDER_MEALDB_KEY.
+		KeyRequired: true,
+		KeyNote: "TheMealDB's public test key \"" + publicTestKey + "\" is for development and education only, a public " +
+			"deployment needs a TheMealDB supporter key (set PROVIDER_MEALDB_KEY=" + publicTestKey + " explicitly for development)",
+		Sandbox: sandboxHandler(),
 	}}
 }
 

@@ -174,14 +174,10 @@ func endpointOf(req providers.Request) (endpoint, error) {
 	return endpoint{}, providers.InvalidField("", "exactly one of query, ingredient, category or cuisine is required")
 }
 
-// apiPath puts the key in front of the endpoint: /{key}/search.php. Without a configured key the
-// public test key "1" is used.
+// apiPath puts the deployment's key in front of the endpoint: /{key}/search.php. Live calls have
+// one (the provider is KeyRequired); test keys reach the sandbox, which accepts any.
 func apiPath(u *providers.Upstream, endpoint string) string {
-	key := u.Key
-	if key == "" {
-		key = publicTestKey
-	}
-	return "/" + url.PathEscape(key) + endpoint
+	return "/" + url.PathEscape(u.Key) + endpoint
 }
 
 const filterNote = "TheMealDB's ingredient, category and cuisine filters list only meal names and pictures, so these " +

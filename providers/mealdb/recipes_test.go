@@ -82,13 +82,14 @@ func (f *fake) requests() []*http.Request {
 	return append([]*http.Request(nil), f.reqs...)
 }
 
+// client points the provider at the fake with the key; "" means a development deployment that
+// set PROVIDER_MEALDB_KEY to the public test key.
 func (f *fake) client(t *testing.T, key string) *providers.Client {
 	t.Helper()
-	var keys map[string]string
-	if key != "" {
-		keys = map[string]string{ProviderID: key}
+	if key == "" {
+		key = publicTestKey
 	}
-	return providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: f}, keys)
+	return providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: f}, map[string]string{ProviderID: key})
 }
 
 func prepare(t *testing.T, body string) providers.Request {
@@ -133,7 +134,7 @@ func TestCapabilityDeclaration(t *testing.T) {
 		t.Errorf("Capabilities() = %v", got)
 	}
 	p := Providers()
-	if len(p) != 1 || p[0].ID != ProviderID || p[0].BaseURL != "https://www.themealdb.com/api/json/v1" || p[0].KeyRequired ||
+	if len(p) != 1 || p[0].ID != ProviderID || p[0].BaseURL != "https://www.themealdb.com/api/json/v1" || !p[0].KeyRequired ||
 		p[0].Authorize != nil || p[0].Sandbox == nil {
 		t.Errorf("provider = %+v", p[0])
 	}
@@ -425,7 +426,7 @@ func TestUpstreamRequests(t *testing.T) {
 		wantPath  string
 		wantQuery url.Values
 	}{
-		{"query with the public test key", `{"query":"  beef stew "}`, "", "/1/search.php", url.Values{"s": {"beef stew"}}},
+		{"query with the public test key set for development", `{"query":"  beef stew "}`, "1", "/1/search.php", url.Values{"s": {"beef stew"}}},
 		{"query with a supporter key", `{"query":"stew"}`, "9973533", "/9973533/search.php", url.Values{"s": {"stew"}}},
 		{"ingredient spaces become underscores", `{"ingredient":" chicken  breast "}`, "", "/1/filter.php", url.Values{"i": {"chicken_breast"}}},
 		{"category", `{"category":"Seafood"}`, "", "/1/filter.php", url.Values{"c": {"Seafood"}}},
@@ -811,4 +812,23 @@ func TestSandboxRoutes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Without PROVIDER_MEALDB_KEY a live call is refused before it is sent, the reason naming the
+// setting and why the public test key is not used; test keys keep the sandbox.
+func TestKeyRequired(t *testing.T) {
+	f := newFake(t)
+	f.serve("search.php", "search.json")
+	c := providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: f}, nil)
+	providertest.Unconfigured(t, c, ProviderID, "PROVIDER_MEALDB_KEY")
+	if _, why := c.Configured(ProviderID); !strings.Contains(why, "supporter key") || !strings.Contains(why, "development") {
+		t.Fatalf("reason %q does not say that a public deployment needs a supporter key", why)
+	}
+	_, err := providertest.Execute(t, c, RecipesSearch, providers.ModeLive, `{"query":"stew"}`)
+	if providertest.ErrorCode(err) != providers.CodeCapabilityUnavailable || len(f.requests()) != 0 {
+		t.Fatalf("live call without a key: %v after %d requests, want capability_unavailable before any", err, len(f.requests()))
+	}
+	if _, err := providertest.Execute(t, c, RecipesSearch, providers.ModeTest, `{"query":"stew"}`); err != nil {
+		t.Fatalf("sandbox call: %v", err)
+	}
 }

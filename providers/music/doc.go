@@ -6,8 +6,11 @@
 //     /search/album with q, index and limit (paged lists {data, total, next, prev}); the details
 //     action reads GET /track/{id}, /artist/{id} and /album/{id}. Deezer reports failures with
 //     HTTP 200 and {"error":{"type","message","code"}}.
-//   - MusicBrainz (provider musicbrainz, https://musicbrainz.org, keyless, identifying User-Agent
-//     sent by the client, RequestsPerSecond 1): GET /ws/2/recording, /ws/2/artist and
+//   - MusicBrainz (provider musicbrainz, https://musicbrainz.org, keyless, RequestsPerSecond 1
+//     held fleet wide with Redis; musicbrainz.org/doc/MusicBrainz_API/Rate_Limiting asks for one
+//     request a second per client and a User-Agent "Application/version ( contact )", so the
+//     provider is ContactRequired: without GATEWAY_CONTACT the fallback is unavailable and
+//     music.search answers from Deezer alone): GET /ws/2/recording, /ws/2/artist and
 //     /ws/2/release with query, fmt=json, limit and offset ({created, count, offset,
 //     recordings|artists|releases}); details read /ws/2/{recording|artist|release}/{mbid} with
 //     fmt=json and inc=artist-credits+releases+isrcs+genres (recordings), genres (artists) and

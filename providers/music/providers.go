@@ -18,8 +18,9 @@ const (
 var sandboxFS embed.FS
 
 // Providers lists the upstreams of this package: Deezer (primary) and MusicBrainz (fallback).
-// Both are keyless; MusicBrainz asks for an identifying User-Agent (the client always sends
-// capgate/<version> (+contact)) and at most one request a second.
+// Both are keyless. MusicBrainz requires a User-Agent naming the application and a contact
+// (capgate/<version> (+contact)), so it is unavailable in live mode until GATEWAY_CONTACT is set,
+// and at most one request a second per client (shared by the fleet when Redis is configured).
 func Providers() []*providers.Provider {
 	return []*providers.Provider{
 		{
@@ -41,6 +42,7 @@ func Providers() []*providers.Provider {
 			Title:             "MusicBrainz",
 			BaseURL:           "https://musicbrainz.org",
 			RequestsPerSecond: 1,
+			ContactRequired:   true,
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Path: "/ws/2/recording", Match: laterPage("offset"), File: "sandbox/musicbrainz_recording_search_page2.json"},
 				providers.SandboxRoute{Path: "/ws/2/recording", File: "sandbox/musicbrainz_recording_search.json"},

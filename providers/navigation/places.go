@@ -9,11 +9,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/ttlcache"
 )
 
 // place is one origin, destination, waypoint or matrix entry of a request.
@@ -189,7 +189,7 @@ func geocode(ctx context.Context, call *providers.Call, name string) (*geocoded,
 	u := call.Upstream(nominatimID)
 	// The base URL is part of the key so sandbox, live and differently configured hosts never mix.
 	key := u.BaseURL + "\x00" + placeKey(name)
-	if p, ok := geocodeCache.get(key); ok {
+	if p, ok := geocodeCache.Get(key); ok {
 		return p, nil
 	}
 	q := url.Values{"q": {strings.TrimSpace(name)}, "format": {"jsonv2"}, "limit": {"1"}}
@@ -216,7 +216,7 @@ func geocode(ctx context.Context, call *providers.Call, name string) (*geocoded,
 		match = &geocoded{Lat: r.Lat.V, Lon: r.Lon.V, Name: firstNonEmpty(string(r.DisplayName), string(r.Name), coordinates(r.Lat.V, r.Lon.V))}
 		break
 	}
-	geocodeCache.put(key, match)
+	geocodeCache.Put(key, match)
 	return match, nil
 }
 
@@ -260,68 +260,13 @@ type geocoded struct {
 // second and place names repeat. Matches are kept a day, misses an hour.
 var geocodeCache = newPlaceCache(2048, 24*time.Hour, time.Hour)
 
-// placeCache is a small bounded map with expiry, safe for concurrent use. A nil entry records
-// that nothing matched.
+// placeCache is the shared TTL cache of geocoder answers (a nil match is a miss), with the
+// lifetimes it was made with.
 type placeCache struct {
-	mu      sync.Mutex
-	max     int
-	ttl     time.Duration
-	missTTL time.Duration
-	now     func() time.Time
-	entries map[string]placeEntry
-}
-
-type placeEntry struct {
-	place   *geocoded
-	expires time.Time
+	*ttlcache.Cache[*geocoded]
+	ttl, missTTL time.Duration
 }
 
 func newPlaceCache(max int, ttl, missTTL time.Duration) *placeCache {
-	return &placeCache{max: max, ttl: ttl, missTTL: missTTL, now: time.Now, entries: map[string]placeEntry{}}
-}
-
-func (c *placeCache) get(key string) (*geocoded, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok {
-		return nil, false
-	}
-	if !c.now().Before(e.expires) {
-		delete(c.entries, key)
-		return nil, false
-	}
-	return e.place, true
-}
-
-func (c *placeCache) put(key string, p *geocoded) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.now()
-	if _, present := c.entries[key]; !present && len(c.entries) >= c.max {
-		c.evict(now)
-	}
-	ttl := c.ttl
-	if p == nil {
-		ttl = c.missTTL
-	}
-	c.entries[key] = placeEntry{place: p, expires: now.Add(ttl)}
-}
-
-// evict drops the expired entries, or else the one closest to expiry, to make room for one more.
-func (c *placeCache) evict(now time.Time) {
-	var oldest string
-	var oldestAt time.Time
-	for k, e := range c.entries {
-		if !now.Before(e.expires) {
-			delete(c.entries, k)
-			continue
-		}
-		if oldest == "" || e.expires.Before(oldestAt) {
-			oldest, oldestAt = k, e.expires
-		}
-	}
-	if len(c.entries) >= c.max {
-		delete(c.entries, oldest)
-	}
+	return &placeCache{Cache: ttlcache.New[*geocoded](max, ttl, missTTL), ttl: ttl, missTTL: missTTL}
 }

@@ -69,6 +69,8 @@ func Providers() []*providers.Provider {
 			Title:             "Nominatim (OpenStreetMap geocoding)",
 			BaseURL:           "https://nominatim.openstreetmap.org",
 			RequestsPerSecond: 1,
+			// Nominatim's usage policy requires an identifying User-Agent with a contact.
+			ContactRequired: true,
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				sandboxPlace("berlin"), sandboxPlace("potsdam"), sandboxPlace("leipzig"),
 				sandboxPlace("hamburg"), sandboxPlace("helgoland"),

@@ -67,11 +67,13 @@ var AcademicSearch = &providers.Capability{
 		"query or filters), and the record action details (free): the full abstract, the citation count " +
 		"with citations per year, the open-access status and PDF, and the landing page, with links. " +
 		"Details need the record's OpenAlex id; a record without one is refused.",
-	Topic:     "Research and reading",
-	Request:   academicRequestSchema,
-	Rules:     academicRules,
-	Paging:    providers.PagingPage,
-	Cost:      providers.Cost{Typical: 0, Basis: "Free: OpenAlex is an open scholarly index; search pages and details cost no credits."},
+	Topic:   "Research and reading",
+	Request: academicRequestSchema,
+	Rules:   academicRules,
+	Paging:  providers.PagingPage,
+	Cost: providers.Cost{Typical: 0, Basis: "No credits. OpenAlex meters its API against the deployment's key: " +
+		"each search page is a full-text search at US$1 per 1,000 calls (about 1,000 pages a day on a free key's $1 daily allowance, " +
+		"then pay as you go), and details are free single-work lookups."},
 	Deadline:  15 * time.Second,
 	Providers: []string{ProviderID},
 	Actions: []providers.Action{{
@@ -358,7 +360,10 @@ func webURL(s string) string {
 // upstreamError maps OpenAlex's refusals, documented as {"error": ..., "message": ...} bodies:
 // 400 for a bad parameter (a search the query syntax refuses becomes invalid_request at
 // queryPath), 401 for an unknown or expired API key, 403 for a throttled client ("rate limit
-// exceeded; slow down") or a parameter that needs a key. 429 and 5xx are mapped by the client.
+// exceeded; slow down") or a parameter that needs a key; 429 for the per-second throttle
+// (rate_limited), the daily budget ("Insufficient budget ... Resets at midnight UTC":
+// provider_allowance until midnight UTC) or a parameter the plan lacks ("Plan upgrade required").
+// 5xx are mapped by the client.
 func upstreamError(err error, queryPath string) error {
 	e, ok := providers.AsError(err)
 	if !ok {
@@ -397,6 +402,35 @@ func upstreamError(err error, queryPath string) error {
 				RetryAfter: time.Second, UpstreamStatus: e.UpstreamStatus, Body: e.Body, Cause: err}
 		}
 		return providers.Errorf(providers.CodeProviderError, "openalex refused the request: %s", text).WithRetryable(false)
+	case http.StatusTooManyRequests:
+		return tooManyRequests(e, string(body.Error), text, err)
 	}
 	return err
+}
+
+// tooManyRequests tells OpenAlex's three 429 answers apart by their documented bodies.
+func tooManyRequests(e *providers.Error, kind, text string, cause error) error {
+	low := strings.ToLower(text)
+	switch {
+	case strings.EqualFold(kind, "Plan upgrade required"):
+		return providers.Errorf(providers.CodeProviderError, "openalex refused a parameter this deployment's plan lacks: %s", text).
+			WithRetryable(false)
+	case strings.Contains(low, "budget") || strings.Contains(low, "daily") || strings.Contains(low, "midnight"):
+		wait := untilMidnightUTC(time.Now())
+		return &providers.Error{Code: providers.CodeProviderAllowance, RetryAfter: wait, UpstreamStatus: e.UpstreamStatus, Body: e.Body, Cause: cause,
+			Message: "openalex's daily allowance for this gateway's API key is used up; it resets at midnight UTC",
+			Hint:    "The gateway operator can add funds to the OpenAlex account of PROVIDER_OPENALEX_KEY."}
+	}
+	wait := e.RetryAfter
+	if wait <= 0 || wait > time.Minute {
+		wait = time.Second
+	}
+	return &providers.Error{Code: providers.CodeRateLimited, Message: "openalex is rate limiting this gateway; retry shortly",
+		RetryAfter: wait, UpstreamStatus: e.UpstreamStatus, Body: e.Body, Cause: cause}
+}
+
+// untilMidnightUTC is how long until OpenAlex's daily budget resets.
+func untilMidnightUTC(now time.Time) time.Duration {
+	now = now.UTC()
+	return now.Truncate(24 * time.Hour).Add(24 * time.Hour).Sub(now)
 }

@@ -73,14 +73,16 @@ func (f *fake) requests() []*http.Request {
 	return append([]*http.Request(nil), f.reqs...)
 }
 
-// client is a client with the fake as OpenAlex and, when key is not "", that API key.
+// fakeKey is the API key of a test client that names none: live calls need one.
+const fakeKey = "fake-key"
+
+// client is a client with the fake as OpenAlex and the API key (fakeKey when key is "").
 func (f *fake) client(t *testing.T, key string) *providers.Client {
 	t.Helper()
-	keys := map[string]string{}
-	if key != "" {
-		keys[ProviderID] = key
+	if key == "" {
+		key = fakeKey
 	}
-	return providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: f}, keys)
+	return providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: f}, map[string]string{ProviderID: key})
 }
 
 func prepare(t *testing.T, body string) providers.Request {
@@ -114,7 +116,7 @@ func TestCapabilityDeclaration(t *testing.T) {
 		t.Errorf("Capabilities() = %v", got)
 	}
 	p := Providers()
-	if len(p) != 1 || p[0].ID != ProviderID || p[0].BaseURL != "https://api.openalex.org" || p[0].KeyRequired ||
+	if len(p) != 1 || p[0].ID != ProviderID || p[0].BaseURL != "https://api.openalex.org" || !p[0].KeyRequired ||
 		p[0].Authorize == nil || p[0].Sandbox == nil {
 		t.Errorf("provider = %+v", p[0])
 	}
@@ -256,7 +258,7 @@ func TestSearchMappingGolden(t *testing.T) {
 		t.Fatalf("%d upstream requests, want 1", len(reqs))
 	}
 	want := url.Values{"search": {"open access citation"}, "sort": {"relevance_score:desc"}, "page": {"1"},
-		"per_page": {"5"}, "select": {wantSearchSelect}}
+		"per_page": {"5"}, "select": {wantSearchSelect}, "api_key": {fakeKey}}
 	if r := reqs[0]; r.URL.Path != "/works" || !reflect.DeepEqual(r.URL.Query(), want) {
 		t.Errorf("request %s, query %v; want /works %v", r.URL.Path, r.URL.Query(), want)
 	}
@@ -316,7 +318,7 @@ func TestSearchQueryParameters(t *testing.T) {
 			if _, err := providertest.Execute(t, f.client(t, tc.key), AcademicSearch, providers.ModeLive, tc.body); err != nil {
 				t.Fatal(err)
 			}
-			want := url.Values{"search": {"graphene"}, "page": {"1"}, "select": {wantSearchSelect}}
+			want := url.Values{"search": {"graphene"}, "page": {"1"}, "select": {wantSearchSelect}, "api_key": {fakeKey}}
 			for k, v := range tc.want {
 				want[k] = v
 			}
@@ -450,7 +452,9 @@ func TestSearchErrors(t *testing.T) {
 		{"403 without a body", 403, ``, nil, providers.CodeRateLimited, nil, true},
 		{"403 parameter needs a key", 403, "error_403_forbidden.json", nil, providers.CodeProviderError, nil, false},
 		{"throttled briefly", 429, "error_429.json", map[string]string{"Retry-After": "1"}, providers.CodeRateLimited, nil, true},
-		{"daily allowance used up", 429, `{"error":"Rate limit exceeded","message":"Daily limit exceeded"}`, nil, providers.CodeProviderAllowance, nil, false},
+		{"daily allowance used up", 429, "error_429_daily.json", map[string]string{"Retry-After": "1"}, providers.CodeProviderAllowance, nil, false},
+		{"throttled without Retry-After", 429, "error_429.json", nil, providers.CodeRateLimited, nil, true},
+		{"plan upgrade required", 429, "error_429_plan.json", map[string]string{"Retry-After": "1"}, providers.CodeProviderError, nil, false},
 		{"server error", 500, `<html><body>Internal Server Error</body></html>`, nil, providers.CodeProviderError, nil, true},
 		{"unavailable", 503, `{"error":"Service Unavailable"}`, nil, providers.CodeProviderError, nil, true},
 		{"malformed JSON", 200, `{"meta":{"count":3},"results":[`, nil, providers.CodeProviderError, nil, true},
@@ -482,8 +486,11 @@ func TestSearchErrors(t *testing.T) {
 			if got := providertest.ViolationPaths(err); !reflect.DeepEqual(got, tc.paths) && (len(got) > 0 || len(tc.paths) > 0) {
 				t.Errorf("violation paths = %v, want %v", got, tc.paths)
 			}
-			if e.Code == providers.CodeRateLimited && e.RetryAfter <= 0 {
-				t.Errorf("rate_limited without Retry-After")
+			if e.Code == providers.CodeRateLimited && (e.RetryAfter <= 0 || e.RetryAfter > time.Minute) {
+				t.Errorf("rate_limited with Retry-After %s", e.RetryAfter)
+			}
+			if e.Code == providers.CodeProviderAllowance && (e.RetryAfter <= 0 || e.RetryAfter > 24*time.Hour || !strings.Contains(e.Message, "midnight UTC")) {
+				t.Errorf("daily allowance: Retry-After %s, message %q; want the wait until midnight UTC", e.RetryAfter, e.Message)
 			}
 			if tc.fixture == "error_401.json" && (!strings.Contains(e.Message, "API key not found") || e.Hint == "") {
 				t.Errorf("401 error = %q hint %q", e.Message, e.Hint)
@@ -551,8 +558,8 @@ func TestDetails(t *testing.T) {
 		if !reflect.DeepEqual(d.Links, []providers.Link{{Label: "OpenAlex record", URL: "https://openalex.org/W2160612345"}}) {
 			t.Errorf("links = %v", d.Links)
 		}
-		if q := f.requests()[0].URL.Query(); q.Has("api_key") {
-			t.Errorf("api_key sent without a key: %v", q)
+		if q := f.requests()[0].URL.Query(); q.Get("api_key") != fakeKey {
+			t.Errorf("api_key = %q, want the deployment's key", q.Get("api_key"))
 		}
 	})
 
@@ -796,4 +803,27 @@ func TestSandboxGolden(t *testing.T) {
 			t.Errorf("error = %v, want not_found", err)
 		}
 	})
+}
+
+// Since February 2026 OpenAlex needs an API key for real use: without PROVIDER_OPENALEX_KEY a
+// live call is refused before it is sent, naming the setting; test keys keep the sandbox.
+func TestKeyRequired(t *testing.T) {
+	f := newFake(t)
+	f.serve("/works", http.StatusOK, "search_empty.json")
+	c := providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: f}, nil)
+	providertest.Unconfigured(t, c, ProviderID, "PROVIDER_OPENALEX_KEY")
+	_, err := providertest.Execute(t, c, AcademicSearch, providers.ModeLive, `{"query":"graphene"}`)
+	if providertest.ErrorCode(err) != providers.CodeCapabilityUnavailable || len(f.requests()) != 0 {
+		t.Fatalf("live call without a key: %v after %d requests, want capability_unavailable before any", err, len(f.requests()))
+	}
+	if _, err := providertest.Execute(t, c, AcademicSearch, providers.ModeTest, `{"query":"graphene"}`); err != nil {
+		t.Fatalf("sandbox call: %v", err)
+	}
+}
+
+func TestUntilMidnightUTC(t *testing.T) {
+	at := time.Date(2026, 3, 1, 22, 30, 0, 0, time.FixedZone("CET", 3600))
+	if got := untilMidnightUTC(at); got != 2*time.Hour+30*time.Minute {
+		t.Fatalf("untilMidnightUTC(21:30 UTC) = %s", got)
+	}
 }

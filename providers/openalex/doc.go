@@ -13,8 +13,15 @@
 //   - GET /works/{W-id}?select= (get a single work; free for OpenAlex's own metering). A merged
 //     work answers 301 to the work it was merged into; the shared client follows the redirect.
 //     A missing work answers 404.
-//   - Authentication: when the deployment sets PROVIDER_OPENALEX_KEY, every call carries
-//     ?api_key=KEY (developers.openalex.org "Authentication"). The provider is keyless otherwise.
+//   - Authentication: every live call carries ?api_key=KEY, the deployment's PROVIDER_OPENALEX_KEY
+//     (developers.openalex.org "Authentication & Pricing", API key required since 13 February
+//     2026). Without a key OpenAlex grants $0.01 of usage a day, so the provider is KeyRequired:
+//     academic.search is unavailable to live keys, with a reason naming the setting, until it is
+//     set. Test keys use the sandbox.
+//   - Cost (same page, "Pricing by Endpoint"): singletons (/works/{id}) are free; list/filter
+//     calls cost $0.10 per 1,000; full-text search= calls $1 per 1,000. A free key carries $1 of
+//     usage a day (about 1,000 searches), then the account pays as it goes. Every search page is a
+//     search= call; details are singletons. The spec's 0 credits are kept; Cost.Basis says this.
 //
 // # Decisions where the spec is silent
 //
@@ -61,9 +68,14 @@
 //     401 (unknown or expired API key) is provider_error, not retryable, with a hint for the
 //     operator. 403 is documented as "rate limit exceeded; slow down" and becomes rate_limited
 //     (Retry-After 1 s), except a 403 whose body names another cause (OpenAlex's proxy refuses some
-//     filters without a key), which is provider_error. 429 (OpenAlex's per-second or daily limit)
-//     and 5xx are mapped by the shared client: rate_limited with a short Retry-After, otherwise
-//     provider_allowance; 5xx retryable provider_error.
+//     filters without a key), which is provider_error. 429 is told apart by its body, as
+//     the API proxy writes it (ourresearch/openalex-api-proxy src/index.ts; fixtures
+//     error_429*.json): "Insufficient budget ... Resets at midnight UTC" (the daily allowance,
+//     "429 Daily limit exceeded" on developers.openalex.org/api-reference/errors) is
+//     provider_allowance with Retry-After until midnight UTC, whatever the Retry-After header says;
+//     error "Plan upgrade required" (a filter or sort of a paid plan) is provider_error, not
+//     retryable; any other 429 (the per-second throttle) is rate_limited with its Retry-After (1 s
+//     when absent or over a minute). 5xx are retryable provider_error (shared client).
 //   - The provider is bounded to 10 requests a second per process (OpenAlex's long-documented burst
 //     limit; its newer pages allow 100).
 //
@@ -83,7 +95,7 @@
 // answers Flask's default HTML page), so only the status is read. OpenAlex's pages say that since
 // February 2026 an API key is needed for real use (without one the daily allowance is for tests)
 // and that searches are metered against the key's free daily allowance; the spec's cost of 0
-// credits is kept. Sandbox fixtures follow the recorded Work shape; apart from W2741809807 (whose
+// credits is kept, and the key is required (above). Sandbox fixtures follow the recorded Work shape; apart from W2741809807 (whose
 // abstract is the real one) the W-ids, author ids, citation counts and the abstract texts are
 // illustrative summaries and may not match the live index.
 package openalex

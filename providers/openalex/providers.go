@@ -28,12 +28,12 @@ func Providers() []*providers.Provider {
 		ID:      ProviderID,
 		Title:   "OpenAlex",
 		BaseURL: apiURL,
-		// Usable without a key (OpenAlex then allows only a small daily allowance meant for tests);
-		// a deployment sets its free OpenAlex API key, sent as the api_key query parameter.
-		KeyRequired: false,
+		// Since 13 February 2026 OpenAlex requires an API key: without one a client gets $0.01 of
+		// usage a day, about ten searches. The free key (PROVIDER_OPENALEX_KEY) is sent as the
+		// api_key query parameter; live calls wait for it.
+		KeyRequired: true,
 		Authorize:   authorize,
-		// OpenAlex has long documented a burst limit of 10 requests a second (its newer pages
-		// allow 100); the lower figure is kept as this process's bound.
+		// OpenAlex allows 100 requests a second per key; the older, lower figure of 10 is kept.
 		RequestsPerSecond: 10,
 		Sandbox:           sandboxHandler(),
 	}}

@@ -57,7 +57,10 @@
 // rule; the editions.json shape and its limit default of 50 (max 1000); the Solr field names and
 // types. Not confirmed from an official page: the request-rate allowance (third-party pages cite
 // 3 requests a second for clients sending an identifying User-Agent; the provider is bounded to 3
-// per second per process) and the exact 404 body of /works/{OLID}.json (taken from client test
+// a second, fleet wide with Redis). Open Library's developer pages ask API clients to send a
+// User-Agent with the application's name and a contact email (openlibrary.org/developers/api;
+// its staff's published examples use "MyAppName/1.0 (myemail@example.com)"): the provider is
+// ContactRequired, unavailable to live keys until GATEWAY_CONTACT is set and the exact 404 body of /works/{OLID}.json (taken from client test
 // fixtures). Sandbox fixtures follow these shapes; their OLIDs, cover ids and counts are
 // illustrative and may not match the live catalog.
 package openlibrary

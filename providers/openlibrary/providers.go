@@ -28,11 +28,12 @@ func Providers() []*providers.Provider {
 		ID:      ProviderID,
 		Title:   "Open Library",
 		BaseURL: siteURL,
-		// Keyless. Open Library asks API clients for an identifying User-Agent, which the shared
-		// client always sends (capgate/<version> (+<contact>)). The per-process bound follows the
-		// commonly cited allowance of 3 requests a second for identified clients; it could not be
-		// confirmed on an official Open Library page (see doc.go).
+		// Keyless. Open Library asks API clients for a User-Agent with an application name and a
+		// contact (capgate/<version> (+<contact>)), so it is unavailable in live mode until
+		// GATEWAY_CONTACT is set. The bound follows the allowance of 3 requests a second for
+		// identified clients (see doc.go), shared by the fleet when Redis is configured.
 		RequestsPerSecond: 3,
+		ContactRequired:   true,
 		Sandbox:           sandboxHandler(),
 	}}
 }

@@ -14,9 +14,17 @@
 //   - openmeteo_marine, https://marine-api.open-meteo.com: GET /v1/marine
 //     ?latitude&longitude&daily=wave_height_max,wave_direction_dominant,wave_period_max&timezone=auto&forecast_days={days}.
 //
-// All four are keyless (KeyRequired false); a commercial key, set as PROVIDER_<ID>_KEY together
-// with the customer- host as PROVIDER_<ID>_URL, is sent as the documented apikey query parameter.
-// Each provider is bounded to 10 requests a second, the free tier's 600 calls a minute.
+// All four are keyless (KeyRequired false): the free API, which Open-Meteo offers for
+// non-commercial use only (open-meteo.com/en/terms); the capability's description and cost basis
+// say so. A commercial key is one setting, PROVIDER_OPENMETEO_KEY, used by all four hosts (KeyOf):
+// with it every call goes to the host's customer- twin (customer-api, customer-geocoding-api,
+// customer-air-quality-api, customer-marine-api .open-meteo.com; KeyedURL) with the key as the
+// apikey query parameter, as Open-Meteo's pricing and API pages document; a PROVIDER_<ID>_URL the
+// deployment sets is kept. Without a key the four hosts share one allowance (LimitGroup
+// "openmeteo") within the free tier's limits, counted per client over all APIs: 600 calls a
+// minute, 5,000 an hour and 10,000 a day (terms page; the 429 reasons "Minutely/Hourly/Daily API
+// request limit exceeded"), with bursts of 60, 500 and 1,000 and a pace that keeps every window
+// within its limit; shared by the fleet through Redis. A commercial key lifts them.
 // Response shapes follow the reference pages (open-meteo.com/en/docs, /en/docs/geocoding-api,
 // /en/docs/air-quality-api, /en/docs/marine-weather-api, sources in open-meteo/open-meteo-website)
 // and the recorded fixtures of frenck/python-open-meteo; errors are the documented

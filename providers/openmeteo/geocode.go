@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/ttlcache"
 )
 
 // place is a geocoded location.
@@ -37,14 +37,14 @@ type geocodingResponse struct {
 
 // geocodeCache keeps geocoder answers in process: the public geocoder is rate limited per IP
 // and place names repeat.
-var geocodeCache = newPlaceCache(1024, 24*time.Hour, time.Hour)
+var geocodeCache = ttlcache.New[*place](1024, 24*time.Hour, time.Hour)
 
 // geocode resolves a place name to its best match (count=1), or nil when nothing matched.
 func geocode(ctx context.Context, call *providers.Call, name string) (*place, error) {
 	u := call.Upstream(ProviderGeocoding)
 	// The base URL is part of the key so sandbox, live and differently configured hosts never mix.
 	key := u.BaseURL + "\x00" + placeKey(name)
-	if p, ok := geocodeCache.get(key); ok {
+	if p, ok := geocodeCache.Get(key); ok {
 		return p, nil
 	}
 	var resp geocodingResponse
@@ -68,7 +68,7 @@ func geocode(ctx context.Context, call *providers.Call, name string) (*place, er
 			p.Name = coordinates(p.Lat, p.Lon)
 		}
 	}
-	geocodeCache.put(key, p)
+	geocodeCache.Put(key, p)
 	return p, nil
 }
 
@@ -93,70 +93,4 @@ func placeKey(name string) string {
 
 func coordinates(lat, lon float64) string {
 	return fmt.Sprintf("%s, %s", formatNumber(lat), formatNumber(lon))
-}
-
-// placeCache is a small bounded map with expiry, safe for concurrent use. A nil place records
-// that nothing matched; misses expire sooner than hits.
-type placeCache struct {
-	mu      sync.Mutex
-	max     int
-	ttl     time.Duration
-	missTTL time.Duration
-	now     func() time.Time
-	entries map[string]placeEntry
-}
-
-type placeEntry struct {
-	place   *place
-	expires time.Time
-}
-
-func newPlaceCache(max int, ttl, missTTL time.Duration) *placeCache {
-	return &placeCache{max: max, ttl: ttl, missTTL: missTTL, now: time.Now, entries: map[string]placeEntry{}}
-}
-
-func (c *placeCache) get(key string) (*place, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok {
-		return nil, false
-	}
-	if !c.now().Before(e.expires) {
-		delete(c.entries, key)
-		return nil, false
-	}
-	return e.place, true
-}
-
-func (c *placeCache) put(key string, p *place) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.now()
-	if _, present := c.entries[key]; !present && len(c.entries) >= c.max {
-		c.evict(now)
-	}
-	ttl := c.ttl
-	if p == nil {
-		ttl = c.missTTL
-	}
-	c.entries[key] = placeEntry{place: p, expires: now.Add(ttl)}
-}
-
-// evict drops the expired entries, or else the one closest to expiry, to make room for one more.
-func (c *placeCache) evict(now time.Time) {
-	var oldest string
-	var oldestAt time.Time
-	for k, e := range c.entries {
-		if !now.Before(e.expires) {
-			delete(c.entries, k)
-			continue
-		}
-		if oldest == "" || e.expires.Before(oldestAt) {
-			oldest, oldestAt = k, e.expires
-		}
-	}
-	if len(c.entries) >= c.max {
-		delete(c.entries, oldest)
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -20,19 +21,35 @@ const (
 	ProviderMarine     = "openmeteo_marine"
 )
 
-// requestsPerSecond is the free tier's documented bound of 600 calls a minute (counted per IP).
-const requestsPerSecond = 10
+// freeTier is the free API's documented allowance, counted per client over all four hosts
+// together (open-meteo.com/en/terms): 600 calls a minute, 5,000 an hour, 10,000 a day. The longer
+// windows allow a burst and then a pace that keeps any window within its limit. A commercial key
+// lifts them (Keyless).
+var freeTier = []providers.Limit{
+	{Requests: 600, Per: time.Minute, Burst: 60, Keyless: true},
+	{Requests: 5000, Per: time.Hour, Burst: 500, Keyless: true},
+	{Requests: 10000, Per: 24 * time.Hour, Burst: 1000, Keyless: true},
+}
 
-// Providers lists Open-Meteo's four APIs. All are keyless; a commercial key (customer- hosts)
-// is sent as the apikey query parameter.
+// limitGroup makes the four hosts draw on one allowance.
+const limitGroup = "openmeteo"
+
+// KeySetting is the one key of all four hosts: the forecast provider's.
+const KeySetting = "PROVIDER_OPENMETEO_KEY"
+
+// Providers lists Open-Meteo's four APIs. All are keyless (the free API, for non-commercial use);
+// with PROVIDER_OPENMETEO_KEY set, every host is called on its customer- twin with the key as the
+// apikey query parameter, as Open-Meteo documents for its commercial API.
 func Providers() []*providers.Provider {
 	return []*providers.Provider{
 		{
-			ID:                ProviderForecast,
-			Title:             "Open-Meteo Weather Forecast API",
-			BaseURL:           "https://api.open-meteo.com",
-			Authorize:         authorize,
-			RequestsPerSecond: requestsPerSecond,
+			ID:         ProviderForecast,
+			Title:      "Open-Meteo Weather Forecast API",
+			BaseURL:    "https://api.open-meteo.com",
+			KeyedURL:   "https://customer-api.open-meteo.com",
+			Authorize:  authorize,
+			Limits:     freeTier,
+			LimitGroup: limitGroup,
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Path: "/v1/forecast", File: "sandbox/forecast_imperial.json",
 					Match: func(r *http.Request) bool { return r.URL.Query().Get("temperature_unit") == "fahrenheit" }},
@@ -40,11 +57,14 @@ func Providers() []*providers.Provider {
 			),
 		},
 		{
-			ID:                ProviderGeocoding,
-			Title:             "Open-Meteo Geocoding API",
-			BaseURL:           "https://geocoding-api.open-meteo.com",
-			Authorize:         authorize,
-			RequestsPerSecond: requestsPerSecond,
+			ID:         ProviderGeocoding,
+			Title:      "Open-Meteo Geocoding API",
+			BaseURL:    "https://geocoding-api.open-meteo.com",
+			KeyedURL:   "https://customer-geocoding-api.open-meteo.com",
+			KeyOf:      ProviderForecast,
+			Authorize:  authorize,
+			Limits:     freeTier,
+			LimitGroup: limitGroup,
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Path: "/v1/search", File: "sandbox/geocoding_berlin.json",
 					Match: func(r *http.Request) bool { return placeKey(r.URL.Query().Get("name")) == "berlin" }},
@@ -53,21 +73,27 @@ func Providers() []*providers.Provider {
 			),
 		},
 		{
-			ID:                ProviderAirQuality,
-			Title:             "Open-Meteo Air Quality API",
-			BaseURL:           "https://air-quality-api.open-meteo.com",
-			Authorize:         authorize,
-			RequestsPerSecond: requestsPerSecond,
+			ID:         ProviderAirQuality,
+			Title:      "Open-Meteo Air Quality API",
+			BaseURL:    "https://air-quality-api.open-meteo.com",
+			KeyedURL:   "https://customer-air-quality-api.open-meteo.com",
+			KeyOf:      ProviderForecast,
+			Authorize:  authorize,
+			Limits:     freeTier,
+			LimitGroup: limitGroup,
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Path: "/v1/air-quality", File: "sandbox/airquality_current.json"},
 			),
 		},
 		{
-			ID:                ProviderMarine,
-			Title:             "Open-Meteo Marine Weather API",
-			BaseURL:           "https://marine-api.open-meteo.com",
-			Authorize:         authorize,
-			RequestsPerSecond: requestsPerSecond,
+			ID:         ProviderMarine,
+			Title:      "Open-Meteo Marine Weather API",
+			BaseURL:    "https://marine-api.open-meteo.com",
+			KeyedURL:   "https://customer-marine-api.open-meteo.com",
+			KeyOf:      ProviderForecast,
+			Authorize:  authorize,
+			Limits:     freeTier,
+			LimitGroup: limitGroup,
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				// The recorded coastal answer (off Cascais, Portugal) serves points near the Lisbon coast;
 				// elsewhere the sandbox answers as the marine API does inland: every value null.

@@ -75,13 +75,16 @@ var WeatherForecast = &providers.Capability{
 		"Times are local to the location. conditions are the WMO weather-code descriptions. " +
 		"include air_quality adds air_quality, a current snapshot (European and US AQI, PM2.5, PM10, ozone), not a forecast; " +
 		"include marine adds marine[], the daily maximum wave height (m), dominant wave direction (°) and maximum wave period (s), only near a coast. " +
-		"Keys without a value are left out. Data by Open-Meteo.com (CC BY 4.0). Single result: no more, no update, no record actions.",
+		"Keys without a value are left out. Data by Open-Meteo.com (CC BY 4.0). Single result: no more, no update, no record actions. " +
+		"Unless the deployment has an Open-Meteo commercial key, the free API is used, which Open-Meteo offers for non-commercial use only.",
 	Topic:    "Travel and places",
 	Request:  weatherForecastSchema,
 	Paging:   providers.PagingSingle,
 	NoUpdate: true,
 	Cost: providers.Cost{Typical: 0,
-		Basis: "Free: Open-Meteo's forecast, geocoding, air-quality and marine APIs cost nothing per call."},
+		Basis: "Free: Open-Meteo's forecast, geocoding, air-quality and marine APIs cost nothing per call. Without " + KeySetting +
+			" the gateway calls the free API (non-commercial use, at most 600 calls a minute, 5,000 an hour and 10,000 a day for the four APIs together); " +
+			"with it, the commercial customer- hosts."},
 	Deadline:  15 * time.Second,
 	Providers: []string{ProviderForecast, ProviderGeocoding},
 	Examples: []providers.Example{

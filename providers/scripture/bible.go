@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -56,15 +58,66 @@ type bibleAPIVerse struct {
 // than its first verse. inDetails changes how a missing passage is reported (not_found rather than
 // a refused reference).
 func fetchPassage(ctx context.Context, u *providers.Upstream, path, code string, wholeChapter, inDetails bool) (*bibleAPIPassage, error) {
+	if wait := bibleAPIBlocks.remaining(u.BaseURL); wait > 0 {
+		return nil, blockedError(wait)
+	}
 	q := url.Values{"translation": {code}}
 	if wholeChapter {
 		q.Set("single_chapter_book_matching", "indifferent")
 	}
 	var p bibleAPIPassage
 	if err := u.GetJSON(ctx, "/"+path, q, &p); err != nil {
+		if e, ok := providers.AsError(err); ok && e.UpstreamStatus == http.StatusForbidden {
+			bibleAPIBlocks.block(u.BaseURL, bibleAPIBlockTime)
+			return nil, blockedError(bibleAPIBlockTime)
+		}
 		return nil, bibleAPIError(err, path, code, inDetails)
 	}
 	return &p, nil
+}
+
+// bibleAPIBlockTime is how long bible-api.com blocks an address that had more than 10 404s in
+// 30 s, answering every request with a plain-text 403 "Forbidden" (seven1m/bible_api
+// lib/abuse_middleware.rb: limit 10, window 30, block_time 3600).
+const bibleAPIBlockTime = time.Hour
+
+// bibleAPIBlocks remembers a block per base URL, so that this process waits it out instead of
+// sending requests that only meet the 403 (and the pypistats-style pause is visible to callers).
+var bibleAPIBlocks = &blocks{until: map[string]time.Time{}, now: time.Now}
+
+type blocks struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+	now   func() time.Time
+}
+
+func (b *blocks) block(base string, d time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t := b.now().Add(d); t.After(b.until[base]) {
+		b.until[base] = t
+	}
+}
+
+func (b *blocks) remaining(base string) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d := b.until[base].Sub(b.now())
+	if d <= 0 {
+		delete(b.until, base)
+		return 0
+	}
+	return d
+}
+
+// blockedError is the answer while bible-api.com blocks the gateway: retryable, after the block.
+func blockedError(wait time.Duration) error {
+	e := providers.Errorf(providers.CodeProviderAllowance,
+		"bible-api.com has blocked this gateway's address after too many requests for passages it does not have; "+
+			"Bible references can be read again in %s", max(wait.Round(time.Minute), time.Minute)).
+		WithRetryable(true).WithHint("Phrase search (no reference) uses API.Bible and is not affected.")
+	e.RetryAfter = wait
+	return e
 }
 
 // bibleAPIError maps bible-api.com's refusals: 404 {"error": "not found"} for a passage it does
@@ -85,6 +138,9 @@ func bibleAPIError(err error, path, code string, inDetails bool) error {
 	}
 	passage := strings.ReplaceAll(path, "+", " ")
 	switch {
+	case msg == "too many chapters":
+		// The adapter refuses such ranges itself; should the service's rule tighten, say so.
+		return providers.InvalidField("/reference", fmt.Sprintf("bible-api.com refused %s as too many chapters at once: read at most one chapter boundary per reference", passage))
 	case msg == "translation not found":
 		if inDetails {
 			return providers.Errorf(providers.CodeNotFound, "bible-api.com no longer serves the translation %s", bibleLabel(code))
@@ -160,6 +216,9 @@ func searchBible(ctx context.Context, c *providers.Call, in call) (*providers.Pa
 		return searchAPIBible(ctx, c, in, code)
 	}
 	ref, err := parseBibleRef(in.reference)
+	if err == nil {
+		err = checkVerses(ref, code)
+	}
 	if err != nil {
 		return nil, providers.InvalidField("/reference", err.Error())
 	}
@@ -191,10 +250,23 @@ func searchBible(ctx context.Context, c *providers.Call, in call) (*providers.Pa
 
 // API.Bible search answer (docs.api.bible/guides/search): {query, data: {query, limit, offset,
 // total, verseCount, verses[{id, orgId, bibleId, bookId, chapterId, text, reference}], passages[…]}}.
-// A query that reads as a passage reference answers passages instead of verses.
+// A query that reads as a passage reference answers passages instead of verses. meta.fumsToken
+// identifies the answer for API.Bible's fair-use reporting (FUMS, docs.api.bible/guides/fair-use).
 type apiBibleAnswer struct {
 	Query optString         `json:"query"`
 	Data  obj[apiBibleData] `json:"data"`
+	Meta  obj[apiBibleMeta] `json:"meta"`
+}
+
+type apiBibleMeta struct {
+	FumsToken optString `json:"fumsToken"`
+}
+
+// fumsNote hands API.Bible's fair-use token to the caller: FUMS reports a display of the text
+// from the device that shows it (a JavaScript tracker in web apps), which the gateway is not.
+func fumsNote(token string) string {
+	return "API.Bible asks web apps that display its text to report it with its Fair Use Management System (FUMS); " +
+		"this answer's fumsToken is " + token + "."
 }
 
 type apiBibleData struct {
@@ -246,6 +318,9 @@ func searchAPIBible(ctx context.Context, c *providers.Call, in call, code string
 	}
 	data := ans.Data.V
 	page := &providers.Page{Records: make([]providers.Record, 0, len(data.Verses))}
+	if tok := strings.TrimSpace(string(ans.Meta.V.FumsToken)); tok != "" {
+		page.Notes = append(page.Notes, fumsNote(tok))
+	}
 	if len(data.Verses) == 0 && len(data.Passages) > 0 {
 		refs := make([]string, 0, len(data.Passages))
 		for _, p := range data.Passages {
@@ -327,22 +402,9 @@ func apiBibleVerseOf(raw apiBibleVerse) (verse, bool) {
 // apiBibleError maps API.Bible's refusals ({"statusCode", "error", "message"}): 400 is a query it
 // cannot run (reported at /query), 401/403 a key problem of this deployment, 404 an unknown Bible.
 func apiBibleError(err error, bibleID string) error {
-	e, ok := providers.AsError(err)
-	if !ok || e.UpstreamStatus < 400 || e.UpstreamStatus >= 500 || e.UpstreamStatus == http.StatusTooManyRequests {
+	e, msg, ok := refusal(err, "message", "error")
+	if !ok {
 		return err
-	}
-	var body struct {
-		StatusCode optInt    `json:"statusCode"`
-		Error      optString `json:"error"`
-		Message    optString `json:"message"`
-	}
-	_ = json.Unmarshal(e.Body, &body)
-	msg := strings.TrimSpace(string(body.Message))
-	if msg == "" {
-		msg = strings.TrimSpace(string(body.Error))
-	}
-	if msg == "" {
-		msg = fmt.Sprintf("HTTP %d", e.UpstreamStatus)
 	}
 	switch e.UpstreamStatus {
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:

@@ -107,6 +107,10 @@ func init() {
 	}
 }
 
+// maxRangeChapters is the most chapters a verse range may touch: bible-api.com answers 400 "too
+// many chapters" to a range across more than one chapter boundary (seven1m/bible_api app.rb).
+const maxRangeChapters = 2
+
 // maxVerse is the highest verse number in the Bible (Psalm 119:176); a larger verse number cannot
 // exist in any chapter. Per-chapter verse counts differ between translations' versifications, so
 // the verse is otherwise checked by the source (bible-api.com answers 404 for a verse it lacks).
@@ -259,6 +263,10 @@ func parseBibleRef(s string) (bibleRef, error) {
 	}
 	if r.EndChapter < r.Chapter || (r.EndChapter == r.Chapter && r.EndVerse < r.Verse) {
 		return bibleRef{}, refErrorf("the range in %q ends before it starts", s)
+	}
+	if r.EndChapter-r.Chapter+1 > maxRangeChapters {
+		return bibleRef{}, refErrorf("the range in %q spans %d chapters; bible-api.com serves a verse range across at most one chapter boundary (for example \"%s %d:%d-%d:%d\")",
+			s, r.EndChapter-r.Chapter+1, b.Name, r.Chapter, r.Verse, r.Chapter+1, verseCounts[b.ID][r.Chapter])
 	}
 	if r.Verse > maxVerse || r.EndVerse > maxVerse {
 		return bibleRef{}, refErrorf("verse %d does not exist: no chapter of the Bible has more than %d verses", max(r.Verse, r.EndVerse), maxVerse)

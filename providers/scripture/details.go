@@ -85,7 +85,11 @@ func quranChapter(ctx context.Context, c *providers.Call, ref recordRef) (*provi
 	if !ok || !quranTranslationPattern.MatchString(ref.Translation) {
 		return nil, providers.Errorf(providers.CodeInternal, "the record carries no usable scripture reference")
 	}
-	raw, err := fetchQuranRange(ctx, c.Upstream(quranID), ref.Chapter, 1, info.Ayahs, ref.Translation, true)
+	u, err := quranFor(c)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := fetchQuranRange(ctx, u, ref.Chapter, 1, info.Ayahs, ref.Translation, true)
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,16 @@
 //     client to 15 requests per 30 s, so the provider is bounded to 0.5 requests a second):
 //     GET /{ref}?translation={code} answers {reference, verses[{book_id, book_name, chapter, verse,
 //     text}], text, translation_id, translation_name, translation_note}; failures are 404
-//     {"error": "not found"} (unknown passage), 404 {"error": "translation not found"} and 400
-//     {"error": "too many chapters"} (seven1m/bible_api app.rb and spec/requests/*.rb). The
+//     {"error": "not found"} (unknown passage), 404 {"error": "translation not found"} and, since
+//     January 2026, 400 {"error": "too many chapters", "detail", "why"} for a verse range across
+//     more than one chapter boundary (seven1m/bible_api app.rb display_verse_from and
+//     spec/requests/*.rb). The service also blocks an address for an hour after more than 10 404s
+//     in 30 s, answering every request with a plain-text 403 "Forbidden\n" (lib/abuse_middleware.rb:
+//     limit 10, window 30, block_time 3600); fixture bibleapi_blocked_403.txt. That 403 is a
+//     retryable provider_allowance with Retry-After one hour, and this process sends no further
+//     bible-api.com call until the hour is over (the pypistats pause; per process, not per fleet):
+//     references answer the same error with the rest of the hour, phrase search (API.Bible) is not
+//     affected. A 400 "too many chapters" that still arrives is a violation at /reference. The
 //     reference is sent with the book's USFM code ("JHN+3:16-18", "1CO+13"): the service's parser
 //     (seven1m/bible_ref languages/base.rb) accepts a code in every translation's language, whereas
 //     English names fail in the Spanish, Portuguese, Chinese … translations. Whole chapters (the
@@ -20,8 +28,24 @@
 //     required): GET /v1/bibles/{bibleId}/search?query=&limit=&offset= answers {query, data:
 //     {query, limit, offset, total, verseCount, verses[{id, orgId, bibleId, bookId, chapterId, text,
 //     reference}], passages[…]}} (docs.api.bible/guides/search); errors are {"statusCode",
-//     "error", "message"}. Only whole-Bible phrase search uses it.
-//   - Quran.com API v4 (provider quran, https://api.quran.com/api/v4, keyless):
+//     "error", "message"}. Only whole-Bible phrase search uses it. Answers with Scripture also
+//     carry meta.fumsToken for API.Bible's Fair Use Management System (docs.api.bible/guides/
+//     fair-use, resources/fair-use): web apps that display the text report each display with
+//     API.Bible's JavaScript tracker, the token and a device and session id. The gateway displays
+//     nothing, so it does not report; it hands the token to the caller in a page note (the app that
+//     shows the verses can report them), and the fixtures carry meta in the documented shape.
+//   - Quran.com API v4 (provider quran). With PROVIDER_QURAN_KEY=<client_id>:<client_secret> it
+//     is the Quran Foundation's Content API (https://apis.quran.foundation/content/api/v4,
+//     api-docs.quran.foundation "Content APIs": OAuth2 client credentials with scope content,
+//     then x-auth-token and x-client-id on every call; the token is taken once from
+//     https://oauth2.quran.foundation/oauth2/token (provider quran_oauth, HTTP Basic, form
+//     grant_type=client_credentials&scope=content, answer {access_token, expires_in, scope,
+//     token_type}) and kept until 30 s before it expires; a 401 drops it. quranauth.go follows
+//     quran/api-js sdk/fetcher.ts). Phrase search then uses the Content API's documented search
+//     (GET /search, same parameters and {search{…}} answer). A refused client ({"error":
+//     "invalid_client", "error_description"}) is a non-retryable provider_error whose hint names
+//     the setting. Without the key the keyless legacy host https://api.quran.com/api/v4 is the
+//     fallback, as before:
 //     GET /verses/by_key/{s}:{a} and GET /verses/by_chapter/{s}?page=&per_page=50, both with
 //     translations={id}&translation_fields=resource_name&fields=text_uthmani&words=false, answer
 //     {verse{…}} and {verses[…], pagination{per_page, current_page, next_page, total_pages,
@@ -44,13 +68,16 @@
 //   - Bible references: the 66 books of the Protestant canon with their English names and common
 //     abbreviations (SBL-style and the ones bible-api.com documents, "Jn", "1 Cor", "Ps", "Song"),
 //     roman and ordinal prefixes ("I Cor", "First John"), ":" or "." between chapter and verse, en
-//     dashes. Forms: "Book C" (a chapter), "Book C:V", "Book C:V-V", "Book C:V-C:V". Chapters are
-//     checked against each book's chapter count (KJV division, which all served translations share
-//     for these books); verse numbers above 176 (Psalm 119:176, the longest chapter) are refused, and
-//     any other missing verse is reported from bible-api.com's 404 as a violation at /reference.
+//     dashes. Forms: "Book C" (a chapter), "Book C:V", "Book C:V-V", "Book C:V-C:V". Every
+//     reference is checked by the capability's rules, before any call, so that misses do not count
+//     towards the block above: chapters against each book's chapter count (KJV division, which all
+//     served translations share for these books), verses against the chapter's verse count
+//     (verses.go: the KJV's 1,189 chapters and 31,102 verses, plus 3 John 1:15 and Revelation
+//     12:18 which WEB and OEB number; the Vulgate, Douay-Rheims, Synodal and Kralice translations
+//     number psalm titles and a few moved verses their own way, so they get 3 verses of slack).
 //     "Ez" is refused as ambiguous (Ezra or Ezekiel). Chapter ranges ("Ps 23-24") are refused,
-//     because bible-api.com refuses them ("too many chapters"); a cross-chapter verse range is the
-//     way to read them. In one-chapter books a single number is a verse and the book alone the
+//     because bible-api.com refuses them ("too many chapters"); a verse range may cross one
+//     chapter boundary ("John 3:16-4:2") and no more (a range over 3 or more chapters is refused). In one-chapter books a single number is a verse and the book alone the
 //     chapter, as bible-api.com reads them. CHEROKEE has only the New Testament: an Old Testament
 //     reference with it is refused at /reference.
 //   - Bible translations are bible-api.com's 21 identifiers (case-insensitive); the record shows
@@ -97,8 +124,12 @@
 //
 // providers.md marks the Quran.com authentication "check": confirmed from the Quran Foundation's
 // Content API spec (quran/api-js content-v4.json) that the newer host apis.quran.foundation requires
-// OAuth2 client-credentials tokens (x-auth-token, x-client-id); this adapter targets the keyless
-// api.quran.com/api/v4 and does not implement OAuth2 (a 401/403 says so in its hint). The task's
+// OAuth2 client-credentials tokens (x-auth-token, x-client-id); the adapter uses it when
+// credentials are configured and keeps the keyless api.quran.com/api/v4 as the fallback (a
+// 401/403 from a keyless call says which setting to use). The Quran Foundation also runs a Search
+// API (apis.quran.foundation/search, GET /api/v1/search with mode=quick|advanced, scope search);
+// its advanced answer's shape is not published beyond the field list, so the Content API's search,
+// whose answer is documented, is used instead. The task's
 // checks: API.Bible's current host is rest.api.bible (docs.api.bible); the KJV id
 // de4e12af7f28f599-02 is confirmed by a recorded /v1/bibles answer in a client's fixtures
 // (phillipsk/BibleBible); the ASV, WEB, WEBBE and DRA ids come from several client code bases, not

@@ -48,10 +48,23 @@ func Providers() []*providers.Provider {
 			Sandbox:     apiBibleSandbox(),
 		},
 		{
-			ID:      quranID,
-			Title:   "Quran.com API",
-			BaseURL: "https://api.quran.com/api/v4",
-			Sandbox: quranSandbox(),
+			ID:    quranID,
+			Title: "Quran.com API (Quran Foundation)",
+			// Keyless: the legacy api.quran.com v4 host, kept as the fallback. With
+			// PROVIDER_QURAN_KEY (client_id:client_secret) calls go to the Quran Foundation's
+			// Content API with an OAuth2 token (quranauth.go).
+			BaseURL:  "https://api.quran.com/api/v4",
+			KeyedURL: quranContent,
+			Sandbox:  quranSandbox(),
+		},
+		{
+			// The Quran Foundation's OAuth2 token host; it uses the quran provider's credentials.
+			ID:      quranAuthID,
+			Title:   "Quran Foundation OAuth2",
+			BaseURL: quranAuthURL,
+			KeyOf:   quranID,
+			Sandbox: providers.SandboxHandler(sandboxFS(),
+				providers.SandboxRoute{Method: http.MethodPost, Path: "/oauth2/token", File: "quran_oauth_token.json"}),
 		},
 	}
 }

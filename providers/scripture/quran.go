@@ -2,7 +2,6 @@ package scripture
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -92,10 +91,10 @@ func verseParams(tid string) url.Values {
 }
 
 // fetchQuranKey reads one ayah: GET /verses/by_key/{surah}:{ayah}.
-func fetchQuranKey(ctx context.Context, u *providers.Upstream, s, a int, tid string, inDetails bool) ([]quranVerse, error) {
+func fetchQuranKey(ctx context.Context, u *quranAPI, s, a int, tid string, inDetails bool) ([]quranVerse, error) {
 	var ans quranByKey
 	key := fmt.Sprintf("%d:%d", s, a)
-	if err := u.GetJSON(ctx, "/verses/by_key/"+key, verseParams(tid), &ans); err != nil {
+	if err := u.getJSON(ctx, "/verses/by_key/"+key, verseParams(tid), &ans); err != nil {
 		return nil, quranError(err, key, inDetails)
 	}
 	if !ans.Verse.V.VerseKey.valid() && !ans.Verse.V.VerseNumber.OK {
@@ -108,7 +107,7 @@ func (s optString) valid() bool { return strings.TrimSpace(string(s)) != "" }
 
 // fetchQuranRange reads ayahs from..to of a surah from GET /verses/by_chapter/{surah}?page=&per_page=50,
 // the pages that cover the range.
-func fetchQuranRange(ctx context.Context, u *providers.Upstream, s, from, to int, tid string, inDetails bool) ([]quranVerse, error) {
+func fetchQuranRange(ctx context.Context, u *quranAPI, s, from, to int, tid string, inDetails bool) ([]quranVerse, error) {
 	var out []quranVerse
 	first, last := (from-1)/quranPerPage+1, (to-1)/quranPerPage+1
 	last = min(last, first+quranMaxPages-1)
@@ -117,7 +116,7 @@ func fetchQuranRange(ctx context.Context, u *providers.Upstream, s, from, to int
 		q.Set("page", strconv.Itoa(p))
 		q.Set("per_page", strconv.Itoa(quranPerPage))
 		var ans quranByChapter
-		if err := u.GetJSON(ctx, "/verses/by_chapter/"+strconv.Itoa(s), q, &ans); err != nil {
+		if err := u.getJSON(ctx, "/verses/by_chapter/"+strconv.Itoa(s), q, &ans); err != nil {
 			return nil, quranError(err, strconv.Itoa(s), inDetails)
 		}
 		for _, v := range ans.Verses {
@@ -257,7 +256,10 @@ func searchQuran(ctx context.Context, c *providers.Call, in call) (*providers.Pa
 	if !quranTranslationPattern.MatchString(tid) {
 		return nil, providers.InvalidField("/translation", fmt.Sprintf("%q is not a Quran.com translation id", tid))
 	}
-	u := c.Upstream(quranID)
+	u, err := quranFor(c)
+	if err != nil {
+		return nil, err
+	}
 	if in.reference == "" {
 		return searchQuranText(ctx, u, in, tid)
 	}
@@ -319,7 +321,7 @@ func searchQuran(ctx context.Context, c *providers.Call, in call) (*providers.Pa
 
 // searchQuranText runs Quran.com's search: GET /search?q=&size=&page=&language=en&translations=,
 // the offset mapped to the page (offset / num + 1; num is fixed for a search, update resets paging).
-func searchQuranText(ctx context.Context, u *providers.Upstream, in call, tid string) (*providers.Page, error) {
+func searchQuranText(ctx context.Context, u *quranAPI, in call, tid string) (*providers.Page, error) {
 	pageNo := in.offset/in.num + 1
 	q := url.Values{
 		"q":            {in.query},
@@ -329,7 +331,7 @@ func searchQuranText(ctx context.Context, u *providers.Upstream, in call, tid st
 		"translations": {tid},
 	}
 	var ans quranSearchAnswer
-	if err := u.GetJSON(ctx, "/search", q, &ans); err != nil {
+	if err := u.getJSON(ctx, "/search", q, &ans); err != nil {
 		return nil, quranError(err, "", false)
 	}
 	s := ans.Search.V
@@ -368,27 +370,15 @@ func searchQuranText(ctx context.Context, u *providers.Upstream, in call, tid st
 // quranError maps Quran.com's refusals ({"status": 404, "error": "..."} for an unknown verse or
 // surah; 4xx bodies of the Content API carry "message"). In a search a 4xx is a refused query.
 func quranError(err error, key string, inDetails bool) error {
-	e, ok := providers.AsError(err)
-	if !ok || e.UpstreamStatus < 400 || e.UpstreamStatus >= 500 || e.UpstreamStatus == http.StatusTooManyRequests {
+	e, msg, ok := refusal(err, "error", "message")
+	if !ok {
 		return err
-	}
-	var body struct {
-		Error   optString `json:"error"`
-		Message optString `json:"message"`
-	}
-	_ = json.Unmarshal(e.Body, &body)
-	msg := strings.TrimSpace(string(body.Error))
-	if msg == "" {
-		msg = strings.TrimSpace(string(body.Message))
-	}
-	if msg == "" {
-		msg = fmt.Sprintf("HTTP %d", e.UpstreamStatus)
 	}
 	switch {
 	case e.UpstreamStatus == http.StatusUnauthorized || e.UpstreamStatus == http.StatusForbidden:
 		return (&providers.Error{Code: providers.CodeProviderError, Message: "Quran.com refused this gateway's request: " + msg,
 			UpstreamStatus: e.UpstreamStatus, Cause: err}).WithRetryable(false).
-			WithHint("The configured Quran.com host requires OAuth2 credentials, which this adapter does not send; point PROVIDER_QURAN_URL at the keyless api.quran.com/api/v4.")
+			WithHint("The Quran Foundation API needs OAuth2 client credentials: set " + quranKeyFormat + ", or point PROVIDER_QURAN_URL at the keyless api.quran.com/api/v4.")
 	case key == "":
 		return providers.InvalidField("/query", "Quran.com refused the search: "+msg)
 	case e.UpstreamStatus == http.StatusNotFound && inDetails:

@@ -33,7 +33,7 @@ var Search = &providers.Capability{
 		"the scripture: \"bible\" or \"quran\". Give `reference`, `query` or both (at least one is required). " +
 		"Bible references use the form book chapter:verse-range with the book's name or a common " +
 		"abbreviation: \"John 3:16\", \"Jn 3:16-18\", \"1 Cor 13\" (a whole chapter), \"Song of Solomon 2:1-3\", " +
-		"\"Ps 23\", \"John 3:16-4:2\"; in one-chapter books a single number is a verse (\"Jude 3\"). Quran " +
+		"\"Ps 23\", \"John 3:16-4:2\" (a verse range may cross one chapter boundary, not two); in one-chapter books a single number is a verse (\"Jude 3\"). Quran " +
 		"references are \"surah:ayah\", \"surah:ayah-ayah\" or \"surah\" (for example \"2:255\", \"2:255-257\", " +
 		"\"112\"). An unknown book, a chapter or ayah that does not exist, or an unreadable reference is " +
 		"refused with a violation at /reference. `query` (1 to 300 characters) is a phrase: alone it runs " +
@@ -108,7 +108,7 @@ const requestSchema = `{
       "minLength": 1,
       "maxLength": 60,
       "pattern": "\\S",
-      "description": "A passage. Bible: book chapter:verse-range with the book's name or a common abbreviation, for example \"John 3:16\", \"Jn 3:16-18\", \"1 Cor 13\" (whole chapter), \"Song of Solomon 2:1-3\", \"Ps 23\" or \"John 3:16-4:2\"; in one-chapter books (Obadiah, Philemon, 2 John, 3 John, Jude) a single number is a verse. Quran: \"surah:ayah\", \"surah:ayah-ayah\" or \"surah\", for example \"2:255\", \"2:255-257\" or \"112\". Must not be blank."
+      "description": "A passage. Bible: book chapter:verse-range with the book's name or a common abbreviation, for example \"John 3:16\", \"Jn 3:16-18\", \"1 Cor 13\" (whole chapter), \"Song of Solomon 2:1-3\", \"Ps 23\" or \"John 3:16-4:2\" (at most one chapter boundary); in one-chapter books (Obadiah, Philemon, 2 John, 3 John, Jude) a single number is a verse. Quran: \"surah:ayah\", \"surah:ayah-ayah\" or \"surah\", for example \"2:255\", \"2:255-257\" or \"112\". Must not be blank."
     },
     "translation": {
       "type": "string",
@@ -179,6 +179,10 @@ func rules(req providers.Request, _ *providers.Update) []providers.Violation {
 				vs = append(vs, providers.Violation{Path: "/reference", Message: err.Error()})
 			case known && t.NTOnly && !ref.Book.NT:
 				vs = append(vs, providers.Violation{Path: "/reference", Message: fmt.Sprintf("%s is not in the %s (%s), which has only the New Testament", ref.Book.Name, t.Name, bibleLabel(t.Code))})
+			default:
+				if err := checkVerses(ref, code); err != nil {
+					vs = append(vs, providers.Violation{Path: "/reference", Message: err.Error()})
+				}
 			}
 		} else if query != "" && known {
 			if _, ok := apiBibleIDs[code]; !ok {
