@@ -32,6 +32,10 @@ type Provider struct {
 	KeyRequired bool
 	// KeyNote ends the unavailable reason of a KeyRequired provider without a key: which key.
 	KeyNote string
+	// OwnHostKey is the key used, when none is set, with a base URL other than BaseURL (the
+	// deployment's own mirror, or a test double): there KeyRequired, which comes from the
+	// public host's terms, does not hold.
+	OwnHostKey string
 	// KeyOf names the provider whose key this one uses when it has none of its own (several hosts
 	// of one account).
 	KeyOf string
@@ -51,7 +55,8 @@ type Provider struct {
 	// LimitGroup names an allowance several providers share (hosts of one upstream); default ID.
 	LimitGroup string
 	// ContactRequired makes the provider unavailable in live mode until GATEWAY_CONTACT is set:
-	// the upstream requires contact details in the User-Agent.
+	// the upstream requires contact details in the User-Agent. It is the public host's policy, so
+	// a base URL of the deployment's own (PROVIDER_<ID>_URL) is not held to it.
 	ContactRequired bool
 	// MaxBody overrides DefaultMaxBody.
 	MaxBody int64
@@ -230,7 +235,7 @@ func (c *Client) Configured(id string) (bool, string) {
 	if s.URL == "" {
 		return false, fmt.Sprintf("provider %s has no base URL in this deployment (set PROVIDER_%s_URL)", id, envName(id))
 	}
-	if p.ContactRequired && c.opts.Contact == "" {
+	if p.ContactRequired && c.opts.Contact == "" && s.URL == p.BaseURL {
 		return false, contactMissing(p)
 	}
 	if p.KeyRequired && c.effective(p).Key == "" {
@@ -284,6 +289,9 @@ func (c *Client) effective(p *Provider) Setting {
 	s := c.Setting(p.ID)
 	if s.Key == "" && p.KeyOf != "" {
 		s.Key = c.Setting(p.KeyOf).Key
+	}
+	if s.Key == "" && p.OwnHostKey != "" && s.URL != p.BaseURL {
+		s.Key = p.OwnHostKey
 	}
 	if s.Key != "" && p.KeyedURL != "" && s.URL == p.BaseURL {
 		s.URL = p.KeyedURL

@@ -936,3 +936,47 @@ func TestClientCancelledCallsDoNotOpenTheBreaker(t *testing.T) {
 		t.Fatalf("breaker %s after cancelled calls", st)
 	}
 }
+
+// TestPublicHostTerms: a contact or key that only the public host's terms require is not
+// required of a base URL the deployment set itself (its own mirror or a test double).
+func TestPublicHostTerms(t *testing.T) {
+	provs := []*providers.Provider{
+		{ID: "contacted", Title: "Contacted", BaseURL: "https://public.example/api", ContactRequired: true},
+		{ID: "keyed", Title: "Keyed", BaseURL: "https://public.example/v1", KeyRequired: true, OwnHostKey: "1"},
+	}
+	cases := []struct {
+		id, url, key string
+		available    bool
+		wantKey      string
+	}{
+		{id: "contacted", available: false},
+		{id: "contacted", url: "https://public.example/api", available: false},
+		{id: "contacted", url: "http://127.0.0.1:9/mirror", available: true},
+		{id: "keyed", available: false},
+		{id: "keyed", key: "supporter", available: true, wantKey: "supporter"},
+		{id: "keyed", url: "http://127.0.0.1:9/mirror", available: true, wantKey: "1"},
+		{id: "keyed", url: "http://127.0.0.1:9/mirror", key: "mine", available: true, wantKey: "mine"},
+	}
+	for _, tc := range cases {
+		c := providers.NewClient(provs, providers.ClientOptions{})
+		if tc.url != "" || tc.key != "" {
+			s := c.Setting(tc.id)
+			if tc.url != "" {
+				s.URL = tc.url
+			}
+			s.Key = tc.key
+			if err := c.Configure(tc.id, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ok, why := c.Configured(tc.id)
+		if ok != tc.available {
+			t.Errorf("%s url %q key %q: available %v (%s), want %v", tc.id, tc.url, tc.key, ok, why, tc.available)
+		}
+		if ok && tc.wantKey != "" {
+			if got := c.Upstream(tc.id, providers.ModeLive).Key; got != tc.wantKey {
+				t.Errorf("%s url %q: key %q, want %q", tc.id, tc.url, got, tc.wantKey)
+			}
+		}
+	}
+}
