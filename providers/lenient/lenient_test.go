@@ -43,7 +43,7 @@ type all struct {
 func TestContract(t *testing.T) {
 	cases := []struct {
 		name, in string
-		want all
+		want     all
 	}{
 		{"absent", `{}`, all{}},
 		{"null everywhere", `{"I":null,"F":null,"S":null,"B":null,"ID":null,"L":null,"LS":null,"LP":null,"O":null,"OL":null}`, all{}},
