@@ -7,16 +7,6 @@ import (
 	"github.com/capgate/capgate/providers/lenient"
 )
 
-// The lenient decoders are shared by every adapter (providers/lenient).
-type (
-	optInt = lenient.Int
-	optStr = lenient.Str
-)
-
-type list[T any] = lenient.List[T]
-
-type obj[T any] = lenient.Obj[T]
-
 // Upstream JSON is decoded leniently: a field that is absent, null or of an unexpected type is
 // "not there" (never a panic, never a failed page). Gutendex documents its shapes by example
 // (title and download_count are nullable columns), and MediaWiki answers differ between
@@ -42,7 +32,7 @@ func (m *strMap) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	for k, v := range raw {
-		var s optStr
+		var s lenient.Str
 		_ = json.Unmarshal(v, &s)
 		if s != "" {
 			(*m)[k] = string(s)
@@ -53,7 +43,7 @@ func (m *strMap) UnmarshalJSON(b []byte) error {
 
 // cleanStrings trims, drops blanks and case-insensitive duplicates, and keeps at most max
 // entries (0: all).
-func cleanStrings(in []optStr, max int) []string {
+func cleanStrings(in []lenient.Str, max int) []string {
 	out := make([]string, 0, len(in))
 	seen := map[string]bool{}
 	for _, s := range in {

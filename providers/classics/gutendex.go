@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Gutendex (https://gutendex.com, github.com/garethbjohnson/gutendex): GET /books/ answers
@@ -30,25 +31,25 @@ const gutendexPageSize = 32
 const maxRecordSubjects = 10
 
 type gutendexList struct {
-	Count   optInt             `json:"count"`
-	Next    optStr             `json:"next"`
-	Results list[gutendexBook] `json:"results"`
+	Count   lenient.Int                `json:"count"`
+	Next    lenient.Str                `json:"next"`
+	Results lenient.List[gutendexBook] `json:"results"`
 }
 
 type gutendexBook struct {
-	ID            optInt               `json:"id"`
-	Title         optStr               `json:"title"`
-	Authors       list[gutendexPerson] `json:"authors"`
-	Summaries     list[optStr]         `json:"summaries"`
-	Subjects      list[optStr]         `json:"subjects"`
-	Languages     list[optStr]         `json:"languages"`
-	MediaType     optStr               `json:"media_type"`
-	Formats       strMap               `json:"formats"`
-	DownloadCount optInt               `json:"download_count"`
+	ID            lenient.Int                  `json:"id"`
+	Title         lenient.Str                  `json:"title"`
+	Authors       lenient.List[gutendexPerson] `json:"authors"`
+	Summaries     lenient.List[lenient.Str]    `json:"summaries"`
+	Subjects      lenient.List[lenient.Str]    `json:"subjects"`
+	Languages     lenient.List[lenient.Str]    `json:"languages"`
+	MediaType     lenient.Str                  `json:"media_type"`
+	Formats       strMap                       `json:"formats"`
+	DownloadCount lenient.Int                  `json:"download_count"`
 }
 
 type gutendexPerson struct {
-	Name optStr `json:"name"`
+	Name lenient.Str `json:"name"`
 }
 
 // searchGutendex answers one page of num records starting at book offset of Gutendex page
@@ -102,7 +103,7 @@ func fetchGutendex(ctx context.Context, u *providers.Upstream, sr searchRequest,
 	var body gutendexList
 	err := u.GetJSON(ctx, gutendexBooksPath, q, &body)
 	if e, ok := providers.AsError(err); ok && e.UpstreamStatus == http.StatusNotFound && page > 1 {
-		return &gutendexList{Results: list[gutendexBook]{}}, nil
+		return &gutendexList{Results: lenient.List[gutendexBook]{}}, nil
 	}
 	if err != nil {
 		return nil, gutendexError(err)
@@ -120,7 +121,7 @@ func gutendexError(err error) error {
 		return err
 	}
 	var body struct {
-		Detail optStr `json:"detail"`
+		Detail lenient.Str `json:"detail"`
 	}
 	if json.Unmarshal(e.Body, &body) != nil || body.Detail == "" {
 		return err
@@ -144,7 +145,7 @@ func ebookRecord(b gutendexBook) (providers.Record, bool) {
 		title = fmt.Sprintf("Project Gutenberg ebook #%d", id)
 	}
 	rec := providers.Record{Title: title, Fields: map[string]any{"source": "ebook_library"}}
-	names := make([]optStr, 0, len(b.Authors))
+	names := make([]lenient.Str, 0, len(b.Authors))
 	for _, a := range b.Authors {
 		names = append(names, a.Name)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 func TestGutenbergBody(t *testing.T) {
@@ -121,14 +123,14 @@ func TestLinks(t *testing.T) {
 
 func TestLenientDecoding(t *testing.T) {
 	var v struct {
-		A, B, C, D, E optInt
-		S, T, U       optStr
+		A, B, C, D, E lenient.Int
+		S, T, U       lenient.Str
 		X, Y          optBool
-		L             list[optStr]
+		L             lenient.List[lenient.Str]
 		M             strMap
 		N             strMap
-		O             obj[mwContinue]
-		P             obj[mwContinue]
+		O             lenient.Obj[mwContinue]
+		P             lenient.Obj[mwContinue]
 	}
 	in := `{"A":12,"B":"34","C":null,"D":{"x":1},"E":1.5,"S":"  hi ","T":7,"U":"","X":true,"Y":"yes",` +
 		`"L":["a",2,null,"b"],"M":{"text/plain":"u","bad":3,"blank":" "},"N":["x"],"O":{"sroffset":"20"},"P":"nope"}`

@@ -279,6 +279,52 @@ func (o *Obj[T]) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 // UnmarshalJSON never fails.
 func (o *Obj[T]) UnmarshalJSON(b []byte) error { return fromBytes(b, o) }
 
+// Opt is a value of any JSON shape that decodes into T; absent, null or a value that does not
+// decode leaves it zero with OK false. Unlike Obj it holds T itself, so reading a field of an
+// absent object gives that field's zero value.
+type Opt[T any] struct {
+	V  T
+	OK bool
+}
+
+// UnmarshalJSONFrom never fails on a well-formed value.
+func (o *Opt[T]) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	*o = Opt[T]{}
+	if dec.PeekKind() == 'n' {
+		return dec.SkipValue()
+	}
+	ok, err := decodeValue(dec, &o.V)
+	if !ok {
+		var zero T
+		o.V = zero
+	}
+	o.OK = ok
+	return err
+}
+
+// UnmarshalJSON never fails.
+func (o *Opt[T]) UnmarshalJSON(b []byte) error { return fromBytes(b, o) }
+
+// Strs is a JSON array of strings; elements that are not strings or are blank are dropped, and a
+// value that is not an array is nil.
+type Strs []string
+
+// UnmarshalJSONFrom never fails on a well-formed value.
+func (s *Strs) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	var l List[Str]
+	err := l.UnmarshalJSONFrom(dec)
+	*s = nil
+	for _, v := range l {
+		if v != "" {
+			*s = append(*s, string(v))
+		}
+	}
+	return err
+}
+
+// UnmarshalJSON never fails.
+func (s *Strs) UnmarshalJSON(b []byte) error { return fromBytes(b, s) }
+
 // SetStr sets a record field when the value is non-empty.
 func SetStr(fields map[string]any, key, v string) {
 	if v != "" {

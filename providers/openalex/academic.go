@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Bounds the spec leaves to the adapter (see doc.go).
@@ -213,10 +214,10 @@ func searchWorks(ctx context.Context, call *providers.Call) (*providers.Page, er
 		num = 10
 	}
 	var body struct {
-		Meta opt[struct {
+		Meta lenient.Opt[struct {
 			Count optInt `json:"count"`
 		}] `json:"meta"`
-		Results opt[[]json.RawMessage] `json:"results"`
+		Results lenient.Opt[[]json.RawMessage] `json:"results"`
 	}
 	if err := call.Upstream(ProviderID).GetJSON(ctx, "/works", searchQuery(call.Request, page, num), &body); err != nil {
 		return nil, upstreamError(err, "/query")
@@ -365,8 +366,8 @@ func upstreamError(err error, queryPath string) error {
 		return err
 	}
 	var body struct {
-		Error   optStr `json:"error"`
-		Message optStr `json:"message"`
+		Error   lenient.Str `json:"error"`
+		Message lenient.Str `json:"message"`
 	}
 	_ = json.Unmarshal(e.Body, &body)
 	text := string(body.Message)

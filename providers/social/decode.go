@@ -10,25 +10,6 @@ import (
 	"github.com/capgate/capgate/providers/lenient"
 )
 
-// The lenient decoders are shared by every adapter (providers/lenient).
-type (
-	optInt   = lenient.Int
-	optFloat = lenient.Float
-	optStr   = lenient.Str
-	optID    = lenient.ID
-	optBool  = lenient.Bool
-)
-
-type list[T any] = lenient.List[T]
-
-type obj[T any] = lenient.Obj[T]
-
-var (
-	setStr  = lenient.SetStr
-	setInt  = lenient.SetInt
-	setBool = lenient.SetBool
-)
-
 // Both upstreams are decoded leniently: a field that is absent, null or of an unexpected type is
 // "not there" (never a panic, never a failed page). X documents its objects by schema but adds and
 // renames fields over time (tweet_count / post_count); Reddit documents its JSON only by example.
@@ -54,7 +35,7 @@ func (r rawObject) MarshalJSON() ([]byte, error) {
 
 // isoTime normalises an upstream RFC 3339 timestamp ("2026-09-22T14:03:11.000Z") to second
 // precision in UTC; a value that does not parse is passed through as the source wrote it.
-func isoTime(s optStr) string {
+func isoTime(s lenient.Str) string {
 	if s == "" {
 		return ""
 	}
@@ -66,7 +47,7 @@ func isoTime(s optStr) string {
 }
 
 // unixTime formats Reddit's created_utc (Unix seconds as a float) as RFC 3339 in UTC.
-func unixTime(f optFloat) string {
+func unixTime(f lenient.Float) string {
 	if !f.OK || f.V <= 0 || f.V > 1e11 {
 		return ""
 	}
