@@ -152,6 +152,42 @@ type refAll struct {
 	LL refList[refList[int]]
 	O  refObj[plainItem]
 	OL refObj[refAll]
+	P  refOpt[plainItem]
+	PL refOpt[[]refOpt[int]]
+	SS refStrs
+}
+
+// refOpt is openalex's former opt.
+type refOpt[T any] struct {
+	V  T
+	OK bool
+}
+
+func (o *refOpt[T]) UnmarshalJSON(b []byte) error {
+	*o = refOpt[T]{}
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		return nil
+	}
+	var v T
+	if json.Unmarshal(b, &v) == nil {
+		*o = refOpt[T]{V: v, OK: true}
+	}
+	return nil
+}
+
+// refStrs is video's former strs.
+type refStrs []string
+
+func (s *refStrs) UnmarshalJSON(b []byte) error {
+	*s = nil
+	var items refList[refStr]
+	_ = json.Unmarshal(b, &items)
+	for _, it := range items {
+		if it != "" {
+			*s = append(*s, string(it))
+		}
+	}
+	return nil
 }
 
 func FuzzUnmarshal(f *testing.F) {
@@ -159,7 +195,7 @@ func FuzzUnmarshal(f *testing.F) {
 		`{}`, `null`, `[]`, `{"I":"42","F":"2.5","S":" x ","B":true,"ID":7,"L":[1,null,"x"],"LS":["a",1]}`,
 		`{"LP":[{"A":1,"B":"x"},{"A":2}],"LL":[[1],[null,"x"],3],"O":{"A":1},"OL":{"OL":{"S":"deep"}}}`,
 		`{"I":1e400,"F":-0,"ID":1.0,"S":"\ud800","B":null,"s":"case","S":"dup"}`,
-		`{"O":{"A":[{"x":[1,{"y":2}]}],"B":3},"L":[[[[]]]]}`, `{"L":[1,2`, `[{"ID":"x"}]`, "{\"S\":\"\xff\"}",
+		`{"O":{"A":[{"x":[1,{"y":2}]}],"B":3},"L":[[[[]]]]}`, `{"P":{"A":1,"B":[2]},"PL":[1,null,{}],"SS":["a",1,""," b "]}`, `{"L":[1,2`, `[{"ID":"x"}]`, "{\"S\":\"\xff\"}",
 	} {
 		f.Add([]byte(s))
 	}

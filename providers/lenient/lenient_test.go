@@ -38,6 +38,9 @@ type all struct {
 	LL lenient.List[lenient.List[int]]
 	O  lenient.Obj[plainItem]
 	OL lenient.Obj[all]
+	P  lenient.Opt[plainItem]
+	PL lenient.Opt[[]lenient.Opt[int]]
+	SS lenient.Strs
 }
 
 func TestContract(t *testing.T) {
@@ -95,6 +98,13 @@ func TestContract(t *testing.T) {
 		{"object with a type error is absent, the rest decodes", `{"O":{"A":"x","B":2},"S":"after"}`, all{S: "after"}},
 		{"nested lenient object", `{"OL":{"I":"5","OL":{"S":"deep"}}}`,
 			all{OL: lenient.Obj[all]{V: &all{I: lenient.Int{V: 5, OK: true}, OL: lenient.Obj[all]{V: &all{S: "deep"}}}}}},
+		{"opt", `{"P":{"A":1}}`, all{P: lenient.Opt[plainItem]{V: plainItem{A: 1}, OK: true}}},
+		{"opt of the wrong shape", `{"P":[1],"PL":{"a":1}}`, all{}},
+		{"opt with a type error inside", `{"P":{"A":1,"B":"x"},"I":2}`, all{I: lenient.Int{V: 2, OK: true}}},
+		{"opt list keeps absent elements", `{"PL":[1,null,"x"]}`,
+			all{PL: lenient.Opt[[]lenient.Opt[int]]{V: []lenient.Opt[int]{{V: 1, OK: true}, {}, {}}, OK: true}}},
+		{"strings", `{"SS":[" a ",1,"",null,"b",["c"]]}`, all{SS: lenient.Strs{"a", "b"}}},
+		{"strings not a list", `{"SS":"a"}`, all{}},
 		{"unknown members are ignored", `{"X":{"a":[1,2,{"b":null}]},"S":"kept"}`, all{S: "kept"}},
 		{"names match case-insensitively", `{"s":"lower","i":1}`, all{S: "lower", I: lenient.Int{V: 1, OK: true}}},
 		{"duplicate names: the last wins", `{"S":"first","S":"second","I":1,"I":"x"}`, all{S: "second"}},
