@@ -166,7 +166,7 @@ func ebookRecord(b gutendexBook) (providers.Record, bool) {
 	}
 	for _, s := range b.Summaries {
 		if s != "" {
-			rec.Snippet, _ = truncate(strings.Join(strings.Fields(string(s)), " "), snippetChars)
+			rec.Snippet = providers.ClipLine(string(s), snippetChars)
 			break
 		}
 	}
@@ -233,7 +233,8 @@ func ebookDetail(ctx context.Context, u *providers.Upstream, ref recordRef, titl
 		case text == "":
 			body["note"] = "The ebook's plain-text file holds no text after Project Gutenberg's header."
 		default:
-			excerpt, cut := truncate(text, excerptChars)
+			excerpt := providers.Clip(text, excerptChars)
+			cut := excerpt != text
 			if !cut && partial { // the ranged read ended inside the text
 				excerpt, cut = dropPartialWord(text), true
 			}

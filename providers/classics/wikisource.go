@@ -298,9 +298,9 @@ func wikisourceDetail(ctx context.Context, u *providers.Upstream, ref recordRef)
 	if text == "" {
 		body["note"] = "Wikisource returned no text for this page, so there is no excerpt."
 	} else {
-		excerpt, cut := truncate(text, excerptChars)
+		excerpt := providers.Clip(text, excerptChars)
 		body["excerpt"] = excerpt
-		body["excerpt_truncated"] = cut
+		body["excerpt_truncated"] = excerpt != text
 	}
 	links := []providers.Link{
 		{Label: "Plain text (WS Export)", URL: wsExport(title, "txt")},

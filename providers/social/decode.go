@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers/lenient"
 )
@@ -57,20 +56,6 @@ func unixTime(f lenient.Float) string {
 // oneLine collapses every run of whitespace (newlines included) to one space.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// clip shortens s to at most n runes, ending with an ellipsis when it cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	cut := string(r[:n-1])
-	// Prefer a word boundary in the last fifth of the cut.
-	if i := strings.LastIndexByte(cut, ' '); i > len(cut)*4/5 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:-") + "…"
 }
 
 // mustJSON marshals this package's own state and reference structs (strings, ints and raw JSON

@@ -255,7 +255,7 @@ func redditPostRecord(p redditPost) providers.Record {
 	if title == "" {
 		title = "Reddit post " + string(p.ID)
 	}
-	rec := providers.Record{Title: title, URL: redditPostURL(p), Snippet: clip(oneLine(redditText(p.Selftext)), 300), Fields: fields}
+	rec := providers.Record{Title: title, URL: redditPostURL(p), Snippet: providers.Clip(oneLine(redditText(p.Selftext)), 300), Fields: fields}
 	return withRef(rec, recordRef{Platform: platformB, Kind: recordPost, ID: string(p.ID)})
 }
 
@@ -281,7 +281,7 @@ func redditUserRecord(usr redditUser) providers.Record {
 			fields["author_name"] = t
 		}
 		lenient.SetInt(fields, "followers", sub.Subscribers)
-		snippet = clip(oneLine(string(sub.PublicDescription)), 300)
+		snippet = providers.Clip(oneLine(string(sub.PublicDescription)), 300)
 	}
 	if usr.IsSuspended.V && snippet == "" {
 		snippet = "This account is suspended."
@@ -353,7 +353,7 @@ func redditPostDetail(ctx context.Context, u *providers.Upstream, id string) (*p
 		if text == "" || len(top) == redditTopComments {
 			continue
 		}
-		m := map[string]any{"text": clip(text, 1000)}
+		m := map[string]any{"text": providers.Clip(text, 1000)}
 		lenient.SetStr(m, "author", redditAuthor(c.Author))
 		lenient.SetInt(m, "score", c.Score)
 		lenient.SetStr(m, "created_at", unixTime(c.CreatedUTC))

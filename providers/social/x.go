@@ -237,7 +237,7 @@ func xPostRecord(it xItem) providers.Record {
 		lenient.SetInt(fields, "replies", m.Replies)
 		lenient.SetInt(fields, "views", m.Impressions)
 	}
-	title := clip(text, 100)
+	title := providers.Clip(text, 100)
 	if title == "" {
 		title = "Post " + string(tw.ID)
 		if author.Username != "" {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 // The upstream shapes are decoded leniently: a field that is absent, null or of an unexpected
@@ -16,21 +15,6 @@ var spaceRun = regexp.MustCompile(`\s+`)
 // oneLine collapses every run of white space (newlines included) into one space.
 func oneLine(s string) string {
 	return strings.TrimSpace(spaceRun.ReplaceAllString(s, " "))
-}
-
-// clipRunes keeps at most n characters (Unicode code points) of s, never splitting a character,
-// and trims the white space a cut may leave at the end.
-func clipRunes(s string, n int) (string, bool) {
-	if utf8.RuneCountInString(s) <= n {
-		return s, false
-	}
-	i, count := 0, 0
-	for i < len(s) && count < n {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		count++
-	}
-	return strings.TrimRightFunc(s[:i], func(r rune) bool { return r == ' ' || r == '\n' || r == '\t' || r == '\r' }), true
 }
 
 // mustJSON marshals this package's own state and reference structs (strings only, which cannot

@@ -240,7 +240,7 @@ func transcriptDetail(body transcriptResponse) map[string]any {
 		"timestamps":          stamps,
 	}
 	if joined != "" {
-		d["text"], _ = clipRunes(joined, maxTranscriptText)
+		d["text"], _ = providers.Truncate(joined, maxTranscriptText)
 	}
 	if truncated {
 		d["timestamps_truncated"] = true

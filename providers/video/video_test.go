@@ -1019,7 +1019,7 @@ func TestHelpers(t *testing.T) {
 			{"hello", 5, "hello", false}, {"hello world", 6, "hello", true}, {"ééééé", 3, "ééé", true}, {"", 3, "", false},
 		}
 		for _, tc := range cases {
-			got, cut := clipRunes(tc.in, tc.n)
+			got, cut := providers.Truncate(tc.in, tc.n)
 			if got != tc.want || cut != tc.cut {
 				t.Errorf("clipRunes(%q, %d) = %q, %v", tc.in, tc.n, got, cut)
 			}

@@ -117,7 +117,7 @@ func videoDetail(id string, v *videoResource) (map[string]any, []providers.Link)
 		}
 	}
 	if desc := strings.TrimSpace(string(sn.Description)); desc != "" {
-		d["description"], _ = clipRunes(desc, maxDescription)
+		d["description"], _ = providers.Truncate(desc, maxDescription)
 	}
 	if tags := firstTags(sn.Tags, maxTags); len(tags) > 0 {
 		d["tags"] = tags
