@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // maxAbstractWords bounds the rebuilt abstract (the longest real abstracts have a few thousand
@@ -64,19 +63,4 @@ func rebuildAbstract(raw json.RawMessage) string {
 		n++
 	}
 	return b.String()
-}
-
-// excerpt shortens text (whitespace collapsed) to at most max runes, cutting at the last space
-// before the limit when there is one, and marks a cut with a trailing "…".
-func excerpt(text string, max int) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if utf8.RuneCountInString(text) <= max {
-		return text
-	}
-	runes := []rune(text)
-	cut := string(runes[:max])
-	if i := strings.LastIndexByte(cut, ' '); i > 0 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:") + "…"
 }

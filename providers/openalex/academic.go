@@ -276,7 +276,7 @@ func workRecord(raw json.RawMessage) (providers.Record, bool) {
 		rec.Actions = []string{} // no OpenAlex id: details cannot be looked up
 	}
 	if abs := rebuildAbstract(w.AbstractInvertedIndex); abs != "" {
-		rec.Snippet = excerpt(abs, snippetRunes)
+		rec.Snippet = providers.ClipLine(abs, snippetRunes)
 	}
 	if w.PublicationYear.OK {
 		rec.Fields["year"] = w.PublicationYear.V
