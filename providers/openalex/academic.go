@@ -250,7 +250,7 @@ func searchWorks(ctx context.Context, call *providers.Call) (*providers.Page, er
 // a title nor an id (or is not an object).
 func workRecord(raw json.RawMessage) (providers.Record, bool) {
 	var w work
-	if json.Unmarshal(raw, &w) != nil {
+	if lenient.Unmarshal(raw, &w) != nil {
 		return providers.Record{}, false
 	}
 	id := workID(string(w.ID))

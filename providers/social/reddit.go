@@ -166,7 +166,7 @@ func redditSearch(ctx context.Context, u *providers.Upstream, query, kind string
 		}
 		if want == "t3" {
 			var p redditPost
-			if json.Unmarshal(child.Data, &p) != nil {
+			if lenient.Unmarshal(child.Data, &p) != nil {
 				continue
 			}
 			page.Records = append(page.Records, redditPostRecord(p))
@@ -174,7 +174,7 @@ func redditSearch(ctx context.Context, u *providers.Upstream, query, kind string
 			continue
 		}
 		var usr redditUser
-		if json.Unmarshal(child.Data, &usr) != nil || usr.Name == "" {
+		if lenient.Unmarshal(child.Data, &usr) != nil || usr.Name == "" {
 			continue
 		}
 		page.Records = append(page.Records, redditUserRecord(usr))
@@ -302,19 +302,19 @@ func redditPostDetail(ctx context.Context, u *providers.Upstream, id string) (*p
 	var comments []redditComment
 	for i, raw := range resp {
 		var l redditListing
-		if json.Unmarshal(raw, &l) != nil || l.Data.V == nil {
+		if lenient.Unmarshal(raw, &l) != nil || l.Data.V == nil {
 			continue
 		}
 		for _, child := range l.Data.V.Children {
 			switch {
 			case i == 0 && child.Kind == "t3" && post == nil:
 				var p redditPost
-				if json.Unmarshal(child.Data, &p) == nil {
+				if lenient.Unmarshal(child.Data, &p) == nil {
 					post = &p
 				}
 			case i == 1 && child.Kind == "t1":
 				var c redditComment
-				if json.Unmarshal(child.Data, &c) == nil {
+				if lenient.Unmarshal(child.Data, &c) == nil {
 					comments = append(comments, c)
 				}
 			}

@@ -188,14 +188,14 @@ func xPosts(ctx context.Context, u *providers.Upstream, query string, num int, r
 		if inc := resp.Includes.V; inc != nil {
 			for _, raw := range inc.Users {
 				var usr xUser
-				if json.Unmarshal(raw, &usr) == nil && usr.ID != "" {
+				if lenient.Unmarshal(raw, &usr) == nil && usr.ID != "" {
 					authors[string(usr.ID)] = raw
 				}
 			}
 		}
 		for _, raw := range resp.Data {
 			var tw xTweet
-			if json.Unmarshal(raw, &tw) != nil {
+			if lenient.Unmarshal(raw, &tw) != nil {
 				continue
 			}
 			items = append(items, xItem{Tweet: raw, Author: authors[string(tw.AuthorID)]})
@@ -398,7 +398,7 @@ func xPostDetail(ctx context.Context, u *providers.Upstream, id string) (*provid
 	if inc := resp.Includes.V; inc != nil {
 		for _, raw := range inc.Users {
 			var usr xUser
-			if json.Unmarshal(raw, &usr) == nil && usr.ID == tw.AuthorID {
+			if lenient.Unmarshal(raw, &usr) == nil && usr.ID == tw.AuthorID {
 				author = usr
 			}
 		}
