@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // maxAbstractWords bounds the rebuilt abstract (the longest real abstracts have a few thousand
@@ -16,8 +18,8 @@ const maxAbstractWords = 20000
 // two words keeps the one that sorts first (so the answer is the same on every call); words and
 // positions of the wrong JSON type are ignored. Absent, null or empty indexes give "".
 func rebuildAbstract(raw json.RawMessage) string {
-	var index map[string]json.RawMessage
-	if json.Unmarshal(raw, &index) != nil || len(index) == 0 {
+	var index map[string]lenient.List[optInt]
+	if lenient.Unmarshal(raw, &index) != nil || len(index) == 0 {
 		return ""
 	}
 	type placed struct {
@@ -25,17 +27,11 @@ func rebuildAbstract(raw json.RawMessage) string {
 		word string
 	}
 	var words []placed
-	for word, rawPositions := range index {
+	for word, positions := range index {
 		if strings.TrimSpace(word) == "" {
 			continue
 		}
-		var positions []json.RawMessage
-		if json.Unmarshal(rawPositions, &positions) != nil {
-			continue
-		}
-		for _, rp := range positions {
-			var p optInt
-			_ = json.Unmarshal(rp, &p)
+		for _, p := range positions {
 			if p.OK && p.V >= 0 {
 				words = append(words, placed{pos: p.V, word: word})
 			}

@@ -1,10 +1,12 @@
 package openalex
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/capgate/capgate/providers/lenient"
 )
@@ -20,17 +22,26 @@ type optInt struct {
 	OK bool
 }
 
-func (n *optInt) UnmarshalJSON(b []byte) error {
+func (n *optInt) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*n = optInt{}
-	var num json.Number
-	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] == '"' || json.Unmarshal(b, &num) != nil {
-		return nil
+	if dec.PeekKind() != '0' {
+		return dec.SkipValue()
 	}
-	f, err := num.Float64()
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	num, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	f, perr := strconv.ParseFloat(string(num), 64)
+	if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		return nil
 	}
 	*n = optInt{V: int(f), OK: true}
+	return nil
+}
+
+// UnmarshalJSON serves encoding/json callers; it never fails.
+func (n *optInt) UnmarshalJSON(b []byte) error {
+	_ = lenient.Unmarshal(b, n)
 	return nil
 }
 
