@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // verse is one verse as the adapter holds it, whichever source it came from.
@@ -35,20 +36,20 @@ type recordRef struct {
 
 // bible-api.com answers (seven1m/bible_api app.rb render_response): the passage and its verses.
 type bibleAPIPassage struct {
-	Reference       optString           `json:"reference"`
-	Verses          list[bibleAPIVerse] `json:"verses"`
-	Text            optString           `json:"text"`
-	TranslationID   optString           `json:"translation_id"`
-	TranslationName optString           `json:"translation_name"`
-	TranslationNote optString           `json:"translation_note"`
+	Reference       lenient.Str                 `json:"reference"`
+	Verses          lenient.List[bibleAPIVerse] `json:"verses"`
+	Text            lenient.Str                 `json:"text"`
+	TranslationID   lenient.Str                 `json:"translation_id"`
+	TranslationName lenient.Str                 `json:"translation_name"`
+	TranslationNote lenient.Str                 `json:"translation_note"`
 }
 
 type bibleAPIVerse struct {
-	BookID   optString `json:"book_id"`
-	BookName optString `json:"book_name"`
-	Chapter  optInt    `json:"chapter"`
-	Verse    optInt    `json:"verse"`
-	Text     optString `json:"text"`
+	BookID   lenient.Str `json:"book_id"`
+	BookName lenient.Str `json:"book_name"`
+	Chapter  lenient.Int `json:"chapter"`
+	Verse    lenient.Int `json:"verse"`
+	Text     lenient.Str `json:"text"`
 }
 
 // fetchPassage reads a passage from bible-api.com: GET /{ref}?translation={code}. A whole chapter
@@ -76,7 +77,7 @@ func bibleAPIError(err error, path, code string, inDetails bool) error {
 		return err
 	}
 	var body struct {
-		Error optString `json:"error"`
+		Error lenient.Str `json:"error"`
 	}
 	_ = json.Unmarshal(e.Body, &body)
 	msg := strings.TrimSpace(string(body.Error))
@@ -123,7 +124,7 @@ func passageVerses(p *bibleAPIPassage, code string) []verse {
 		if bookName == "" {
 			continue
 		}
-		out = append(out, verse{BookID: id, Book: bookName, Chapter: v.Chapter.V, Verse: v.Verse.V, Text: text,
+		out = append(out, verse{BookID: id, Book: bookName, Chapter: int(v.Chapter.V), Verse: int(v.Verse.V), Text: text,
 			Translation: label, TranslationName: name})
 	}
 	return out
@@ -193,33 +194,33 @@ func searchBible(ctx context.Context, c *providers.Call, in call) (*providers.Pa
 // total, verseCount, verses[{id, orgId, bibleId, bookId, chapterId, text, reference}], passages[…]}}.
 // A query that reads as a passage reference answers passages instead of verses.
 type apiBibleAnswer struct {
-	Query optString         `json:"query"`
-	Data  obj[apiBibleData] `json:"data"`
+	Query lenient.Str               `json:"query"`
+	Data  lenient.Opt[apiBibleData] `json:"data"`
 }
 
 type apiBibleData struct {
-	Query      optString             `json:"query"`
-	Limit      optInt                `json:"limit"`
-	Offset     optInt                `json:"offset"`
-	Total      optInt                `json:"total"`
-	VerseCount optInt                `json:"verseCount"`
-	Verses     list[apiBibleVerse]   `json:"verses"`
-	Passages   list[apiBiblePassage] `json:"passages"`
+	Query      lenient.Str                   `json:"query"`
+	Limit      lenient.Int                   `json:"limit"`
+	Offset     lenient.Int                   `json:"offset"`
+	Total      lenient.Int                   `json:"total"`
+	VerseCount lenient.Int                   `json:"verseCount"`
+	Verses     lenient.List[apiBibleVerse]   `json:"verses"`
+	Passages   lenient.List[apiBiblePassage] `json:"passages"`
 }
 
 type apiBibleVerse struct {
-	ID        optString `json:"id"`
-	OrgID     optString `json:"orgId"`
-	BibleID   optString `json:"bibleId"`
-	BookID    optString `json:"bookId"`
-	ChapterID optString `json:"chapterId"`
-	Text      optString `json:"text"`
-	Reference optString `json:"reference"`
+	ID        lenient.Str `json:"id"`
+	OrgID     lenient.Str `json:"orgId"`
+	BibleID   lenient.Str `json:"bibleId"`
+	BookID    lenient.Str `json:"bookId"`
+	ChapterID lenient.Str `json:"chapterId"`
+	Text      lenient.Str `json:"text"`
+	Reference lenient.Str `json:"reference"`
 }
 
 type apiBiblePassage struct {
-	ID        optString `json:"id"`
-	Reference optString `json:"reference"`
+	ID        lenient.Str `json:"id"`
+	Reference lenient.Str `json:"reference"`
 }
 
 // searchAPIBible runs a phrase search of the whole Bible on API.Bible:
@@ -268,7 +269,7 @@ func searchAPIBible(ctx context.Context, c *providers.Call, in call, code string
 	}
 	n := len(data.Verses)
 	if data.Total.OK {
-		page.HasMore = n > 0 && in.offset+n < data.Total.V
+		page.HasMore = n > 0 && int64(in.offset+n) < data.Total.V
 	} else {
 		page.HasMore = n >= in.num
 	}
@@ -332,9 +333,9 @@ func apiBibleError(err error, bibleID string) error {
 		return err
 	}
 	var body struct {
-		StatusCode optInt    `json:"statusCode"`
-		Error      optString `json:"error"`
-		Message    optString `json:"message"`
+		StatusCode lenient.Int `json:"statusCode"`
+		Error      lenient.Str `json:"error"`
+		Message    lenient.Str `json:"message"`
 	}
 	_ = json.Unmarshal(e.Body, &body)
 	msg := strings.TrimSpace(string(body.Message))
