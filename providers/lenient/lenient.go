@@ -8,8 +8,8 @@
 // UnmarshalerFrom interface of github.com/go-json-experiment/json), so an answer decoded with
 // [Unmarshal] is read once, byte by byte: a value of the wrong type is skipped by the decoder, not
 // parsed again. The types also implement encoding/json's Unmarshaler for code that still decodes
-// with encoding/json; that path reads each value twice (once to validate, once to decode) but
-// never more, whatever the nesting.
+// with encoding/json; there encoding/json validates the input and finds each value's end before
+// handing it over, so a value is read three times, however deeply it is nested.
 package lenient
 
 import (
