@@ -2,7 +2,6 @@ package providers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/capgate/capgate/providers/lenient"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sony/gobreaker/v2"
 )
@@ -376,9 +376,10 @@ func (u *Upstream) GetJSON(ctx context.Context, path string, q url.Values, out a
 	return u.Decode(resp, out)
 }
 
-// Decode decodes a JSON answer; malformed JSON is a provider_error.
+// Decode decodes a JSON answer in one streaming pass (lenient.Unmarshal: encoding/json's
+// semantics, the lenient types read from the token stream); malformed JSON is a provider_error.
 func (u *Upstream) Decode(resp *Response, out any) error {
-	if err := json.Unmarshal(resp.Body, out); err != nil {
+	if err := lenient.Unmarshal(resp.Body, out); err != nil {
 		e := &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s answered malformed JSON", u.p.ID), Cause: err}
 		u.c.noteError(u.p.ID, e)
 		return e

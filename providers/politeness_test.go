@@ -47,6 +47,7 @@ func TestContactRequired(t *testing.T) {
 	up := newUpstream(t, status(200, `{}`))
 	p := fakeProvider()
 	p.ContactRequired = true
+	p.BaseURL = up.URL // the fake stands for the public host, whose policy the contact is
 	t.Run("without a contact the provider is unavailable, naming GATEWAY_CONTACT", func(t *testing.T) {
 		c := newClient(t, p, up.URL, "", providers.ClientOptions{})
 		ok, why := c.Configured(fakeID)

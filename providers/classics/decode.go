@@ -4,18 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/capgate/capgate/providers/lenient"
 )
-
-// The lenient decoders are shared by every adapter (providers/lenient).
-type (
-	optInt = lenient.Int
-	optStr = lenient.Str
-)
-
-type list[T any] = lenient.List[T]
-
-type obj[T any] = lenient.Obj[T]
 
 // Upstream JSON is decoded leniently: a field that is absent, null or of an unexpected type is
 // "not there" (never a panic, never a failed page). Gutendex documents its shapes by example
@@ -25,9 +17,13 @@ type obj[T any] = lenient.Obj[T]
 // optBool is a boolean that may be absent, null or of another type (then false).
 type optBool bool
 
+func (o *optBool) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	*o = dec.PeekKind() == 't'
+	return dec.SkipValue()
+}
+
 func (o *optBool) UnmarshalJSON(b []byte) error {
-	var v bool
-	*o = optBool(json.Unmarshal(b, &v) == nil && v)
+	_ = lenient.Unmarshal(b, o)
 	return nil
 }
 
@@ -35,25 +31,42 @@ func (o *optBool) UnmarshalJSON(b []byte) error {
 // strings are skipped, and anything but an object is an empty map.
 type strMap map[string]string
 
-func (m *strMap) UnmarshalJSON(b []byte) error {
+func (m *strMap) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*m = strMap{}
-	var raw map[string]json.RawMessage
-	if json.Unmarshal(b, &raw) != nil {
-		return nil
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
 	}
-	for k, v := range raw {
-		var s optStr
-		_ = json.Unmarshal(v, &s)
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		name := tok.String() // the token is valid until the next read
+		var s lenient.Str
+		if err := s.UnmarshalJSONFrom(dec); err != nil {
+			return err
+		}
 		if s != "" {
-			(*m)[k] = string(s)
+			(*m)[name] = string(s)
+		} else {
+			delete(*m, name) // a later duplicate name wins
 		}
 	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+func (m *strMap) UnmarshalJSON(b []byte) error {
+	_ = lenient.Unmarshal(b, m)
 	return nil
 }
 
 // cleanStrings trims, drops blanks and case-insensitive duplicates, and keeps at most max
 // entries (0: all).
-func cleanStrings(in []optStr, max int) []string {
+func cleanStrings(in []lenient.Str, max int) []string {
 	out := make([]string, 0, len(in))
 	seen := map[string]bool{}
 	for _, s := range in {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/ttlcache"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Gutendex (https://gutendex.com, github.com/garethbjohnson/gutendex): GET /books/ answers
@@ -33,26 +34,26 @@ const gutendexPageSize = 32
 const maxRecordSubjects = 10
 
 type gutendexList struct {
-	Count   optInt             `json:"count"`
-	Next    optStr             `json:"next"`
-	Results list[gutendexBook] `json:"results"`
+	Count   lenient.Int                `json:"count"`
+	Next    lenient.Str                `json:"next"`
+	Results lenient.List[gutendexBook] `json:"results"`
 }
 
 type gutendexBook struct {
-	ID            optInt               `json:"id"`
-	Title         optStr               `json:"title"`
-	Authors       list[gutendexPerson] `json:"authors"`
-	Editors       list[gutendexPerson] `json:"editors"`
-	Summaries     list[optStr]         `json:"summaries"`
-	Subjects      list[optStr]         `json:"subjects"`
-	Languages     list[optStr]         `json:"languages"`
-	MediaType     optStr               `json:"media_type"`
-	Formats       strMap               `json:"formats"`
-	DownloadCount optInt               `json:"download_count"`
+	ID            lenient.Int                  `json:"id"`
+	Title         lenient.Str                  `json:"title"`
+	Authors       lenient.List[gutendexPerson] `json:"authors"`
+	Editors       lenient.List[gutendexPerson] `json:"editors"`
+	Summaries     lenient.List[lenient.Str]    `json:"summaries"`
+	Subjects      lenient.List[lenient.Str]    `json:"subjects"`
+	Languages     lenient.List[lenient.Str]    `json:"languages"`
+	MediaType     lenient.Str                  `json:"media_type"`
+	Formats       strMap                       `json:"formats"`
+	DownloadCount lenient.Int                  `json:"download_count"`
 }
 
 type gutendexPerson struct {
-	Name optStr `json:"name"`
+	Name lenient.Str `json:"name"`
 }
 
 // searchGutendex answers one page of num records starting at book offset of Gutendex page
@@ -106,7 +107,7 @@ func fetchGutendex(ctx context.Context, u *providers.Upstream, sr searchRequest,
 	var body gutendexList
 	err := u.GetJSON(ctx, gutendexBooksPath, q, &body)
 	if e, ok := providers.AsError(err); ok && e.UpstreamStatus == http.StatusNotFound && page > 1 {
-		return &gutendexList{Results: list[gutendexBook]{}}, nil
+		return &gutendexList{Results: lenient.List[gutendexBook]{}}, nil
 	}
 	if err != nil {
 		return nil, gutendexError(err)
@@ -124,7 +125,7 @@ func gutendexError(err error) error {
 		return err
 	}
 	var body struct {
-		Detail optStr `json:"detail"`
+		Detail lenient.Str `json:"detail"`
 	}
 	if json.Unmarshal(e.Body, &body) != nil || body.Detail == "" {
 		return err
@@ -148,7 +149,7 @@ func ebookRecord(b gutendexBook) (providers.Record, bool) {
 		title = fmt.Sprintf("Project Gutenberg ebook #%d", id)
 	}
 	rec := providers.Record{Title: title, Fields: map[string]any{"source": "ebook_library"}}
-	names := make([]optStr, 0, len(b.Authors))
+	names := make([]lenient.Str, 0, len(b.Authors))
 	for _, a := range b.Authors {
 		names = append(names, a.Name)
 	}
@@ -169,7 +170,7 @@ func ebookRecord(b gutendexBook) (providers.Record, bool) {
 	}
 	for _, s := range b.Summaries {
 		if s != "" {
-			rec.Snippet, _ = truncate(strings.Join(strings.Fields(string(s)), " "), snippetChars)
+			rec.Snippet = providers.ClipLine(string(s), snippetChars)
 			break
 		}
 	}
@@ -178,7 +179,7 @@ func ebookRecord(b gutendexBook) (providers.Record, bool) {
 		return rec, true
 	}
 	rec.URL = ebookPage(id)
-	editors := make([]optStr, 0, len(b.Editors))
+	editors := make([]lenient.Str, 0, len(b.Editors))
 	for _, e := range b.Editors {
 		editors = append(editors, e.Name)
 	}
@@ -243,7 +244,8 @@ func ebookDetail(ctx context.Context, u *providers.Upstream, ref recordRef, titl
 		case text == "":
 			body["note"] = "The ebook's plain-text file holds no text after Project Gutenberg's header."
 		default:
-			excerpt, cut := truncate(text, excerptChars)
+			excerpt := providers.Clip(text, excerptChars)
+			cut := excerpt != text
 			if !cut && partial { // the ranged read ended inside the text
 				excerpt, cut = dropPartialWord(text), true
 			}

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -60,23 +59,6 @@ func tidyText(text string) string {
 	text = strings.Join(lines, "\n")
 	text = blankLines.ReplaceAllString(text, "\n\n")
 	return strings.TrimSpace(text)
-}
-
-// truncate cuts text to at most max characters, at a word boundary when one is near, and marks
-// the cut with an ellipsis; cut tells whether anything was removed.
-func truncate(text string, max int) (out string, cut bool) {
-	if utf8.RuneCountInString(text) <= max {
-		return text, false
-	}
-	runes := []rune(text)
-	end := max
-	for i := max; i > max-max/4 && i > 0; i-- {
-		if unicode.IsSpace(runes[i]) {
-			end = i
-			break
-		}
-	}
-	return ellipsize(string(runes[:end])), true
 }
 
 // dropPartialWord ends a text that was cut short by a ranged read at its last whole word and

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // English Wikisource's MediaWiki Action API (https://en.wikisource.org/w/api.php), always with
@@ -32,58 +33,58 @@ const minExtractChars = 200
 const authorNamespace = 102
 
 type mwSearchAnswer struct {
-	Error    json.RawMessage     `json:"error"`
-	Continue obj[mwContinue]     `json:"continue"`
-	Query    obj[mwSearchResult] `json:"query"`
+	Error    json.RawMessage             `json:"error"`
+	Continue lenient.Obj[mwContinue]     `json:"continue"`
+	Query    lenient.Obj[mwSearchResult] `json:"query"`
 }
 
 type mwContinue struct {
-	SROffset optInt `json:"sroffset"`
+	SROffset lenient.Int `json:"sroffset"`
 }
 
 type mwSearchResult struct {
-	Search list[mwSearchHit] `json:"search"`
+	Search lenient.List[mwSearchHit] `json:"search"`
 }
 
 type mwSearchHit struct {
-	NS        optInt `json:"ns"`
-	Title     optStr `json:"title"`
-	PageID    optInt `json:"pageid"`
-	WordCount optInt `json:"wordcount"`
+	NS        lenient.Int `json:"ns"`
+	Title     lenient.Str `json:"title"`
+	PageID    lenient.Int `json:"pageid"`
+	WordCount lenient.Int `json:"wordcount"`
 }
 
 type mwPagesAnswer struct {
-	Error json.RawMessage    `json:"error"`
-	Query obj[mwPagesResult] `json:"query"`
+	Error json.RawMessage            `json:"error"`
+	Query lenient.Obj[mwPagesResult] `json:"query"`
 }
 
 type mwPagesResult struct {
-	Pages list[mwPage] `json:"pages"`
+	Pages lenient.List[mwPage] `json:"pages"`
 }
 
 type mwPage struct {
-	PageID  optInt       `json:"pageid"`
-	Title   optStr       `json:"title"`
-	Missing optBool      `json:"missing"`
-	Invalid optBool      `json:"invalid"`
-	Extract optStr       `json:"extract"`
-	Links   list[mwLink] `json:"links"`
+	PageID  lenient.Int          `json:"pageid"`
+	Title   lenient.Str          `json:"title"`
+	Missing optBool              `json:"missing"`
+	Invalid optBool              `json:"invalid"`
+	Extract lenient.Str          `json:"extract"`
+	Links   lenient.List[mwLink] `json:"links"`
 }
 
 type mwLink struct {
-	NS    optInt `json:"ns"`
-	Title optStr `json:"title"`
+	NS    lenient.Int `json:"ns"`
+	Title lenient.Str `json:"title"`
 }
 
 type mwParseAnswer struct {
-	Error json.RawMessage `json:"error"`
-	Parse obj[mwParsed]   `json:"parse"`
+	Error json.RawMessage       `json:"error"`
+	Parse lenient.Obj[mwParsed] `json:"parse"`
 }
 
 type mwParsed struct {
-	Title  optStr `json:"title"`
-	PageID optInt `json:"pageid"`
-	Text   optStr `json:"text"`
+	Title  lenient.Str `json:"title"`
+	PageID lenient.Int `json:"pageid"`
+	Text   lenient.Str `json:"text"`
 }
 
 // apiQuery is the common part of every Action API call.
@@ -112,8 +113,8 @@ func mediawikiError(raw json.RawMessage) error {
 		return nil
 	}
 	var e struct {
-		Code optStr `json:"code"`
-		Info optStr `json:"info"`
+		Code lenient.Str `json:"code"`
+		Info lenient.Str `json:"info"`
 	}
 	_ = json.Unmarshal(raw, &e)
 	msg := "wikisource reported an error"
@@ -233,13 +234,13 @@ func wikisourceAuthors(ctx context.Context, u *providers.Upstream, ids []int64) 
 		return out, nil
 	}
 	for _, p := range ans.Query.V.Pages {
-		var names []optStr
+		var names []lenient.Str
 		for _, l := range p.Links {
 			if l.NS.OK && l.NS.V != authorNamespace {
 				continue
 			}
 			if _, name, ok := strings.Cut(string(l.Title), ":"); ok {
-				names = append(names, optStr(strings.TrimSpace(name)))
+				names = append(names, lenient.Str(strings.TrimSpace(name)))
 			}
 		}
 		if authors := cleanStrings(names, 0); len(authors) > 0 && p.PageID.OK {
@@ -297,9 +298,9 @@ func wikisourceDetail(ctx context.Context, u *providers.Upstream, ref recordRef)
 	if text == "" {
 		body["note"] = "Wikisource returned no text for this page, so there is no excerpt."
 	} else {
-		excerpt, cut := truncate(text, excerptChars)
+		excerpt := providers.Clip(text, excerptChars)
 		body["excerpt"] = excerpt
-		body["excerpt_truncated"] = cut
+		body["excerpt_truncated"] = excerpt != text
 	}
 	links := []providers.Link{
 		{Label: "Plain text (WS Export)", URL: wsExport(title, "txt")},

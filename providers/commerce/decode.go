@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Lenient readers of SerpApi JSON: a value of an unexpected type counts as absent, never a panic.
@@ -117,20 +116,6 @@ func queryParam(link, name string) string {
 		return ""
 	}
 	return u.Query().Get(name)
-}
-
-// truncate shortens s to at most n runes on a word boundary, with an ellipsis.
-func truncate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)[:n]
-	cut := string(r)
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,.;:") + "…"
 }
 
 func round(f float64, places int) float64 {

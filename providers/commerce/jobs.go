@@ -210,7 +210,7 @@ func jobRecord(raw json.RawMessage) (providers.Record, bool) {
 
 	description := stringOf(job["description"])
 	if description != "" {
-		rec.Snippet = truncate(description, jobSnippetLen)
+		rec.Snippet = providers.ClipLine(description, jobSnippetLen)
 	}
 	detail := map[string]any{"title": title}
 	if company != "" {

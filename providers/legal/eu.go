@@ -145,7 +145,7 @@ func euRecord(b map[string]sparqlTerm, lang string) (providers.Record, bool) {
 		read = readRequest(map[string]any{"source": "eurlex", "celex": celex, "language": lang})
 		fields["full_text"] = read
 	}
-	rec := providers.Record{Title: clip(firstOf(short, celex), maxTitle), URL: page, Fields: fields}
+	rec := providers.Record{Title: providers.Clip(firstOf(short, celex), maxTitle), URL: page, Fields: fields}
 
 	detail := map[string]any{
 		"jurisdiction": "eu",
@@ -247,5 +247,5 @@ func firstLine(body []byte) string {
 		return d
 	}
 	line, _, _ := strings.Cut(text, "\n")
-	return clip(strings.TrimSpace(line), 200)
+	return providers.Clip(strings.TrimSpace(line), 200)
 }

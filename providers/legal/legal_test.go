@@ -635,10 +635,10 @@ func TestCleanTitleAndClip(t *testing.T) {
 		t.Errorf("shortTitle = %q, want %q", got, want)
 	}
 	long := strings.Repeat("word ", 100)
-	if got := clip(long, 40); len([]rune(got)) > 40 || !strings.HasSuffix(got, "word…") {
+	if got := providers.Clip(long, 40); len([]rune(got)) > 40 || !strings.HasSuffix(got, "word…") {
 		t.Errorf("clip = %q", got)
 	}
-	if got := clip("short", 40); got != "short" {
+	if got := providers.Clip("short", 40); got != "short" {
 		t.Errorf("clip = %q", got)
 	}
 }

@@ -3,9 +3,7 @@ package legal
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/courtlistener"
@@ -222,16 +220,3 @@ func readRequest(document map[string]any) map[string]any {
 
 // maxTitle bounds a record title (in runes); details keep the full title.
 const maxTitle = 300
-
-// clip shortens s to at most n runes at a word boundary, marking the cut with an ellipsis.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)[:n-1]
-	cut := string(r)
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:—-") + "…"
-}

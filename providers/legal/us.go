@@ -195,7 +195,7 @@ func usRecord(r clResult) (providers.Record, bool) {
 	}
 	lenient.SetStr(fields, "docket_number", string(r.DocketNumber))
 
-	rec := providers.Record{Title: clip(title, maxTitle), Fields: fields}
+	rec := providers.Record{Title: providers.Clip(title, maxTitle), Fields: fields}
 	if p := string(r.AbsoluteURL); strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") {
 		rec.URL = clSite + p
 	}
@@ -359,7 +359,7 @@ func errorDetail(body []byte) string {
 				parts = append(parts, k+": "+strings.Join(msgs, " "))
 			}
 		}
-		return clip(strings.Join(parts, "; "), 300)
+		return providers.Clip(strings.Join(parts, "; "), 300)
 	}
 	text := strings.TrimSpace(string(body))
 	if text == "" || strings.HasPrefix(text, "<") || len(text) > 300 {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -304,7 +303,7 @@ func (d *document) records(chunks []chunk) []providers.Record {
 	if strings.HasSuffix(title, ").") {
 		title = strings.TrimSuffix(title, ".")
 	}
-	title = truncateRunes(title, maxTitleRunes)
+	title = providers.Clip(title, maxTitleRunes)
 	retrieved := d.retrievedAt.UTC().Format(time.RFC3339)
 	out := make([]providers.Record, 0, len(chunks))
 	for i, c := range chunks {
@@ -346,12 +345,4 @@ func (d *document) records(chunks []chunk) []providers.Record {
 		})
 	}
 	return out
-}
-
-func truncateRunes(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
 }

@@ -59,7 +59,7 @@
 //     none, and the page exists for every meal). attribution is always "Recipe data from
 //     TheMealDB (https://www.themealdb.com), a free crowd-sourced recipe database." For name
 //     searches (search.php) the record also has snippet (the instructions on one line, cut at a
-//     word boundary to at most 240 characters plus "…"), category (strCategory) and cuisine
+//     word boundary to at most 240 characters with the "…"), category (strCategory) and cuisine
 //     (strArea). TheMealDB files meals of no known cuisine under the area "Unknown"; that value
 //     is left out like a missing one. filter.php lists no category, area or instructions, so
 //     its records have no snippet, category or cuisine (the adapter does not echo the filter

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -44,7 +43,7 @@ func decodeMeals(body map[string]json.RawMessage) ([]meal, error) {
 		if noData(msg) {
 			return nil, nil
 		}
-		return nil, providers.Errorf(providers.CodeProviderError, "mealdb reported: %s", clip(msg, 200))
+		return nil, providers.Errorf(providers.CodeProviderError, "mealdb reported: %s", providers.Clip(msg, 200))
 	case raw[0] != '[':
 		return nil, providers.Errorf(providers.CodeProviderError, "mealdb answered a meals member that is not a list")
 	}
@@ -243,21 +242,8 @@ func webURL(s string) string {
 
 // snippet is the start of the instructions on one line, cut at a word boundary.
 func snippet(s string) string {
-	return clip(collapse(s), maxSnippet)
+	return providers.ClipLine(s, maxSnippet)
 }
 
 // collapse joins whitespace runs into single spaces.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clip cuts s to at most n runes at a word boundary, marking the cut with an ellipsis.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)[:n]
-	cut := string(r)
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:.") + "…"
-}

@@ -7,25 +7,6 @@ import (
 	"github.com/capgate/capgate/providers/lenient"
 )
 
-// The lenient decoders are shared by every adapter (providers/lenient).
-type (
-	optInt   = lenient.Int
-	optFloat = lenient.Float
-	optStr   = lenient.Str
-	optID    = lenient.ID
-	optBool  = lenient.Bool
-)
-
-type list[T any] = lenient.List[T]
-
-type obj[T any] = lenient.Obj[T]
-
-var (
-	setStr  = lenient.SetStr
-	setInt  = lenient.SetInt
-	setBool = lenient.SetBool
-)
-
 // The upstream shapes are decoded leniently: a field that is absent, null or of an unexpected
 // type is "not there" (never a panic, never a failed page), because both upstreams are documented
 // by example rather than by schema and MusicBrainz has changed field types before (search scores
@@ -37,7 +18,7 @@ func clock(seconds int64) string {
 }
 
 // firstOf returns the first non-empty string.
-func firstOf(values ...optStr) string {
+func firstOf(values ...lenient.Str) string {
 	for _, v := range values {
 		if v != "" {
 			return string(v)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Deezer API objects (https://developers.deezer.com/api: track, artist, album and the paged list
@@ -16,82 +17,82 @@ import (
 // recorded answers in browniebroke/deezer-python's test cassettes.
 
 type dzError struct {
-	Type    optStr `json:"type"`
-	Message optStr `json:"message"`
-	Code    optInt `json:"code"`
+	Type    lenient.Str `json:"type"`
+	Message lenient.Str `json:"message"`
+	Code    lenient.Int `json:"code"`
 }
 
 type dzList[T any] struct {
-	Error obj[dzError] `json:"error"`
-	Data  list[T]      `json:"data"`
-	Total optInt       `json:"total"`
-	Next  optStr       `json:"next"`
+	Error lenient.Obj[dzError] `json:"error"`
+	Data  lenient.List[T]      `json:"data"`
+	Total lenient.Int          `json:"total"`
+	Next  lenient.Str          `json:"next"`
 }
 
 type dzArtist struct {
-	Error         obj[dzError] `json:"error"`
-	ID            optID        `json:"id"`
-	Name          optStr       `json:"name"`
-	Link          optStr       `json:"link"`
-	Picture       optStr       `json:"picture"`
-	PictureSmall  optStr       `json:"picture_small"`
-	PictureMedium optStr       `json:"picture_medium"`
-	PictureBig    optStr       `json:"picture_big"`
-	PictureXL     optStr       `json:"picture_xl"`
-	NbAlbum       optInt       `json:"nb_album"`
-	NbFan         optInt       `json:"nb_fan"`
-	Radio         optBool      `json:"radio"`
-	Role          optStr       `json:"role"`
+	Error         lenient.Obj[dzError] `json:"error"`
+	ID            lenient.ID           `json:"id"`
+	Name          lenient.Str          `json:"name"`
+	Link          lenient.Str          `json:"link"`
+	Picture       lenient.Str          `json:"picture"`
+	PictureSmall  lenient.Str          `json:"picture_small"`
+	PictureMedium lenient.Str          `json:"picture_medium"`
+	PictureBig    lenient.Str          `json:"picture_big"`
+	PictureXL     lenient.Str          `json:"picture_xl"`
+	NbAlbum       lenient.Int          `json:"nb_album"`
+	NbFan         lenient.Int          `json:"nb_fan"`
+	Radio         lenient.Bool         `json:"radio"`
+	Role          lenient.Str          `json:"role"`
 }
 
 type dzGenre struct {
-	Name optStr `json:"name"`
+	Name lenient.Str `json:"name"`
 }
 
 type dzAlbum struct {
-	Error          obj[dzError]         `json:"error"`
-	ID             optID                `json:"id"`
-	Title          optStr               `json:"title"`
-	Link           optStr               `json:"link"`
-	Cover          optStr               `json:"cover"`
-	CoverSmall     optStr               `json:"cover_small"`
-	CoverMedium    optStr               `json:"cover_medium"`
-	CoverBig       optStr               `json:"cover_big"`
-	CoverXL        optStr               `json:"cover_xl"`
-	UPC            optStr               `json:"upc"`
-	Label          optStr               `json:"label"`
-	Genres         obj[dzList[dzGenre]] `json:"genres"`
-	NbTracks       optInt               `json:"nb_tracks"`
-	Duration       optInt               `json:"duration"`
-	Fans           optInt               `json:"fans"`
-	ReleaseDate    optStr               `json:"release_date"`
-	RecordType     optStr               `json:"record_type"`
-	ExplicitLyrics optBool              `json:"explicit_lyrics"`
-	Contributors   list[dzArtist]       `json:"contributors"`
-	Artist         obj[dzArtist]        `json:"artist"`
-	Tracks         obj[dzList[dzTrack]] `json:"tracks"`
+	Error          lenient.Obj[dzError]         `json:"error"`
+	ID             lenient.ID                   `json:"id"`
+	Title          lenient.Str                  `json:"title"`
+	Link           lenient.Str                  `json:"link"`
+	Cover          lenient.Str                  `json:"cover"`
+	CoverSmall     lenient.Str                  `json:"cover_small"`
+	CoverMedium    lenient.Str                  `json:"cover_medium"`
+	CoverBig       lenient.Str                  `json:"cover_big"`
+	CoverXL        lenient.Str                  `json:"cover_xl"`
+	UPC            lenient.Str                  `json:"upc"`
+	Label          lenient.Str                  `json:"label"`
+	Genres         lenient.Obj[dzList[dzGenre]] `json:"genres"`
+	NbTracks       lenient.Int                  `json:"nb_tracks"`
+	Duration       lenient.Int                  `json:"duration"`
+	Fans           lenient.Int                  `json:"fans"`
+	ReleaseDate    lenient.Str                  `json:"release_date"`
+	RecordType     lenient.Str                  `json:"record_type"`
+	ExplicitLyrics lenient.Bool                 `json:"explicit_lyrics"`
+	Contributors   lenient.List[dzArtist]       `json:"contributors"`
+	Artist         lenient.Obj[dzArtist]        `json:"artist"`
+	Tracks         lenient.Obj[dzList[dzTrack]] `json:"tracks"`
 }
 
 type dzTrack struct {
-	Error          obj[dzError]   `json:"error"`
-	ID             optID          `json:"id"`
-	Readable       optBool        `json:"readable"`
-	Title          optStr         `json:"title"`
-	TitleShort     optStr         `json:"title_short"`
-	ISRC           optStr         `json:"isrc"`
-	Link           optStr         `json:"link"`
-	Duration       optInt         `json:"duration"`
-	TrackPosition  optInt         `json:"track_position"`
-	DiskNumber     optInt         `json:"disk_number"`
-	Rank           optInt         `json:"rank"`
-	ReleaseDate    optStr         `json:"release_date"`
-	ExplicitLyrics optBool        `json:"explicit_lyrics"`
-	Preview        optStr         `json:"preview"`
-	BPM            optFloat       `json:"bpm"`
-	Gain           optFloat       `json:"gain"`
-	Contributors   list[dzArtist] `json:"contributors"`
-	Artist         obj[dzArtist]  `json:"artist"`
-	Album          obj[dzAlbum]   `json:"album"`
+	Error          lenient.Obj[dzError]   `json:"error"`
+	ID             lenient.ID             `json:"id"`
+	Readable       lenient.Bool           `json:"readable"`
+	Title          lenient.Str            `json:"title"`
+	TitleShort     lenient.Str            `json:"title_short"`
+	ISRC           lenient.Str            `json:"isrc"`
+	Link           lenient.Str            `json:"link"`
+	Duration       lenient.Int            `json:"duration"`
+	TrackPosition  lenient.Int            `json:"track_position"`
+	DiskNumber     lenient.Int            `json:"disk_number"`
+	Rank           lenient.Int            `json:"rank"`
+	ReleaseDate    lenient.Str            `json:"release_date"`
+	ExplicitLyrics lenient.Bool           `json:"explicit_lyrics"`
+	Preview        lenient.Str            `json:"preview"`
+	BPM            lenient.Float          `json:"bpm"`
+	Gain           lenient.Float          `json:"gain"`
+	Contributors   lenient.List[dzArtist] `json:"contributors"`
+	Artist         lenient.Obj[dzArtist]  `json:"artist"`
+	Album          lenient.Obj[dzAlbum]   `json:"album"`
 }
 
 // deezerQuotaWait is the Retry-After of Deezer's quota error: Deezer allows 50 requests per 5 s.
@@ -132,8 +133,8 @@ func searchDeezer(ctx context.Context, u *providers.Upstream, query, kind string
 type dzPage struct {
 	records []providers.Record
 	count   int // items Deezer sent, usable or not
-	total   optInt
-	next    optStr
+	total   lenient.Int
+	next    lenient.Str
 }
 
 // deezerRecords decodes a Deezer list answer and maps its items to records.
@@ -179,7 +180,7 @@ func emptyOnNoData(err error) (*providers.Page, error) {
 }
 
 // decodeDeezer decodes a Deezer answer and maps the error object Deezer sends with HTTP 200.
-func decodeDeezer(u *providers.Upstream, resp *providers.Response, out any, e *obj[dzError]) error {
+func decodeDeezer(u *providers.Upstream, resp *providers.Response, out any, e *lenient.Obj[dzError]) error {
 	if err := u.Decode(resp, out); err != nil {
 		return err
 	}
@@ -213,8 +214,8 @@ func deezerError(e *dzError) error {
 
 // deezerImage picks the 500 px image, then other sizes, then the API image URL. Deezer's sized
 // URLs with an empty hash ("images/artist//500x500...") are its generic placeholder: no image.
-func deezerImage(api, small, medium, big, xl optStr) string {
-	sized := []optStr{big, xl, medium, small}
+func deezerImage(api, small, medium, big, xl lenient.Str) string {
+	sized := []lenient.Str{big, xl, medium, small}
 	seen := false
 	for _, s := range sized {
 		if s == "" {
@@ -252,15 +253,15 @@ func deezerTrackRecord(t dzTrack) (providers.Record, bool) {
 	if al := t.Album.V; al != nil {
 		album = string(al.Title)
 	}
-	setStr(f, "artist", artist)
-	setStr(f, "album", album)
+	lenient.SetStr(f, "artist", artist)
+	lenient.SetStr(f, "album", album)
 	var dur string
 	if t.Duration.OK && t.Duration.V > 0 {
 		dur = clock(t.Duration.V)
 		f["duration"] = dur
 	}
-	setBool(f, "explicit", t.ExplicitLyrics)
-	setStr(f, "preview_url", string(t.Preview))
+	lenient.SetBool(f, "explicit", t.ExplicitLyrics)
+	lenient.SetStr(f, "preview_url", string(t.Preview))
 	return withRef(providers.Record{Title: title, URL: string(t.Link), Snippet: joinNonEmpty(" · ", artist, album, dur), Fields: f},
 		"track", deezerID, t.ID), true
 }
@@ -274,9 +275,9 @@ func deezerArtistRecord(a dzArtist) (providers.Record, bool) {
 		title = "Deezer artist " + string(a.ID)
 	}
 	f := map[string]any{"kind": "artist"}
-	setInt(f, "fans", a.NbFan)
-	setInt(f, "albums", a.NbAlbum)
-	setStr(f, "picture", deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL))
+	lenient.SetInt(f, "fans", a.NbFan)
+	lenient.SetInt(f, "albums", a.NbAlbum)
+	lenient.SetStr(f, "picture", deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL))
 	var parts []string
 	if a.NbFan.OK {
 		parts = append(parts, plural(a.NbFan.V, "fan"))
@@ -301,11 +302,11 @@ func deezerAlbumRecord(a dzAlbum) (providers.Record, bool) {
 	if ar := a.Artist.V; ar != nil {
 		artist = string(ar.Name)
 	}
-	setStr(f, "artist", artist)
-	setInt(f, "tracks", a.NbTracks)
-	setStr(f, "type", string(a.RecordType))
-	setStr(f, "cover", deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL))
-	setBool(f, "explicit", a.ExplicitLyrics)
+	lenient.SetStr(f, "artist", artist)
+	lenient.SetInt(f, "tracks", a.NbTracks)
+	lenient.SetStr(f, "type", string(a.RecordType))
+	lenient.SetStr(f, "cover", deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL))
+	lenient.SetBool(f, "explicit", a.ExplicitLyrics)
 	var tracks string
 	if a.NbTracks.OK {
 		tracks = plural(a.NbTracks.V, "track")
@@ -355,36 +356,36 @@ func detailError(err error) error {
 
 func deezerTrackDetail(t dzTrack) (map[string]any, []providers.Link) {
 	d := map[string]any{"kind": "track", "source": deezerID}
-	setStr(d, "title", firstOf(t.Title, t.TitleShort))
+	lenient.SetStr(d, "title", firstOf(t.Title, t.TitleShort))
 	links := appendLink(appendLink([]providers.Link{}, "Track on Deezer", string(t.Link)), "30-second preview", string(t.Preview))
 	if a := t.Artist.V; a != nil {
-		setStr(d, "artist", string(a.Name))
+		lenient.SetStr(d, "artist", string(a.Name))
 	}
 	if al := t.Album.V; al != nil {
-		setStr(d, "album", string(al.Title))
-		setStr(d, "cover", deezerImage(al.Cover, al.CoverSmall, al.CoverMedium, al.CoverBig, al.CoverXL))
+		lenient.SetStr(d, "album", string(al.Title))
+		lenient.SetStr(d, "cover", deezerImage(al.Cover, al.CoverSmall, al.CoverMedium, al.CoverBig, al.CoverXL))
 		links = appendLink(links, "Album on Deezer", string(al.Link))
 	}
 	if t.Duration.OK && t.Duration.V > 0 {
 		d["duration"] = clock(t.Duration.V)
 		d["duration_seconds"] = t.Duration.V
 	}
-	setStr(d, "release", string(t.ReleaseDate))
-	setStr(d, "preview_url", string(t.Preview))
-	setBool(d, "explicit", t.ExplicitLyrics)
-	setStr(d, "url", string(t.Link))
+	lenient.SetStr(d, "release", string(t.ReleaseDate))
+	lenient.SetStr(d, "preview_url", string(t.Preview))
+	lenient.SetBool(d, "explicit", t.ExplicitLyrics)
+	lenient.SetStr(d, "url", string(t.Link))
 	m := map[string]any{"deezer_id": string(t.ID)}
-	setStr(m, "isrc", string(t.ISRC))
+	lenient.SetStr(m, "isrc", string(t.ISRC))
 	if t.BPM.OK && t.BPM.V > 0 { // Deezer reports 0 when it has no tempo
 		m["bpm"] = t.BPM.V
 	}
 	if t.Gain.OK {
 		m["gain"] = t.Gain.V
 	}
-	setInt(m, "rank", t.Rank)
-	setInt(m, "track_position", t.TrackPosition)
-	setInt(m, "disk_number", t.DiskNumber)
-	setBool(m, "readable", t.Readable)
+	lenient.SetInt(m, "rank", t.Rank)
+	lenient.SetInt(m, "track_position", t.TrackPosition)
+	lenient.SetInt(m, "disk_number", t.DiskNumber)
+	lenient.SetBool(m, "readable", t.Readable)
 	if c := contributors(t.Contributors); len(c) > 0 {
 		m["contributors"] = c
 	}
@@ -395,52 +396,52 @@ func deezerTrackDetail(t dzTrack) (map[string]any, []providers.Link) {
 func deezerArtistDetail(a dzArtist) (map[string]any, []providers.Link) {
 	d := map[string]any{"kind": "artist", "source": deezerID}
 	// The spec: artist details carry both title and name, equal.
-	setStr(d, "title", string(a.Name))
-	setStr(d, "name", string(a.Name))
-	setInt(d, "fans", a.NbFan)
-	setInt(d, "albums", a.NbAlbum)
-	setStr(d, "picture", deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL))
-	setStr(d, "url", string(a.Link))
+	lenient.SetStr(d, "title", string(a.Name))
+	lenient.SetStr(d, "name", string(a.Name))
+	lenient.SetInt(d, "fans", a.NbFan)
+	lenient.SetInt(d, "albums", a.NbAlbum)
+	lenient.SetStr(d, "picture", deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL))
+	lenient.SetStr(d, "url", string(a.Link))
 	m := map[string]any{"deezer_id": string(a.ID)}
-	setBool(m, "radio", a.Radio)
+	lenient.SetBool(m, "radio", a.Radio)
 	d["metadata"] = m
 	return d, appendLink([]providers.Link{}, "Artist on Deezer", string(a.Link))
 }
 
 func deezerAlbumDetail(a dzAlbum) (map[string]any, []providers.Link) {
 	d := map[string]any{"kind": "album", "source": deezerID}
-	setStr(d, "title", string(a.Title))
+	lenient.SetStr(d, "title", string(a.Title))
 	if ar := a.Artist.V; ar != nil {
-		setStr(d, "artist", string(ar.Name))
+		lenient.SetStr(d, "artist", string(ar.Name))
 	}
-	setStr(d, "release", string(a.ReleaseDate))
+	lenient.SetStr(d, "release", string(a.ReleaseDate))
 	if a.Duration.OK && a.Duration.V > 0 {
 		d["duration"] = clock(a.Duration.V)
 		d["duration_seconds"] = a.Duration.V
 	}
-	setInt(d, "tracks", a.NbTracks)
-	setStr(d, "type", string(a.RecordType))
-	setStr(d, "cover", deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL))
-	setBool(d, "explicit", a.ExplicitLyrics)
-	setStr(d, "url", string(a.Link))
+	lenient.SetInt(d, "tracks", a.NbTracks)
+	lenient.SetStr(d, "type", string(a.RecordType))
+	lenient.SetStr(d, "cover", deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL))
+	lenient.SetBool(d, "explicit", a.ExplicitLyrics)
+	lenient.SetStr(d, "url", string(a.Link))
 	if tl := a.Tracks.V; tl != nil && len(tl.Data) > 0 {
 		tracks := make([]map[string]any, 0, len(tl.Data))
 		for i, t := range tl.Data {
 			e := map[string]any{"position": i + 1}
-			setStr(e, "title", firstOf(t.Title, t.TitleShort))
+			lenient.SetStr(e, "title", firstOf(t.Title, t.TitleShort))
 			if t.Duration.OK && t.Duration.V > 0 {
 				e["duration"] = clock(t.Duration.V)
 			}
-			setBool(e, "explicit", t.ExplicitLyrics)
-			setStr(e, "preview_url", string(t.Preview))
+			lenient.SetBool(e, "explicit", t.ExplicitLyrics)
+			lenient.SetStr(e, "preview_url", string(t.Preview))
 			tracks = append(tracks, e)
 		}
 		d["tracklist"] = tracks
 	}
 	m := map[string]any{"deezer_id": string(a.ID)}
-	setStr(m, "upc", string(a.UPC))
-	setStr(m, "label", string(a.Label))
-	setInt(m, "fans", a.Fans)
+	lenient.SetStr(m, "upc", string(a.UPC))
+	lenient.SetStr(m, "label", string(a.Label))
+	lenient.SetInt(m, "fans", a.Fans)
 	if g := a.Genres.V; g != nil {
 		var names []string
 		for _, x := range g.Data {
@@ -460,14 +461,14 @@ func deezerAlbumDetail(a dzAlbum) (map[string]any, []providers.Link) {
 }
 
 // contributors lists credited artists with their roles.
-func contributors(cs list[dzArtist]) []map[string]any {
+func contributors(cs lenient.List[dzArtist]) []map[string]any {
 	var out []map[string]any
 	for _, c := range cs {
 		if c.Name == "" {
 			continue
 		}
 		e := map[string]any{"name": string(c.Name)}
-		setStr(e, "role", string(c.Role))
+		lenient.SetStr(e, "role", string(c.Role))
 		out = append(out, e)
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // MusicBrainz web service v2 JSON (https://musicbrainz.org/doc/MusicBrainz_API and
@@ -17,124 +18,124 @@ import (
 // fields this package reads are declared.
 
 type mbArtistCredit struct {
-	Name       optStr           `json:"name"`
-	JoinPhrase json.RawMessage  `json:"joinphrase"`
-	Artist     obj[mbArtistRef] `json:"artist"`
+	Name       lenient.Str              `json:"name"`
+	JoinPhrase json.RawMessage          `json:"joinphrase"`
+	Artist     lenient.Obj[mbArtistRef] `json:"artist"`
 }
 
 type mbArtistRef struct {
-	Name optStr `json:"name"`
+	Name lenient.Str `json:"name"`
 }
 
 type mbArea struct {
-	Name optStr `json:"name"`
+	Name lenient.Str `json:"name"`
 }
 
 type mbLifeSpan struct {
-	Begin optStr  `json:"begin"`
-	End   optStr  `json:"end"`
-	Ended optBool `json:"ended"`
+	Begin lenient.Str  `json:"begin"`
+	End   lenient.Str  `json:"end"`
+	Ended lenient.Bool `json:"ended"`
 }
 
 type mbTag struct {
-	Name  optStr `json:"name"`
-	Count optInt `json:"count"`
+	Name  lenient.Str `json:"name"`
+	Count lenient.Int `json:"count"`
 }
 
 type mbArtist struct {
-	ID             optID           `json:"id"`
-	Score          optInt          `json:"score"`
-	Name           optStr          `json:"name"`
-	SortName       optStr          `json:"sort-name"`
-	Type           optStr          `json:"type"`
-	Gender         optStr          `json:"gender"`
-	Country        optStr          `json:"country"`
-	Disambiguation optStr          `json:"disambiguation"`
-	Area           obj[mbArea]     `json:"area"`
-	BeginArea      obj[mbArea]     `json:"begin-area"` // search answers
-	BeginAreaLU    obj[mbArea]     `json:"begin_area"` // lookup answers
-	LifeSpan       obj[mbLifeSpan] `json:"life-span"`
-	Genres         list[mbTag]     `json:"genres"`
+	ID             lenient.ID              `json:"id"`
+	Score          lenient.Int             `json:"score"`
+	Name           lenient.Str             `json:"name"`
+	SortName       lenient.Str             `json:"sort-name"`
+	Type           lenient.Str             `json:"type"`
+	Gender         lenient.Str             `json:"gender"`
+	Country        lenient.Str             `json:"country"`
+	Disambiguation lenient.Str             `json:"disambiguation"`
+	Area           lenient.Obj[mbArea]     `json:"area"`
+	BeginArea      lenient.Obj[mbArea]     `json:"begin-area"` // search answers
+	BeginAreaLU    lenient.Obj[mbArea]     `json:"begin_area"` // lookup answers
+	LifeSpan       lenient.Obj[mbLifeSpan] `json:"life-span"`
+	Genres         lenient.List[mbTag]     `json:"genres"`
 }
 
 type mbReleaseGroup struct {
-	ID               optID        `json:"id"`
-	Title            optStr       `json:"title"`
-	PrimaryType      optStr       `json:"primary-type"`
-	SecondaryTypes   list[optStr] `json:"secondary-types"`
-	FirstReleaseDate optStr       `json:"first-release-date"`
+	ID               lenient.ID                `json:"id"`
+	Title            lenient.Str               `json:"title"`
+	PrimaryType      lenient.Str               `json:"primary-type"`
+	SecondaryTypes   lenient.List[lenient.Str] `json:"secondary-types"`
+	FirstReleaseDate lenient.Str               `json:"first-release-date"`
 }
 
 type mbTrack struct {
-	Number   optStr `json:"number"`
-	Position optInt `json:"position"`
-	Title    optStr `json:"title"`
-	Length   optInt `json:"length"`
+	Number   lenient.Str `json:"number"`
+	Position lenient.Int `json:"position"`
+	Title    lenient.Str `json:"title"`
+	Length   lenient.Int `json:"length"`
 }
 
 type mbMedium struct {
-	Position   optInt        `json:"position"`
-	Format     optStr        `json:"format"`
-	TrackCount optInt        `json:"track-count"`
-	Tracks     list[mbTrack] `json:"tracks"`
+	Position   lenient.Int           `json:"position"`
+	Format     lenient.Str           `json:"format"`
+	TrackCount lenient.Int           `json:"track-count"`
+	Tracks     lenient.List[mbTrack] `json:"tracks"`
 }
 
 type mbLabelInfo struct {
-	CatalogNumber optStr       `json:"catalog-number"`
-	Label         obj[mbLabel] `json:"label"`
+	CatalogNumber lenient.Str          `json:"catalog-number"`
+	Label         lenient.Obj[mbLabel] `json:"label"`
 }
 
 type mbLabel struct {
-	Name optStr `json:"name"`
+	Name lenient.Str `json:"name"`
 }
 
 type mbCoverArt struct {
-	Front optBool `json:"front"`
+	Front lenient.Bool `json:"front"`
 }
 
 type mbRelease struct {
-	ID              optID                `json:"id"`
-	Score           optInt               `json:"score"`
-	Title           optStr               `json:"title"`
-	Status          optStr               `json:"status"`
-	Disambiguation  optStr               `json:"disambiguation"`
-	Date            optStr               `json:"date"`
-	Country         optStr               `json:"country"`
-	Barcode         optStr               `json:"barcode"`
-	Packaging       optStr               `json:"packaging"`
-	ArtistCredit    list[mbArtistCredit] `json:"artist-credit"`
-	ReleaseGroup    obj[mbReleaseGroup]  `json:"release-group"`
-	TrackCount      optInt               `json:"track-count"`
-	Media           list[mbMedium]       `json:"media"`
-	LabelInfo       list[mbLabelInfo]    `json:"label-info"`
-	CoverArtArchive obj[mbCoverArt]      `json:"cover-art-archive"`
-	Genres          list[mbTag]          `json:"genres"`
+	ID              lenient.ID                   `json:"id"`
+	Score           lenient.Int                  `json:"score"`
+	Title           lenient.Str                  `json:"title"`
+	Status          lenient.Str                  `json:"status"`
+	Disambiguation  lenient.Str                  `json:"disambiguation"`
+	Date            lenient.Str                  `json:"date"`
+	Country         lenient.Str                  `json:"country"`
+	Barcode         lenient.Str                  `json:"barcode"`
+	Packaging       lenient.Str                  `json:"packaging"`
+	ArtistCredit    lenient.List[mbArtistCredit] `json:"artist-credit"`
+	ReleaseGroup    lenient.Obj[mbReleaseGroup]  `json:"release-group"`
+	TrackCount      lenient.Int                  `json:"track-count"`
+	Media           lenient.List[mbMedium]       `json:"media"`
+	LabelInfo       lenient.List[mbLabelInfo]    `json:"label-info"`
+	CoverArtArchive lenient.Obj[mbCoverArt]      `json:"cover-art-archive"`
+	Genres          lenient.List[mbTag]          `json:"genres"`
 }
 
 type mbRecording struct {
-	ID               optID                `json:"id"`
-	Score            optInt               `json:"score"`
-	Title            optStr               `json:"title"`
-	Length           optInt               `json:"length"`
-	Disambiguation   optStr               `json:"disambiguation"`
-	Video            optBool              `json:"video"`
-	FirstReleaseDate optStr               `json:"first-release-date"`
-	ArtistCredit     list[mbArtistCredit] `json:"artist-credit"`
-	Releases         list[mbRelease]      `json:"releases"`
-	ISRCs            list[optStr]         `json:"isrcs"`
-	Genres           list[mbTag]          `json:"genres"`
+	ID               lenient.ID                   `json:"id"`
+	Score            lenient.Int                  `json:"score"`
+	Title            lenient.Str                  `json:"title"`
+	Length           lenient.Int                  `json:"length"`
+	Disambiguation   lenient.Str                  `json:"disambiguation"`
+	Video            lenient.Bool                 `json:"video"`
+	FirstReleaseDate lenient.Str                  `json:"first-release-date"`
+	ArtistCredit     lenient.List[mbArtistCredit] `json:"artist-credit"`
+	Releases         lenient.List[mbRelease]      `json:"releases"`
+	ISRCs            lenient.List[lenient.Str]    `json:"isrcs"`
+	Genres           lenient.List[mbTag]          `json:"genres"`
 }
 
 type mbSearch struct {
-	Count      optInt            `json:"count"`
-	Offset     optInt            `json:"offset"`
-	Recordings list[mbRecording] `json:"recordings"`
-	Artists    list[mbArtist]    `json:"artists"`
-	Releases   list[mbRelease]   `json:"releases"`
+	Count      lenient.Int               `json:"count"`
+	Offset     lenient.Int               `json:"offset"`
+	Recordings lenient.List[mbRecording] `json:"recordings"`
+	Artists    lenient.List[mbArtist]    `json:"artists"`
+	Releases   lenient.List[mbRelease]   `json:"releases"`
 }
 
 type mbErrorBody struct {
-	Error optStr `json:"error"`
+	Error lenient.Str `json:"error"`
 }
 
 // musicbrainzThrottleWait is the Retry-After of MusicBrainz's throttling answer (HTTP 503): its
@@ -201,7 +202,7 @@ func searchMusicBrainz(ctx context.Context, u *providers.Upstream, query, kind s
 }
 
 // mbRecords maps a search answer's list to records; missing reports an answer without the list.
-func mbRecords[T any](items list[T], record func(T) (providers.Record, bool)) (records []providers.Record, count int, missing bool) {
+func mbRecords[T any](items lenient.List[T], record func(T) (providers.Record, bool)) (records []providers.Record, count int, missing bool) {
 	for _, item := range items {
 		if r, ok := record(item); ok {
 			records = append(records, r)
@@ -239,7 +240,7 @@ func musicbrainzError(err error, search bool) error {
 }
 
 // credit renders an artist credit as MusicBrainz displays it: names joined by their join phrases.
-func credit(cs list[mbArtistCredit]) string {
+func credit(cs lenient.List[mbArtistCredit]) string {
 	var b strings.Builder
 	for _, c := range cs {
 		name := string(c.Name)
@@ -256,7 +257,7 @@ func credit(cs list[mbArtistCredit]) string {
 }
 
 // seconds converts MusicBrainz milliseconds to whole seconds, rounded.
-func seconds(ms optInt) (int64, bool) {
+func seconds(ms lenient.Int) (int64, bool) {
 	if !ms.OK || ms.V <= 0 {
 		return 0, false
 	}
@@ -273,20 +274,20 @@ func mbRecordingRecord(r mbRecording) (providers.Record, bool) {
 	}
 	f := map[string]any{"kind": "track", "musicbrainz_id": string(r.ID)}
 	artist := credit(r.ArtistCredit)
-	setStr(f, "artist", artist)
+	lenient.SetStr(f, "artist", artist)
 	var album string
 	if len(r.Releases) > 0 {
 		// The first release MusicBrainz lists stands for the recording's album and country.
 		album = string(r.Releases[0].Title)
-		setStr(f, "country", string(r.Releases[0].Country))
+		lenient.SetStr(f, "country", string(r.Releases[0].Country))
 	}
-	setStr(f, "album", album)
+	lenient.SetStr(f, "album", album)
 	var dur string
 	if s, ok := seconds(r.Length); ok {
 		dur = clock(s)
 		f["duration"] = dur
 	}
-	setStr(f, "disambiguation", string(r.Disambiguation))
+	lenient.SetStr(f, "disambiguation", string(r.Disambiguation))
 	return withRef(providers.Record{Title: title, URL: mbWebsite + "recording/" + string(r.ID),
 		Snippet: joinNonEmpty(" · ", artist, album, dur), Fields: f}, "track", musicbrainzID, r.ID), true
 }
@@ -300,8 +301,8 @@ func mbArtistRecord(a mbArtist) (providers.Record, bool) {
 		title = "MusicBrainz artist " + string(a.ID)
 	}
 	f := map[string]any{"kind": "artist", "musicbrainz_id": string(a.ID)}
-	setStr(f, "country", string(a.Country))
-	setStr(f, "disambiguation", string(a.Disambiguation))
+	lenient.SetStr(f, "country", string(a.Country))
+	lenient.SetStr(f, "disambiguation", string(a.Disambiguation))
 	var area, span string
 	if a.Area.V != nil {
 		area = string(a.Area.V.Name)
@@ -322,14 +323,14 @@ func releaseType(r mbRelease) string {
 }
 
 // trackCount is the release's track count, or the sum over its media.
-func trackCount(r mbRelease) optInt {
+func trackCount(r mbRelease) lenient.Int {
 	if r.TrackCount.OK {
 		return r.TrackCount
 	}
-	var n optInt
+	var n lenient.Int
 	for _, m := range r.Media {
 		if m.TrackCount.OK {
-			n = optInt{V: n.V + m.TrackCount.V, OK: true}
+			n = lenient.Int{V: n.V + m.TrackCount.V, OK: true}
 		}
 	}
 	return n
@@ -345,12 +346,12 @@ func mbReleaseRecord(r mbRelease) (providers.Record, bool) {
 	}
 	f := map[string]any{"kind": "album", "musicbrainz_id": string(r.ID)}
 	artist := credit(r.ArtistCredit)
-	setStr(f, "artist", artist)
-	setInt(f, "tracks", trackCount(r))
+	lenient.SetStr(f, "artist", artist)
+	lenient.SetInt(f, "tracks", trackCount(r))
 	typ := releaseType(r)
-	setStr(f, "type", typ)
-	setStr(f, "country", string(r.Country))
-	setStr(f, "disambiguation", string(r.Disambiguation))
+	lenient.SetStr(f, "type", typ)
+	lenient.SetStr(f, "country", string(r.Country))
+	lenient.SetStr(f, "disambiguation", string(r.Disambiguation))
 	return withRef(providers.Record{Title: title, URL: mbWebsite + "release/" + string(r.ID),
 		Snippet: joinNonEmpty(" · ", artist, string(r.Date), typ), Fields: f}, "album", musicbrainzID, r.ID), true
 }
@@ -393,7 +394,7 @@ func musicbrainzDetail(ctx context.Context, u *providers.Upstream, ref recordRef
 	return &providers.Detail{Body: body, Links: links}, nil
 }
 
-func genreNames(gs list[mbTag]) []string {
+func genreNames(gs lenient.List[mbTag]) []string {
 	var out []string
 	for _, g := range gs {
 		if g.Name != "" {
@@ -405,18 +406,18 @@ func genreNames(gs list[mbTag]) []string {
 
 func mbRecordingDetail(r mbRecording) map[string]any {
 	d := map[string]any{"kind": "track", "source": musicbrainzID, "musicbrainz_id": string(r.ID)}
-	setStr(d, "title", string(r.Title))
-	setStr(d, "artist", credit(r.ArtistCredit))
+	lenient.SetStr(d, "title", string(r.Title))
+	lenient.SetStr(d, "artist", credit(r.ArtistCredit))
 	if len(r.Releases) > 0 {
-		setStr(d, "album", string(r.Releases[0].Title))
-		setStr(d, "country", string(r.Releases[0].Country))
+		lenient.SetStr(d, "album", string(r.Releases[0].Title))
+		lenient.SetStr(d, "country", string(r.Releases[0].Country))
 	}
 	if s, ok := seconds(r.Length); ok {
 		d["duration"] = clock(s)
 		d["duration_seconds"] = s
 	}
-	setStr(d, "release", string(r.FirstReleaseDate))
-	setStr(d, "disambiguation", string(r.Disambiguation))
+	lenient.SetStr(d, "release", string(r.FirstReleaseDate))
+	lenient.SetStr(d, "disambiguation", string(r.Disambiguation))
 	m := map[string]any{}
 	var isrcs []string
 	for _, i := range r.ISRCs {
@@ -430,16 +431,16 @@ func mbRecordingDetail(r mbRecording) map[string]any {
 	if g := genreNames(r.Genres); len(g) > 0 {
 		m["genres"] = g
 	}
-	setBool(m, "video", r.Video)
+	lenient.SetBool(m, "video", r.Video)
 	if len(r.Releases) > 0 {
 		rels := make([]map[string]any, 0, len(r.Releases))
 		for _, rel := range r.Releases {
 			e := map[string]any{}
-			setStr(e, "title", string(rel.Title))
-			setStr(e, "date", string(rel.Date))
-			setStr(e, "country", string(rel.Country))
-			setStr(e, "status", string(rel.Status))
-			setStr(e, "musicbrainz_id", string(rel.ID))
+			lenient.SetStr(e, "title", string(rel.Title))
+			lenient.SetStr(e, "date", string(rel.Date))
+			lenient.SetStr(e, "country", string(rel.Country))
+			lenient.SetStr(e, "status", string(rel.Status))
+			lenient.SetStr(e, "musicbrainz_id", string(rel.ID))
 			rels = append(rels, e)
 		}
 		m["releases"] = rels
@@ -451,16 +452,16 @@ func mbRecordingDetail(r mbRecording) map[string]any {
 func mbArtistDetail(a mbArtist) map[string]any {
 	d := map[string]any{"kind": "artist", "source": musicbrainzID, "musicbrainz_id": string(a.ID)}
 	// The spec: artist details carry both title and name, equal.
-	setStr(d, "title", string(a.Name))
-	setStr(d, "name", string(a.Name))
-	setStr(d, "country", string(a.Country))
-	setStr(d, "disambiguation", string(a.Disambiguation))
+	lenient.SetStr(d, "title", string(a.Name))
+	lenient.SetStr(d, "name", string(a.Name))
+	lenient.SetStr(d, "country", string(a.Country))
+	lenient.SetStr(d, "disambiguation", string(a.Disambiguation))
 	m := map[string]any{}
-	setStr(m, "sort_name", string(a.SortName))
-	setStr(m, "type", string(a.Type))
-	setStr(m, "gender", string(a.Gender))
+	lenient.SetStr(m, "sort_name", string(a.SortName))
+	lenient.SetStr(m, "type", string(a.Type))
+	lenient.SetStr(m, "gender", string(a.Gender))
 	if a.Area.V != nil {
-		setStr(m, "area", string(a.Area.V.Name))
+		lenient.SetStr(m, "area", string(a.Area.V.Name))
 	}
 	for _, ba := range []*mbArea{a.BeginAreaLU.V, a.BeginArea.V} {
 		if ba != nil && ba.Name != "" {
@@ -470,9 +471,9 @@ func mbArtistDetail(a mbArtist) map[string]any {
 	}
 	if ls := a.LifeSpan.V; ls != nil {
 		span := map[string]any{}
-		setStr(span, "begin", string(ls.Begin))
-		setStr(span, "end", string(ls.End))
-		setBool(span, "ended", ls.Ended)
+		lenient.SetStr(span, "begin", string(ls.Begin))
+		lenient.SetStr(span, "end", string(ls.End))
+		lenient.SetBool(span, "ended", ls.Ended)
 		if len(span) > 0 {
 			m["life_span"] = span
 		}
@@ -486,13 +487,13 @@ func mbArtistDetail(a mbArtist) map[string]any {
 
 func mbReleaseDetail(r mbRelease) map[string]any {
 	d := map[string]any{"kind": "album", "source": musicbrainzID, "musicbrainz_id": string(r.ID)}
-	setStr(d, "title", string(r.Title))
-	setStr(d, "artist", credit(r.ArtistCredit))
-	setStr(d, "release", string(r.Date))
-	setStr(d, "country", string(r.Country))
-	setInt(d, "tracks", trackCount(r))
-	setStr(d, "type", releaseType(r))
-	setStr(d, "disambiguation", string(r.Disambiguation))
+	lenient.SetStr(d, "title", string(r.Title))
+	lenient.SetStr(d, "artist", credit(r.ArtistCredit))
+	lenient.SetStr(d, "release", string(r.Date))
+	lenient.SetStr(d, "country", string(r.Country))
+	lenient.SetInt(d, "tracks", trackCount(r))
+	lenient.SetStr(d, "type", releaseType(r))
+	lenient.SetStr(d, "disambiguation", string(r.Disambiguation))
 	if ca := r.CoverArtArchive.V; ca != nil && ca.Front.OK && ca.Front.V {
 		d["cover"] = "https://coverartarchive.org/release/" + string(r.ID) + "/front"
 	}
@@ -502,9 +503,9 @@ func mbReleaseDetail(r mbRelease) map[string]any {
 	for _, m := range r.Media {
 		for _, t := range m.Tracks {
 			e := map[string]any{}
-			setInt(e, "disc", m.Position)
-			setStr(e, "number", string(t.Number))
-			setStr(e, "title", string(t.Title))
+			lenient.SetInt(e, "disc", m.Position)
+			lenient.SetStr(e, "number", string(t.Number))
+			lenient.SetStr(e, "title", string(t.Title))
 			if s, ok := seconds(t.Length); ok {
 				e["duration"] = clock(s)
 				totalMS += t.Length.V
@@ -517,22 +518,22 @@ func mbReleaseDetail(r mbRelease) map[string]any {
 	if len(tracks) > 0 {
 		d["tracklist"] = tracks
 		// The release's length is only known when every track's is.
-		if s, ok := seconds(optInt{V: totalMS, OK: complete}); ok {
+		if s, ok := seconds(lenient.Int{V: totalMS, OK: complete}); ok {
 			d["duration"] = clock(s)
 			d["duration_seconds"] = s
 		}
 	}
 	m := map[string]any{}
-	setStr(m, "status", string(r.Status))
-	setStr(m, "barcode", string(r.Barcode))
-	setStr(m, "packaging", string(r.Packaging))
+	lenient.SetStr(m, "status", string(r.Status))
+	lenient.SetStr(m, "barcode", string(r.Barcode))
+	lenient.SetStr(m, "packaging", string(r.Packaging))
 	var labels []map[string]any
 	for _, li := range r.LabelInfo {
 		e := map[string]any{}
 		if li.Label.V != nil {
-			setStr(e, "name", string(li.Label.V.Name))
+			lenient.SetStr(e, "name", string(li.Label.V.Name))
 		}
-		setStr(e, "catalog_number", string(li.CatalogNumber))
+		lenient.SetStr(e, "catalog_number", string(li.CatalogNumber))
 		if len(e) > 0 {
 			labels = append(labels, e)
 		}
@@ -541,7 +542,7 @@ func mbReleaseDetail(r mbRelease) map[string]any {
 		m["labels"] = labels
 	}
 	if rg := r.ReleaseGroup.V; rg != nil {
-		setStr(m, "first_release_date", string(rg.FirstReleaseDate))
+		lenient.SetStr(m, "first_release_date", string(rg.FirstReleaseDate))
 		var sec []string
 		for _, s := range rg.SecondaryTypes {
 			if s != "" {

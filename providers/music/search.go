@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Search is music.search (spec section 4.12): tracks, artists or albums from Deezer, with
@@ -201,7 +202,7 @@ func (r recordRef) valid() bool {
 
 // withRef sets the record's details reference, or offers no record action when the source gave
 // no usable id.
-func withRef(rec providers.Record, kind, source string, id optID) providers.Record {
+func withRef(rec providers.Record, kind, source string, id lenient.ID) providers.Record {
 	ref := recordRef{Source: source, Kind: kind, ID: string(id)}
 	if !ref.valid() {
 		rec.Actions = []string{}

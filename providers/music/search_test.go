@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 	"github.com/capgate/capgate/providers/providertest"
 )
 
@@ -770,12 +771,12 @@ func TestDetails(t *testing.T) {
 
 func TestLenientDecoding(t *testing.T) {
 	var v struct {
-		A, B, C, D, E optInt
-		S, T, U       optStr
-		X, Y          optBool
-		I, J, K       optID
-		L             list[optStr]
-		O             obj[mbArea]
+		A, B, C, D, E lenient.Int
+		S, T, U       lenient.Str
+		X, Y          lenient.Bool
+		I, J, K       lenient.ID
+		L             lenient.List[lenient.Str]
+		O             lenient.Obj[mbArea]
 	}
 	in := `{"A":12,"B":"34","C":null,"D":{"x":1},"E":1.5,"S":"  hi ","T":7,"U":"","X":true,"Y":"yes",` +
 		`"I":2238153377,"J":"056e4f3e-d505-4dad-8ec1-d04f521cbb56","K":[1],"L":["a",2,"b"],"O":"nope"}`

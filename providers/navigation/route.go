@@ -356,14 +356,7 @@ func mainRoads(steps []step, n int) []string {
 }
 
 // short trims a label for a title.
-func short(s string) string {
-	const max = 60
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return strings.TrimSpace(string(r[:max-1])) + "…"
-}
+func short(s string) string { return providers.Clip(s, 60) }
 
 func round(v float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))

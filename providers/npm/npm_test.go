@@ -344,10 +344,10 @@ func TestHelpers(t *testing.T) {
 		}
 	})
 	t.Run("shorten", func(t *testing.T) {
-		if got := shorten("  a  b\n c ", 10); got != "a b c" {
+		if got := providers.ClipLine("  a  b\n c ", 10); got != "a b c" {
 			t.Errorf("shorten = %q", got)
 		}
-		if got := shorten(strings.Repeat("é", 20), 5); got != "éééé…" {
+		if got := providers.ClipLine(strings.Repeat("é", 20), 5); got != "éééé…" {
 			t.Errorf("shorten = %q", got)
 		}
 	})

@@ -237,7 +237,7 @@ func packageRecord(name, version, description, homepage string, f map[string]any
 	return providers.Record{
 		Title:   title,
 		URL:     homepage,
-		Snippet: shorten(description, maxSnippet),
+		Snippet: providers.ClipLine(description, maxSnippet),
 		Fields:  f,
 	}
 }

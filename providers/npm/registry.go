@@ -222,13 +222,3 @@ func repositoryURL(repo any) string {
 	s = strings.TrimSuffix(strings.TrimSuffix(s, "/"), ".git")
 	return webURL(s)
 }
-
-// shorten cuts s to at most n runes, ending with an ellipsis when cut.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return strings.TrimSpace(string(r[:n-1])) + "…"
-}

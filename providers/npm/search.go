@@ -207,7 +207,7 @@ func searchRecord(o searchObject) (providers.Record, bool) {
 	rec := providers.Record{
 		Title:   name,
 		URL:     webURL(links["npm"]),
-		Snippet: shorten(string(p.Description), maxSnippet),
+		Snippet: providers.ClipLine(string(p.Description), maxSnippet),
 		Fields:  f,
 	}
 	if validPackageName(name) {

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // maxAbstractWords bounds the rebuilt abstract (the longest real abstracts have a few thousand
@@ -17,8 +18,8 @@ const maxAbstractWords = 20000
 // two words keeps the one that sorts first (so the answer is the same on every call); words and
 // positions of the wrong JSON type are ignored. Absent, null or empty indexes give "".
 func rebuildAbstract(raw json.RawMessage) string {
-	var index map[string]json.RawMessage
-	if json.Unmarshal(raw, &index) != nil || len(index) == 0 {
+	var index map[string]lenient.List[optInt]
+	if lenient.Unmarshal(raw, &index) != nil || len(index) == 0 {
 		return ""
 	}
 	type placed struct {
@@ -26,17 +27,11 @@ func rebuildAbstract(raw json.RawMessage) string {
 		word string
 	}
 	var words []placed
-	for word, rawPositions := range index {
+	for word, positions := range index {
 		if strings.TrimSpace(word) == "" {
 			continue
 		}
-		var positions []json.RawMessage
-		if json.Unmarshal(rawPositions, &positions) != nil {
-			continue
-		}
-		for _, rp := range positions {
-			var p optInt
-			_ = json.Unmarshal(rp, &p)
+		for _, p := range positions {
 			if p.OK && p.V >= 0 {
 				words = append(words, placed{pos: p.V, word: word})
 			}
@@ -64,19 +59,4 @@ func rebuildAbstract(raw json.RawMessage) string {
 		n++
 	}
 	return b.String()
-}
-
-// excerpt shortens text (whitespace collapsed) to at most max runes, cutting at the last space
-// before the limit when there is one, and marks a cut with a trailing "…".
-func excerpt(text string, max int) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if utf8.RuneCountInString(text) <= max {
-		return text
-	}
-	runes := []rune(text)
-	cut := string(runes[:max])
-	if i := strings.LastIndexByte(cut, ' '); i > 0 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:") + "…"
 }

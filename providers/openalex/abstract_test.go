@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/capgate/capgate/providers"
 )
 
 func TestRebuildAbstract(t *testing.T) {
@@ -85,11 +87,11 @@ func TestExcerpt(t *testing.T) {
 		{"  spaces   collapsed\n here ", 40, "spaces collapsed here"},
 		{"cut at the last space before the limit", 15, "cut at the…"},
 		{"punctuation, trimmed before the mark", 14, "punctuation…"},
-		{"averyveryverylongwordwithoutspaces", 10, "averyveryv…"},
+		{"averyveryverylongwordwithoutspaces", 10, "averyvery…"},
 		{"ünïcödé wörds are counted as runes", 12, "ünïcödé…"},
 	}
 	for _, tc := range cases {
-		got := excerpt(tc.in, tc.max)
+		got := providers.ClipLine(tc.in, tc.max) // the rule (providers.Clip): at most max runes with the "…"
 		if got != tc.want {
 			t.Errorf("excerpt(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Bounds the spec leaves to the adapter (see doc.go).
@@ -215,10 +216,10 @@ func searchWorks(ctx context.Context, call *providers.Call) (*providers.Page, er
 		num = 10
 	}
 	var body struct {
-		Meta opt[struct {
+		Meta lenient.Opt[struct {
 			Count optInt `json:"count"`
 		}] `json:"meta"`
-		Results opt[[]json.RawMessage] `json:"results"`
+		Results lenient.Opt[[]json.RawMessage] `json:"results"`
 	}
 	if err := call.Upstream(ProviderID).GetJSON(ctx, "/works", searchQuery(call.Request, page, num), &body); err != nil {
 		return nil, upstreamError(err, "/query")
@@ -251,7 +252,7 @@ func searchWorks(ctx context.Context, call *providers.Call) (*providers.Page, er
 // a title nor an id (or is not an object).
 func workRecord(raw json.RawMessage) (providers.Record, bool) {
 	var w work
-	if json.Unmarshal(raw, &w) != nil {
+	if lenient.Unmarshal(raw, &w) != nil {
 		return providers.Record{}, false
 	}
 	id := workID(string(w.ID))
@@ -277,7 +278,7 @@ func workRecord(raw json.RawMessage) (providers.Record, bool) {
 		rec.Actions = []string{} // no OpenAlex id: details cannot be looked up
 	}
 	if abs := rebuildAbstract(w.AbstractInvertedIndex); abs != "" {
-		rec.Snippet = excerpt(abs, snippetRunes)
+		rec.Snippet = providers.ClipLine(abs, snippetRunes)
 	}
 	if w.PublicationYear.OK {
 		rec.Fields["year"] = w.PublicationYear.V
@@ -370,8 +371,8 @@ func upstreamError(err error, queryPath string) error {
 		return err
 	}
 	var body struct {
-		Error   optStr `json:"error"`
-		Message optStr `json:"message"`
+		Error   lenient.Str `json:"error"`
+		Message lenient.Str `json:"message"`
 	}
 	_ = json.Unmarshal(e.Body, &body)
 	text := string(body.Message)

@@ -1,47 +1,19 @@
 package openalex
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // OpenAlex's Work object is decoded leniently: a field that is absent, null or of an unexpected
 // type reads as "not there" (never a panic, never a failed page), so one odd work or field costs
 // only itself.
-
-// opt is a value of any JSON shape that may be absent, null or of the wrong type.
-type opt[T any] struct {
-	V  T
-	OK bool
-}
-
-func (o *opt[T]) UnmarshalJSON(b []byte) error {
-	*o = opt[T]{}
-	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
-		return nil
-	}
-	var v T
-	if json.Unmarshal(b, &v) == nil {
-		*o = opt[T]{V: v, OK: true}
-	}
-	return nil
-}
-
-// optStr is a string that may be absent, null or of another type; it is kept trimmed and blank
-// strings count as absent.
-type optStr string
-
-func (s *optStr) UnmarshalJSON(b []byte) error {
-	var v string
-	if json.Unmarshal(b, &v) != nil {
-		*s = ""
-		return nil
-	}
-	*s = optStr(strings.TrimSpace(v))
-	return nil
-}
 
 // optInt is an integer that may be absent, null or of another type (2018.0 counts, 2018.5 and
 // "2018" do not).
@@ -50,66 +22,75 @@ type optInt struct {
 	OK bool
 }
 
-func (n *optInt) UnmarshalJSON(b []byte) error {
+func (n *optInt) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	*n = optInt{}
-	var num json.Number
-	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] == '"' || json.Unmarshal(b, &num) != nil {
-		return nil
+	if dec.PeekKind() != '0' {
+		return dec.SkipValue()
 	}
-	f, err := num.Float64()
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	num, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	f, perr := strconv.ParseFloat(string(num), 64)
+	if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		return nil
 	}
 	*n = optInt{V: int(f), OK: true}
 	return nil
 }
 
+// UnmarshalJSON serves encoding/json callers; it never fails.
+func (n *optInt) UnmarshalJSON(b []byte) error {
+	_ = lenient.Unmarshal(b, n)
+	return nil
+}
+
 // work is the part of OpenAlex's Work object the capability maps (the select= fields).
 type work struct {
-	ID                    optStr                  `json:"id"`
-	DOI                   optStr                  `json:"doi"`
-	DisplayName           optStr                  `json:"display_name"`
-	Title                 optStr                  `json:"title"`
-	PublicationYear       optInt                  `json:"publication_year"`
-	PublicationDate       optStr                  `json:"publication_date"`
-	Type                  optStr                  `json:"type"`
-	PrimaryLocation       opt[location]           `json:"primary_location"`
-	BestOALocation        opt[location]           `json:"best_oa_location"`
-	OpenAccess            opt[openAccess]         `json:"open_access"`
-	Authorships           opt[[]opt[authorship]]  `json:"authorships"`
-	CitedByCount          optInt                  `json:"cited_by_count"`
-	CountsByYear          opt[[]opt[countByYear]] `json:"counts_by_year"`
-	AbstractInvertedIndex json.RawMessage         `json:"abstract_inverted_index"`
+	ID                    lenient.Str                             `json:"id"`
+	DOI                   lenient.Str                             `json:"doi"`
+	DisplayName           lenient.Str                             `json:"display_name"`
+	Title                 lenient.Str                             `json:"title"`
+	PublicationYear       optInt                                  `json:"publication_year"`
+	PublicationDate       lenient.Str                             `json:"publication_date"`
+	Type                  lenient.Str                             `json:"type"`
+	PrimaryLocation       lenient.Opt[location]                   `json:"primary_location"`
+	BestOALocation        lenient.Opt[location]                   `json:"best_oa_location"`
+	OpenAccess            lenient.Opt[openAccess]                 `json:"open_access"`
+	Authorships           lenient.Opt[[]lenient.Opt[authorship]]  `json:"authorships"`
+	CitedByCount          optInt                                  `json:"cited_by_count"`
+	CountsByYear          lenient.Opt[[]lenient.Opt[countByYear]] `json:"counts_by_year"`
+	AbstractInvertedIndex json.RawMessage                         `json:"abstract_inverted_index"`
 }
 
 // location is a Work's Location object (primary_location, best_oa_location).
 type location struct {
-	IsOA           opt[bool]   `json:"is_oa"`
-	LandingPageURL optStr      `json:"landing_page_url"`
-	PDFURL         optStr      `json:"pdf_url"`
-	License        optStr      `json:"license"`
-	Version        optStr      `json:"version"`
-	Source         opt[source] `json:"source"`
+	IsOA           lenient.Opt[bool]   `json:"is_oa"`
+	LandingPageURL lenient.Str         `json:"landing_page_url"`
+	PDFURL         lenient.Str         `json:"pdf_url"`
+	License        lenient.Str         `json:"license"`
+	Version        lenient.Str         `json:"version"`
+	Source         lenient.Opt[source] `json:"source"`
 }
 
 // source is the dehydrated Source of a location (journal, repository, conference).
 type source struct {
-	DisplayName optStr `json:"display_name"`
+	DisplayName lenient.Str `json:"display_name"`
 }
 
 // openAccess is a Work's open_access object.
 type openAccess struct {
-	IsOA     opt[bool] `json:"is_oa"`
-	OAStatus optStr    `json:"oa_status"`
-	OAURL    optStr    `json:"oa_url"`
+	IsOA     lenient.Opt[bool] `json:"is_oa"`
+	OAStatus lenient.Str       `json:"oa_status"`
+	OAURL    lenient.Str       `json:"oa_url"`
 }
 
 // authorship is one entry of a Work's authorships.
 type authorship struct {
-	Author opt[struct {
-		DisplayName optStr `json:"display_name"`
+	Author lenient.Opt[struct {
+		DisplayName lenient.Str `json:"display_name"`
 	}] `json:"author"`
-	RawAuthorName optStr `json:"raw_author_name"`
+	RawAuthorName lenient.Str `json:"raw_author_name"`
 }
 
 // countByYear is one entry of a Work's counts_by_year.
@@ -120,7 +101,7 @@ type countByYear struct {
 
 // title is the work's display_name, else its title, whitespace collapsed.
 func (w *work) title() string {
-	for _, s := range []optStr{w.DisplayName, w.Title} {
+	for _, s := range []lenient.Str{w.DisplayName, w.Title} {
 		if t := strings.Join(strings.Fields(string(s)), " "); t != "" {
 			return t
 		}

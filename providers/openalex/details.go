@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // workDetails is the details lookup: the singleton /works/{W-id}, which OpenAlex answers for free
@@ -115,7 +116,7 @@ func workDetail(id string, w *work) (map[string]any, []providers.Link) {
 }
 
 // countsByYear lists citations per year, newest first, skipping entries without a year or count.
-func countsByYear(in []opt[countByYear]) []map[string]any {
+func countsByYear(in []lenient.Opt[countByYear]) []map[string]any {
 	out := []map[string]any{}
 	for _, c := range in {
 		if c.V.Year.OK && c.V.CitedByCount.OK {

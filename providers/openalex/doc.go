@@ -45,7 +45,7 @@
 //     DOI, without the https://doi.org/ prefix and with its case as OpenAlex gives it). url is
 //     https://doi.org/{doi} when the work has a DOI, else its OpenAlex page https://openalex.org/{W-id}.
 //     snippet is the abstract rebuilt from abstract_inverted_index, cut at a word to at most 300
-//     characters plus "…". A key is left out when OpenAlex has no value; a field of an unexpected
+//     characters with the "…". A key is left out when OpenAlex has no value; a field of an unexpected
 //     JSON type counts as absent and never fails the page. A work without a title is titled
 //     "Untitled work W…"; a work with neither title nor id is dropped.
 //   - openalex_id is "always" for every work OpenAlex returns with an id (its schema makes id

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Details is pypkg.details (spec 4.19).
@@ -115,12 +116,12 @@ func detailsRecord(rel *indexRelease, fallbackName string) providers.Record {
 	name := firstNonEmpty(string(info.Name), fallbackName)
 	ver := string(info.Version)
 	f := map[string]any{"package": name, "version": ver, "file_count": len(distributions(rel))}
-	setStr(f, "requires_python", string(info.RequiresPython))
+	lenient.SetStr(f, "requires_python", string(info.RequiresPython))
 	if l := strs(info.RequiresDist); len(l) > 0 {
 		f["requires_dist"] = l
 	}
-	setStr(f, "license", string(info.License))
-	setStr(f, "license_expression", string(info.LicenseExpression))
+	lenient.SetStr(f, "license", string(info.License))
+	lenient.SetStr(f, "license_expression", string(info.LicenseExpression))
 	if u := projectURLs(info); u != nil {
 		f["project_urls"] = u
 	}

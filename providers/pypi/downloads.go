@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // historyDays is how much of pypistats' daily series is kept (spec section 8).
@@ -101,15 +102,15 @@ func executeDownloads(ctx context.Context, call *providers.Call) (*providers.Pag
 
 // statsAnswer is a pypistats API answer: {data, package, type}.
 type statsAnswer[T any] struct {
-	Data    T      `json:"data"`
-	Package optStr `json:"package"`
-	Type    optStr `json:"type"`
+	Data    T           `json:"data"`
+	Package lenient.Str `json:"package"`
+	Type    lenient.Str `json:"type"`
 }
 
 type statsRow struct {
-	Category  optStr `json:"category"`
-	Date      optStr `json:"date"`
-	Downloads optInt `json:"downloads"`
+	Category  lenient.Str `json:"category"`
+	Date      lenient.Str `json:"date"`
+	Downloads lenient.Int `json:"downloads"`
 }
 
 // fetchDownloads calls /api/packages/{pkg}/recent or /overall?mirrors=false and maps the data.
@@ -130,7 +131,7 @@ func fetchDownloads(ctx context.Context, call *providers.Call, name, kind string
 		return nil, err
 	}
 	if kind == "recent" {
-		var a statsAnswer[obj[map[string]optInt]]
+		var a statsAnswer[lenient.Obj[map[string]lenient.Int]]
 		if err := u.Decode(resp, &a); err != nil {
 			return nil, err
 		}
@@ -147,7 +148,7 @@ func fetchDownloads(ctx context.Context, call *providers.Call, name, kind string
 		}
 		return counts, nil
 	}
-	var a statsAnswer[list[statsRow]]
+	var a statsAnswer[lenient.List[statsRow]]
 	if err := u.Decode(resp, &a); err != nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ func fetchDownloads(ctx context.Context, call *providers.Call, name, kind string
 
 // history keeps the days without mirror downloads, oldest first, and only the last 180 days of
 // the series (counted back from its newest day, so an answer is never cut by the clock).
-func history(rows list[statsRow]) []map[string]any {
+func history(rows lenient.List[statsRow]) []map[string]any {
 	type day struct {
 		date      time.Time
 		text      string

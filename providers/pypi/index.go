@@ -10,89 +10,76 @@ import (
 	"github.com/capgate/capgate/providers/lenient"
 )
 
-type (
-	optStr  = lenient.Str
-	optInt  = lenient.Int
-	optBool = lenient.Bool
-)
-
-type list[T any] = lenient.List[T]
-
-type obj[T any] = lenient.Obj[T]
-
-// setStr sets a record or detail key when the value is not empty.
-var setStr = lenient.SetStr
-
 // indexRelease is the index's JSON API answer for a project (latest release) or one release.
 // The deprecated keys (releases, info.downloads, has_sig, bugtrack_url) are not decoded at all.
 type indexRelease struct {
-	Info            obj[indexInfo]      `json:"info"`
-	LastSerial      optInt              `json:"last_serial"`
-	URLs            list[indexFile]     `json:"urls"`
-	Vulnerabilities list[indexVuln]     `json:"vulnerabilities"`
-	Ownership       obj[indexOwnership] `json:"ownership"`
+	Info            lenient.Obj[indexInfo]      `json:"info"`
+	LastSerial      lenient.Int                 `json:"last_serial"`
+	URLs            lenient.List[indexFile]     `json:"urls"`
+	Vulnerabilities lenient.List[indexVuln]     `json:"vulnerabilities"`
+	Ownership       lenient.Obj[indexOwnership] `json:"ownership"`
 }
 
 type indexInfo struct {
-	Name                   optStr                 `json:"name"`
-	Version                optStr                 `json:"version"`
-	Summary                optStr                 `json:"summary"`
-	Description            optStr                 `json:"description"`
-	DescriptionContentType optStr                 `json:"description_content_type"`
-	RequiresPython         optStr                 `json:"requires_python"`
-	RequiresDist           list[optStr]           `json:"requires_dist"`
-	ProvidesExtra          list[optStr]           `json:"provides_extra"`
-	License                optStr                 `json:"license"`
-	LicenseExpression      optStr                 `json:"license_expression"`
-	LicenseFiles           list[optStr]           `json:"license_files"`
-	Classifiers            list[optStr]           `json:"classifiers"`
-	Keywords               optStr                 `json:"keywords"`
-	Author                 optStr                 `json:"author"`
-	AuthorEmail            optStr                 `json:"author_email"`
-	Maintainer             optStr                 `json:"maintainer"`
-	MaintainerEmail        optStr                 `json:"maintainer_email"`
-	ProjectURLs            obj[map[string]optStr] `json:"project_urls"`
-	HomePage               optStr                 `json:"home_page"`
-	DocsURL                optStr                 `json:"docs_url"`
-	DownloadURL            optStr                 `json:"download_url"`
-	PackageURL             optStr                 `json:"package_url"`
-	ProjectURL             optStr                 `json:"project_url"`
-	ReleaseURL             optStr                 `json:"release_url"`
-	Yanked                 optBool                `json:"yanked"`
-	YankedReason           optStr                 `json:"yanked_reason"`
+	Name                   lenient.Str                         `json:"name"`
+	Version                lenient.Str                         `json:"version"`
+	Summary                lenient.Str                         `json:"summary"`
+	Description            lenient.Str                         `json:"description"`
+	DescriptionContentType lenient.Str                         `json:"description_content_type"`
+	RequiresPython         lenient.Str                         `json:"requires_python"`
+	RequiresDist           lenient.List[lenient.Str]           `json:"requires_dist"`
+	ProvidesExtra          lenient.List[lenient.Str]           `json:"provides_extra"`
+	License                lenient.Str                         `json:"license"`
+	LicenseExpression      lenient.Str                         `json:"license_expression"`
+	LicenseFiles           lenient.List[lenient.Str]           `json:"license_files"`
+	Classifiers            lenient.List[lenient.Str]           `json:"classifiers"`
+	Keywords               lenient.Str                         `json:"keywords"`
+	Author                 lenient.Str                         `json:"author"`
+	AuthorEmail            lenient.Str                         `json:"author_email"`
+	Maintainer             lenient.Str                         `json:"maintainer"`
+	MaintainerEmail        lenient.Str                         `json:"maintainer_email"`
+	ProjectURLs            lenient.Obj[map[string]lenient.Str] `json:"project_urls"`
+	HomePage               lenient.Str                         `json:"home_page"`
+	DocsURL                lenient.Str                         `json:"docs_url"`
+	DownloadURL            lenient.Str                         `json:"download_url"`
+	PackageURL             lenient.Str                         `json:"package_url"`
+	ProjectURL             lenient.Str                         `json:"project_url"`
+	ReleaseURL             lenient.Str                         `json:"release_url"`
+	Yanked                 lenient.Bool                        `json:"yanked"`
+	YankedReason           lenient.Str                         `json:"yanked_reason"`
 }
 
 type indexFile struct {
-	Filename       optStr                 `json:"filename"`
-	URL            optStr                 `json:"url"`
-	Packagetype    optStr                 `json:"packagetype"`
-	PythonVersion  optStr                 `json:"python_version"`
-	RequiresPython optStr                 `json:"requires_python"`
-	Size           optInt                 `json:"size"`
-	UploadTime     optStr                 `json:"upload_time_iso_8601"`
-	UploadTimeOld  optStr                 `json:"upload_time"`
-	Yanked         optBool                `json:"yanked"`
-	YankedReason   optStr                 `json:"yanked_reason"`
-	Digests        obj[map[string]optStr] `json:"digests"`
+	Filename       lenient.Str                         `json:"filename"`
+	URL            lenient.Str                         `json:"url"`
+	Packagetype    lenient.Str                         `json:"packagetype"`
+	PythonVersion  lenient.Str                         `json:"python_version"`
+	RequiresPython lenient.Str                         `json:"requires_python"`
+	Size           lenient.Int                         `json:"size"`
+	UploadTime     lenient.Str                         `json:"upload_time_iso_8601"`
+	UploadTimeOld  lenient.Str                         `json:"upload_time"`
+	Yanked         lenient.Bool                        `json:"yanked"`
+	YankedReason   lenient.Str                         `json:"yanked_reason"`
+	Digests        lenient.Obj[map[string]lenient.Str] `json:"digests"`
 }
 
 type indexVuln struct {
-	ID        optStr       `json:"id"`
-	Aliases   list[optStr] `json:"aliases"`
-	Summary   optStr       `json:"summary"`
-	Details   optStr       `json:"details"`
-	FixedIn   list[optStr] `json:"fixed_in"`
-	Link      optStr       `json:"link"`
-	Source    optStr       `json:"source"`
-	Withdrawn optStr       `json:"withdrawn"`
+	ID        lenient.Str               `json:"id"`
+	Aliases   lenient.List[lenient.Str] `json:"aliases"`
+	Summary   lenient.Str               `json:"summary"`
+	Details   lenient.Str               `json:"details"`
+	FixedIn   lenient.List[lenient.Str] `json:"fixed_in"`
+	Link      lenient.Str               `json:"link"`
+	Source    lenient.Str               `json:"source"`
+	Withdrawn lenient.Str               `json:"withdrawn"`
 }
 
 type indexOwnership struct {
-	Roles list[struct {
-		Role optStr `json:"role"`
-		User optStr `json:"user"`
+	Roles lenient.List[struct {
+		Role lenient.Str `json:"role"`
+		User lenient.Str `json:"user"`
 	}] `json:"roles"`
-	Organization optStr `json:"organization"`
+	Organization lenient.Str `json:"organization"`
 }
 
 // errProjectUnknown marks a 404 of the JSON API: the project (or the release) does not exist.
@@ -132,7 +119,7 @@ func fetchRelease(ctx context.Context, call *providers.Call, name, version strin
 }
 
 // strs keeps the non-blank strings of a list.
-func strs(l list[optStr]) []string {
+func strs(l lenient.List[lenient.Str]) []string {
 	out := make([]string, 0, len(l))
 	for _, s := range l {
 		if s != "" {
@@ -166,20 +153,20 @@ func vulnerability(v indexVuln, full bool) (map[string]any, bool) {
 		return nil, false
 	}
 	m := map[string]any{}
-	setStr(m, "id", string(v.ID))
+	lenient.SetStr(m, "id", string(v.ID))
 	if a := strs(v.Aliases); len(a) > 0 {
 		m["aliases"] = a
 	}
-	setStr(m, "summary", string(v.Summary))
+	lenient.SetStr(m, "summary", string(v.Summary))
 	if full {
-		setStr(m, "details", string(v.Details))
+		lenient.SetStr(m, "details", string(v.Details))
 	}
 	if f := strs(v.FixedIn); len(f) > 0 {
 		m["fixed_in"] = f
 	}
-	setStr(m, "link", string(v.Link))
-	setStr(m, "source", string(v.Source))
-	setStr(m, "withdrawn", string(v.Withdrawn))
+	lenient.SetStr(m, "link", string(v.Link))
+	lenient.SetStr(m, "source", string(v.Source))
+	lenient.SetStr(m, "withdrawn", string(v.Withdrawn))
 	return m, true
 }
 
@@ -199,21 +186,21 @@ func distribution(f indexFile) (map[string]any, bool) {
 		return nil, false
 	}
 	m := map[string]any{}
-	setStr(m, "filename", string(f.Filename))
-	setStr(m, "url", string(f.URL))
-	setStr(m, "packagetype", string(f.Packagetype))
-	setStr(m, "python_version", string(f.PythonVersion))
-	setStr(m, "requires_python", string(f.RequiresPython))
+	lenient.SetStr(m, "filename", string(f.Filename))
+	lenient.SetStr(m, "url", string(f.URL))
+	lenient.SetStr(m, "packagetype", string(f.Packagetype))
+	lenient.SetStr(m, "python_version", string(f.PythonVersion))
+	lenient.SetStr(m, "requires_python", string(f.RequiresPython))
 	lenient.SetInt(m, "size", f.Size)
 	up := f.UploadTime
 	if up == "" {
 		up = f.UploadTimeOld
 	}
-	setStr(m, "upload_time", string(up))
+	lenient.SetStr(m, "upload_time", string(up))
 	if f.Yanked.OK {
 		m["yanked"] = f.Yanked.V
 		if f.Yanked.V {
-			setStr(m, "yanked_reason", string(f.YankedReason))
+			lenient.SetStr(m, "yanked_reason", string(f.YankedReason))
 		}
 	}
 	if f.Digests.V != nil {
@@ -248,7 +235,7 @@ func releaseDetail(rel *indexRelease, fallbackName string) *providers.Detail {
 	info := rel.Info.V
 	name := firstNonEmpty(string(info.Name), fallbackName)
 	body := map[string]any{"package": name}
-	set := func(key string, v optStr) { setStr(body, key, string(v)) }
+	set := func(key string, v lenient.Str) { lenient.SetStr(body, key, string(v)) }
 	set("version", info.Version)
 	set("summary", info.Summary)
 	set("description", info.Description)
@@ -306,7 +293,7 @@ func releaseDetail(rel *indexRelease, fallbackName string) *providers.Detail {
 		if len(roles) > 0 {
 			own["roles"] = roles
 		}
-		setStr(own, "organization", string(o.Organization))
+		lenient.SetStr(own, "organization", string(o.Organization))
 		if len(own) > 0 {
 			body["ownership"] = own
 		}

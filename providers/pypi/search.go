@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 	"github.com/capgate/capgate/providers/serpapi"
 )
 
@@ -101,19 +102,19 @@ type candidateRef struct {
 }
 
 type organicResult struct {
-	Title   optStr `json:"title"`
-	Link    optStr `json:"link"`
-	Snippet optStr `json:"snippet"`
+	Title   lenient.Str `json:"title"`
+	Link    lenient.Str `json:"link"`
+	Snippet lenient.Str `json:"snippet"`
 }
 
 type googleAnswer struct {
-	OrganicResults    list[organicResult] `json:"organic_results"`
-	SerpapiPagination obj[pagination]     `json:"serpapi_pagination"`
-	Pagination        obj[pagination]     `json:"pagination"`
+	OrganicResults    lenient.List[organicResult] `json:"organic_results"`
+	SerpapiPagination lenient.Obj[pagination]     `json:"serpapi_pagination"`
+	Pagination        lenient.Obj[pagination]     `json:"pagination"`
 }
 
 type pagination struct {
-	Next optStr `json:"next"`
+	Next lenient.Str `json:"next"`
 }
 
 func executeSearch(ctx context.Context, call *providers.Call) (*providers.Page, error) {
@@ -170,7 +171,7 @@ func executeSearch(ctx context.Context, call *providers.Call) (*providers.Page, 
 			Ref:     ref,
 		})
 	}
-	next := func(p obj[pagination]) bool { return p.V != nil && p.V.Next != "" }
+	next := func(p lenient.Obj[pagination]) bool { return p.V != nil && p.V.Next != "" }
 	if used > 0 && (used < len(organic) || next(body.SerpapiPagination) || next(body.Pagination)) {
 		out.HasMore = true
 		out.Next, _ = json.Marshal(searchState{Page: st.Page + 1, Start: start + used})
@@ -232,12 +233,12 @@ func verifyCandidate(ctx context.Context, call *providers.Call, rec *providers.R
 	}
 	info := rel.Info.V
 	body := map[string]any{"name": firstNonEmpty(string(info.Name), ref.Package), "verified": true}
-	setStr(body, "version", string(info.Version))
-	setStr(body, "summary", string(info.Summary))
-	setStr(body, "requires_python", string(info.RequiresPython))
+	lenient.SetStr(body, "version", string(info.Version))
+	lenient.SetStr(body, "summary", string(info.Summary))
+	lenient.SetStr(body, "requires_python", string(info.RequiresPython))
 	if u := projectURLs(info); u != nil {
 		body["project_urls"] = u
 	}
-	setStr(body, "license", string(info.License))
+	lenient.SetStr(body, "license", string(info.License))
 	return &providers.Detail{Body: body, Links: releaseLinks(info)}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // simpleJSON is the media type of the Simple API's JSON form (PEP 691), version 1.
@@ -87,19 +88,19 @@ const versionsRequestSchema = `{
 // simpleProject is the Simple API's project page in JSON (PEP 691; size, upload-time and
 // versions from PEP 700).
 type simpleProject struct {
-	Meta obj[struct {
-		APIVersion optStr `json:"api-version"`
+	Meta lenient.Obj[struct {
+		APIVersion lenient.Str `json:"api-version"`
 	}] `json:"meta"`
-	Name     optStr           `json:"name"`
-	Files    list[simpleFile] `json:"files"`
-	Versions list[optStr]     `json:"versions"`
+	Name     lenient.Str               `json:"name"`
+	Files    lenient.List[simpleFile]  `json:"files"`
+	Versions lenient.List[lenient.Str] `json:"versions"`
 }
 
 type simpleFile struct {
-	Filename       optStr          `json:"filename"`
-	RequiresPython optStr          `json:"requires-python"`
+	Filename       lenient.Str     `json:"filename"`
+	RequiresPython lenient.Str     `json:"requires-python"`
 	Yanked         json.RawMessage `json:"yanked"`
-	UploadTime     optStr          `json:"upload-time"`
+	UploadTime     lenient.Str     `json:"upload-time"`
 }
 
 // yanked reads PEP 691's yanked: false/absent, true, or a reason string (which means yanked).
@@ -383,9 +384,9 @@ type versionRef struct {
 
 func (r *release) record(project, base string) providers.Record {
 	f := map[string]any{"version": r.version, "yanked": r.yanked, "file_count": len(r.files)}
-	setStr(f, "upload_time", r.uploaded)
-	setStr(f, "yanked_reason", r.yankedReason)
-	setStr(f, "requires_python", r.requiresPython)
+	lenient.SetStr(f, "upload_time", r.uploaded)
+	lenient.SetStr(f, "yanked_reason", r.yankedReason)
+	lenient.SetStr(f, "requires_python", r.requiresPython)
 	ref, _ := json.Marshal(versionRef{Package: project, Version: r.version})
 	return providers.Record{
 		Title:  project + " " + r.version,

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/lenient"
@@ -759,7 +758,7 @@ func propertyDetail(zpid string, p property) map[string]any {
 		d["latitude"], d["longitude"] = p.Latitude.V, p.Longitude.V
 	}
 	if s := strings.TrimSpace(string(p.Description)); s != "" {
-		d["description"] = truncate(s, maxDescription)
+		d["description"] = providers.Clip(s, maxDescription)
 	}
 
 	var history []map[string]any
@@ -821,14 +820,6 @@ func propertyDetail(zpid string, p property) map[string]any {
 	}
 	d["last_sale"] = last
 	return d
-}
-
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
 // mapError reads RapidAPI's error body ({"message": "..."}): a refused key or subscription is a

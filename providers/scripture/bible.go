@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // verse is one verse as the adapter holds it, whichever source it came from.
@@ -37,20 +38,20 @@ type recordRef struct {
 
 // bible-api.com answers (seven1m/bible_api app.rb render_response): the passage and its verses.
 type bibleAPIPassage struct {
-	Reference       optString           `json:"reference"`
-	Verses          list[bibleAPIVerse] `json:"verses"`
-	Text            optString           `json:"text"`
-	TranslationID   optString           `json:"translation_id"`
-	TranslationName optString           `json:"translation_name"`
-	TranslationNote optString           `json:"translation_note"`
+	Reference       lenient.Str                 `json:"reference"`
+	Verses          lenient.List[bibleAPIVerse] `json:"verses"`
+	Text            lenient.Str                 `json:"text"`
+	TranslationID   lenient.Str                 `json:"translation_id"`
+	TranslationName lenient.Str                 `json:"translation_name"`
+	TranslationNote lenient.Str                 `json:"translation_note"`
 }
 
 type bibleAPIVerse struct {
-	BookID   optString `json:"book_id"`
-	BookName optString `json:"book_name"`
-	Chapter  optInt    `json:"chapter"`
-	Verse    optInt    `json:"verse"`
-	Text     optString `json:"text"`
+	BookID   lenient.Str `json:"book_id"`
+	BookName lenient.Str `json:"book_name"`
+	Chapter  lenient.Int `json:"chapter"`
+	Verse    lenient.Int `json:"verse"`
+	Text     lenient.Str `json:"text"`
 }
 
 // fetchPassage reads a passage from bible-api.com: GET /{ref}?translation={code}. A whole chapter
@@ -129,7 +130,7 @@ func bibleAPIError(err error, path, code string, inDetails bool) error {
 		return err
 	}
 	var body struct {
-		Error optString `json:"error"`
+		Error lenient.Str `json:"error"`
 	}
 	_ = json.Unmarshal(e.Body, &body)
 	msg := strings.TrimSpace(string(body.Error))
@@ -179,7 +180,7 @@ func passageVerses(p *bibleAPIPassage, code string) []verse {
 		if bookName == "" {
 			continue
 		}
-		out = append(out, verse{BookID: id, Book: bookName, Chapter: v.Chapter.V, Verse: v.Verse.V, Text: text,
+		out = append(out, verse{BookID: id, Book: bookName, Chapter: int(v.Chapter.V), Verse: int(v.Verse.V), Text: text,
 			Translation: label, TranslationName: name})
 	}
 	return out
@@ -253,13 +254,13 @@ func searchBible(ctx context.Context, c *providers.Call, in call) (*providers.Pa
 // A query that reads as a passage reference answers passages instead of verses. meta.fumsToken
 // identifies the answer for API.Bible's fair-use reporting (FUMS, docs.api.bible/guides/fair-use).
 type apiBibleAnswer struct {
-	Query optString         `json:"query"`
-	Data  obj[apiBibleData] `json:"data"`
-	Meta  obj[apiBibleMeta] `json:"meta"`
+	Query lenient.Str               `json:"query"`
+	Data  lenient.Opt[apiBibleData] `json:"data"`
+	Meta  lenient.Opt[apiBibleMeta] `json:"meta"`
 }
 
 type apiBibleMeta struct {
-	FumsToken optString `json:"fumsToken"`
+	FumsToken lenient.Str `json:"fumsToken"`
 }
 
 // fumsNote hands API.Bible's fair-use token to the caller: FUMS reports a display of the text
@@ -270,28 +271,28 @@ func fumsNote(token string) string {
 }
 
 type apiBibleData struct {
-	Query      optString             `json:"query"`
-	Limit      optInt                `json:"limit"`
-	Offset     optInt                `json:"offset"`
-	Total      optInt                `json:"total"`
-	VerseCount optInt                `json:"verseCount"`
-	Verses     list[apiBibleVerse]   `json:"verses"`
-	Passages   list[apiBiblePassage] `json:"passages"`
+	Query      lenient.Str                   `json:"query"`
+	Limit      lenient.Int                   `json:"limit"`
+	Offset     lenient.Int                   `json:"offset"`
+	Total      lenient.Int                   `json:"total"`
+	VerseCount lenient.Int                   `json:"verseCount"`
+	Verses     lenient.List[apiBibleVerse]   `json:"verses"`
+	Passages   lenient.List[apiBiblePassage] `json:"passages"`
 }
 
 type apiBibleVerse struct {
-	ID        optString `json:"id"`
-	OrgID     optString `json:"orgId"`
-	BibleID   optString `json:"bibleId"`
-	BookID    optString `json:"bookId"`
-	ChapterID optString `json:"chapterId"`
-	Text      optString `json:"text"`
-	Reference optString `json:"reference"`
+	ID        lenient.Str `json:"id"`
+	OrgID     lenient.Str `json:"orgId"`
+	BibleID   lenient.Str `json:"bibleId"`
+	BookID    lenient.Str `json:"bookId"`
+	ChapterID lenient.Str `json:"chapterId"`
+	Text      lenient.Str `json:"text"`
+	Reference lenient.Str `json:"reference"`
 }
 
 type apiBiblePassage struct {
-	ID        optString `json:"id"`
-	Reference optString `json:"reference"`
+	ID        lenient.Str `json:"id"`
+	Reference lenient.Str `json:"reference"`
 }
 
 // searchAPIBible runs a phrase search of the whole Bible on API.Bible:
@@ -343,7 +344,7 @@ func searchAPIBible(ctx context.Context, c *providers.Call, in call, code string
 	}
 	n := len(data.Verses)
 	if data.Total.OK {
-		page.HasMore = n > 0 && in.offset+n < data.Total.V
+		page.HasMore = n > 0 && int64(in.offset+n) < data.Total.V
 	} else {
 		page.HasMore = n >= in.num
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 func TestParseBibleRef(t *testing.T) {
@@ -227,20 +229,20 @@ func TestTextHelpers(t *testing.T) {
 	}
 	t.Run("lenient JSON", func(t *testing.T) {
 		var v struct {
-			S optString          `json:"s"`
-			N optInt             `json:"n"`
-			M optInt             `json:"m"`
-			F optInt             `json:"f"`
-			Q optInt             `json:"q"`
-			L list[optString]    `json:"l"`
-			B list[optString]    `json:"b"`
-			O obj[bibleAPIVerse] `json:"o"`
+			S lenient.Str                `json:"s"`
+			N lenient.Int                `json:"n"`
+			M lenient.Int                `json:"m"`
+			F lenient.Int                `json:"f"`
+			Q lenient.Int                `json:"q"`
+			L lenient.List[lenient.Str]  `json:"l"`
+			B lenient.List[lenient.Str]  `json:"b"`
+			O lenient.Opt[bibleAPIVerse] `json:"o"`
 		}
 		in := `{"s":12,"n":"7","m":3.0,"f":2.5,"q":null,"l":["a",1,null,"b"],"b":{"x":1},"o":"nope"}`
 		if err := json.Unmarshal([]byte(in), &v); err != nil {
 			t.Fatal(err)
 		}
-		if v.S != "" || v.N != (optInt{7, true}) || v.M != (optInt{3, true}) || v.F.OK || v.Q.OK ||
+		if v.S != "" || v.N != (lenient.Int{V: 7, OK: true}) || v.M != (lenient.Int{V: 3, OK: true}) || v.F.OK || v.Q.OK ||
 			len(v.L) != 3 || v.L[0] != "a" || v.L[1] != "" || v.L[2] != "b" || len(v.B) != 0 || v.O.V.Chapter.OK {
 			t.Errorf("decoded = %+v", v)
 		}

@@ -10,62 +10,63 @@ import (
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Quran.com API v4 answers (quran/quran.com-api app/views/api/v4/verses, the Content API reference).
 
 type quranVerse struct {
-	ID           optInt                 `json:"id"`
-	VerseNumber  optInt                 `json:"verse_number"`
-	VerseKey     optString              `json:"verse_key"`
-	TextUthmani  optString              `json:"text_uthmani"`
-	Translations list[quranTranslation] `json:"translations"`
+	ID           lenient.Int                    `json:"id"`
+	VerseNumber  lenient.Int                    `json:"verse_number"`
+	VerseKey     lenient.Str                    `json:"verse_key"`
+	TextUthmani  lenient.Str                    `json:"text_uthmani"`
+	Translations lenient.List[quranTranslation] `json:"translations"`
 }
 
 type quranTranslation struct {
-	ID           optInt    `json:"id"`
-	ResourceID   optInt    `json:"resource_id"`
-	Text         optString `json:"text"`
-	ResourceName optString `json:"resource_name"` // verses endpoints, with translation_fields=resource_name
-	Name         optString `json:"name"`          // search results
-	LanguageName optString `json:"language_name"`
+	ID           lenient.Int `json:"id"`
+	ResourceID   lenient.Int `json:"resource_id"`
+	Text         lenient.Str `json:"text"`
+	ResourceName lenient.Str `json:"resource_name"` // verses endpoints, with translation_fields=resource_name
+	Name         lenient.Str `json:"name"`          // search results
+	LanguageName lenient.Str `json:"language_name"`
 }
 
 type quranByKey struct {
-	Verse obj[quranVerse] `json:"verse"`
+	Verse lenient.Opt[quranVerse] `json:"verse"`
 }
 
 type quranByChapter struct {
-	Verses     list[quranVerse]     `json:"verses"`
-	Pagination obj[quranPagination] `json:"pagination"`
+	Verses     lenient.List[quranVerse]     `json:"verses"`
+	Pagination lenient.Opt[quranPagination] `json:"pagination"`
 }
 
 type quranPagination struct {
-	PerPage      optInt `json:"per_page"`
-	CurrentPage  optInt `json:"current_page"`
-	NextPage     optInt `json:"next_page"`
-	TotalPages   optInt `json:"total_pages"`
-	TotalRecords optInt `json:"total_records"`
+	PerPage      lenient.Int `json:"per_page"`
+	CurrentPage  lenient.Int `json:"current_page"`
+	NextPage     lenient.Int `json:"next_page"`
+	TotalPages   lenient.Int `json:"total_pages"`
+	TotalRecords lenient.Int `json:"total_records"`
 }
 
 type quranSearchAnswer struct {
-	Search obj[quranSearch] `json:"search"`
+	Search lenient.Opt[quranSearch] `json:"search"`
 }
 
 type quranSearch struct {
-	Query        optString         `json:"query"`
-	TotalResults optInt            `json:"total_results"`
-	CurrentPage  optInt            `json:"current_page"`
-	TotalPages   optInt            `json:"total_pages"`
-	Results      list[quranResult] `json:"results"`
+	Query        lenient.Str               `json:"query"`
+	TotalResults lenient.Int               `json:"total_results"`
+	CurrentPage  lenient.Int               `json:"current_page"`
+	TotalPages   lenient.Int               `json:"total_pages"`
+	Results      lenient.List[quranResult] `json:"results"`
 }
 
 type quranResult struct {
-	VerseKey     optString              `json:"verse_key"`
-	VerseID      optInt                 `json:"verse_id"`
-	Text         optString              `json:"text"`
-	Highlighted  optString              `json:"highlighted"`
-	Translations list[quranTranslation] `json:"translations"`
+	VerseKey     lenient.Str                    `json:"verse_key"`
+	VerseID      lenient.Int                    `json:"verse_id"`
+	Text         lenient.Str                    `json:"text"`
+	Highlighted  lenient.Str                    `json:"highlighted"`
+	Translations lenient.List[quranTranslation] `json:"translations"`
 }
 
 const (
@@ -97,13 +98,11 @@ func fetchQuranKey(ctx context.Context, u *quranAPI, s, a int, tid string, inDet
 	if err := u.getJSON(ctx, "/verses/by_key/"+key, verseParams(tid), &ans); err != nil {
 		return nil, quranError(err, key, inDetails)
 	}
-	if !ans.Verse.V.VerseKey.valid() && !ans.Verse.V.VerseNumber.OK {
+	if strings.TrimSpace(string(ans.Verse.V.VerseKey)) == "" && !ans.Verse.V.VerseNumber.OK {
 		return nil, nil
 	}
 	return []quranVerse{ans.Verse.V}, nil
 }
-
-func (s optString) valid() bool { return strings.TrimSpace(string(s)) != "" }
 
 // fetchQuranRange reads ayahs from..to of a surah from GET /verses/by_chapter/{surah}?page=&per_page=50,
 // the pages that cover the range.
@@ -140,7 +139,7 @@ func ayahOf(v quranVerse, s int) int {
 		return a
 	}
 	if v.VerseNumber.OK {
-		return v.VerseNumber.V
+		return int(v.VerseNumber.V)
 	}
 	return 0
 }
@@ -162,7 +161,7 @@ func splitVerseKey(key string) (int, int, bool) {
 func pickTranslation(ts []quranTranslation, tid string) (quranTranslation, bool) {
 	want, _ := strconv.Atoi(tid)
 	for _, t := range ts {
-		if t.ResourceID.OK && t.ResourceID.V == want && cleanText(string(t.Text)) != "" {
+		if t.ResourceID.OK && t.ResourceID.V == int64(want) && cleanText(string(t.Text)) != "" {
 			return t, true
 		}
 	}
@@ -359,9 +358,9 @@ func searchQuranText(ctx context.Context, u *quranAPI, in call, tid string) (*pr
 	}
 	current := pageNo
 	if s.CurrentPage.OK && s.CurrentPage.V > 0 {
-		current = s.CurrentPage.V
+		current = int(s.CurrentPage.V)
 	}
-	if len(s.Results) > 0 && s.TotalPages.OK && current < s.TotalPages.V {
+	if len(s.Results) > 0 && s.TotalPages.OK && int64(current) < s.TotalPages.V {
 		page.HasMore, page.Next = true, nextState(in.offset+in.num)
 	}
 	return page, nil

@@ -5,28 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers/lenient"
-)
-
-// The lenient decoders are shared by every adapter (providers/lenient).
-type (
-	optInt   = lenient.Int
-	optFloat = lenient.Float
-	optStr   = lenient.Str
-	optID    = lenient.ID
-	optBool  = lenient.Bool
-)
-
-type list[T any] = lenient.List[T]
-
-type obj[T any] = lenient.Obj[T]
-
-var (
-	setStr  = lenient.SetStr
-	setInt  = lenient.SetInt
-	setBool = lenient.SetBool
 )
 
 // Both upstreams are decoded leniently: a field that is absent, null or of an unexpected type is
@@ -54,7 +34,7 @@ func (r rawObject) MarshalJSON() ([]byte, error) {
 
 // isoTime normalises an upstream RFC 3339 timestamp ("2026-09-22T14:03:11.000Z") to second
 // precision in UTC; a value that does not parse is passed through as the source wrote it.
-func isoTime(s optStr) string {
+func isoTime(s lenient.Str) string {
 	if s == "" {
 		return ""
 	}
@@ -66,7 +46,7 @@ func isoTime(s optStr) string {
 }
 
 // unixTime formats Reddit's created_utc (Unix seconds as a float) as RFC 3339 in UTC.
-func unixTime(f optFloat) string {
+func unixTime(f lenient.Float) string {
 	if !f.OK || f.V <= 0 || f.V > 1e11 {
 		return ""
 	}
@@ -76,20 +56,6 @@ func unixTime(f optFloat) string {
 // oneLine collapses every run of whitespace (newlines included) to one space.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// clip shortens s to at most n runes, ending with an ellipsis when it cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	cut := string(r[:n-1])
-	// Prefer a word boundary in the last fifth of the cut.
-	if i := strings.LastIndexByte(cut, ' '); i > len(cut)*4/5 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:-") + "…"
 }
 
 // mustJSON marshals this package's own state and reference structs (strings, ints and raw JSON

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // redditTopComments is how many top-level comments the details of a Reddit post carry.
@@ -16,102 +17,102 @@ const redditTopComments = 10
 
 // redditListing is Reddit's Listing thing: {kind: "Listing", data: {after, dist, children}}.
 type redditListing struct {
-	Kind optStr                 `json:"kind"`
-	Data obj[redditListingData] `json:"data"`
+	Kind lenient.Str                    `json:"kind"`
+	Data lenient.Obj[redditListingData] `json:"data"`
 }
 
 type redditListingData struct {
-	After    optStr            `json:"after"`
-	Dist     optInt            `json:"dist"`
-	Children list[redditThing] `json:"children"`
+	After    lenient.Str               `json:"after"`
+	Dist     lenient.Int               `json:"dist"`
+	Children lenient.List[redditThing] `json:"children"`
 }
 
 // redditThing is one child of a listing: {kind: t1|t2|t3|t5|more, data: {...}}.
 type redditThing struct {
-	Kind optStr    `json:"kind"`
-	Data rawObject `json:"data"`
+	Kind lenient.Str `json:"kind"`
+	Data rawObject   `json:"data"`
 }
 
 // redditPost is a submission (t3), only the fields this adapter reads.
 type redditPost struct {
-	ID                   optStr   `json:"id"`
-	Title                optStr   `json:"title"`
-	Author               optStr   `json:"author"`
-	Subreddit            optStr   `json:"subreddit"`
-	Selftext             optStr   `json:"selftext"`
-	Score                optInt   `json:"score"`
-	UpvoteRatio          optFloat `json:"upvote_ratio"`
-	NumComments          optInt   `json:"num_comments"`
-	SubredditSubscribers optInt   `json:"subreddit_subscribers"`
-	CreatedUTC           optFloat `json:"created_utc"`
-	Permalink            optStr   `json:"permalink"`
-	URL                  optStr   `json:"url"`
-	URLOverriddenByDest  optStr   `json:"url_overridden_by_dest"`
-	IsSelf               optBool  `json:"is_self"`
-	IsVideo              optBool  `json:"is_video"`
-	Over18               optBool  `json:"over_18"`
-	Spoiler              optBool  `json:"spoiler"`
-	Locked               optBool  `json:"locked"`
-	Stickied             optBool  `json:"stickied"`
-	LinkFlairText        optStr   `json:"link_flair_text"`
-	Domain               optStr   `json:"domain"`
-	NumCrossposts        optInt   `json:"num_crossposts"`
-	Edited               optFloat `json:"edited"` // false, or the Unix time of the edit
-	Distinguished        optStr   `json:"distinguished"`
-	RemovedByCategory    optStr   `json:"removed_by_category"`
+	ID                   lenient.Str   `json:"id"`
+	Title                lenient.Str   `json:"title"`
+	Author               lenient.Str   `json:"author"`
+	Subreddit            lenient.Str   `json:"subreddit"`
+	Selftext             lenient.Str   `json:"selftext"`
+	Score                lenient.Int   `json:"score"`
+	UpvoteRatio          lenient.Float `json:"upvote_ratio"`
+	NumComments          lenient.Int   `json:"num_comments"`
+	SubredditSubscribers lenient.Int   `json:"subreddit_subscribers"`
+	CreatedUTC           lenient.Float `json:"created_utc"`
+	Permalink            lenient.Str   `json:"permalink"`
+	URL                  lenient.Str   `json:"url"`
+	URLOverriddenByDest  lenient.Str   `json:"url_overridden_by_dest"`
+	IsSelf               lenient.Bool  `json:"is_self"`
+	IsVideo              lenient.Bool  `json:"is_video"`
+	Over18               lenient.Bool  `json:"over_18"`
+	Spoiler              lenient.Bool  `json:"spoiler"`
+	Locked               lenient.Bool  `json:"locked"`
+	Stickied             lenient.Bool  `json:"stickied"`
+	LinkFlairText        lenient.Str   `json:"link_flair_text"`
+	Domain               lenient.Str   `json:"domain"`
+	NumCrossposts        lenient.Int   `json:"num_crossposts"`
+	Edited               lenient.Float `json:"edited"` // false, or the Unix time of the edit
+	Distinguished        lenient.Str   `json:"distinguished"`
+	RemovedByCategory    lenient.Str   `json:"removed_by_category"`
 }
 
 // redditUser is an account (t2), as search and about.json return it.
 type redditUser struct {
-	ID               optStr              `json:"id"`
-	Name             optStr              `json:"name"`
-	CreatedUTC       optFloat            `json:"created_utc"`
-	LinkKarma        optInt              `json:"link_karma"`
-	CommentKarma     optInt              `json:"comment_karma"`
-	AwardeeKarma     optInt              `json:"awardee_karma"`
-	AwarderKarma     optInt              `json:"awarder_karma"`
-	TotalKarma       optInt              `json:"total_karma"`
-	Verified         optBool             `json:"verified"`
-	HasVerifiedEmail optBool             `json:"has_verified_email"`
-	IsEmployee       optBool             `json:"is_employee"`
-	IsMod            optBool             `json:"is_mod"`
-	IsGold           optBool             `json:"is_gold"`
-	IsSuspended      optBool             `json:"is_suspended"`
-	AcceptFollowers  optBool             `json:"accept_followers"`
-	IconImg          optStr              `json:"icon_img"`
-	SnoovatarImg     optStr              `json:"snoovatar_img"`
-	Subreddit        obj[redditUserSubr] `json:"subreddit"`
+	ID               lenient.Str                 `json:"id"`
+	Name             lenient.Str                 `json:"name"`
+	CreatedUTC       lenient.Float               `json:"created_utc"`
+	LinkKarma        lenient.Int                 `json:"link_karma"`
+	CommentKarma     lenient.Int                 `json:"comment_karma"`
+	AwardeeKarma     lenient.Int                 `json:"awardee_karma"`
+	AwarderKarma     lenient.Int                 `json:"awarder_karma"`
+	TotalKarma       lenient.Int                 `json:"total_karma"`
+	Verified         lenient.Bool                `json:"verified"`
+	HasVerifiedEmail lenient.Bool                `json:"has_verified_email"`
+	IsEmployee       lenient.Bool                `json:"is_employee"`
+	IsMod            lenient.Bool                `json:"is_mod"`
+	IsGold           lenient.Bool                `json:"is_gold"`
+	IsSuspended      lenient.Bool                `json:"is_suspended"`
+	AcceptFollowers  lenient.Bool                `json:"accept_followers"`
+	IconImg          lenient.Str                 `json:"icon_img"`
+	SnoovatarImg     lenient.Str                 `json:"snoovatar_img"`
+	Subreddit        lenient.Obj[redditUserSubr] `json:"subreddit"`
 }
 
 // redditUserSubr is the profile subreddit (u_<name>) of an account: its title, bio and the
 // number of followers (subscribers of the profile).
 type redditUserSubr struct {
-	Title             optStr  `json:"title"`
-	PublicDescription optStr  `json:"public_description"`
-	Subscribers       optInt  `json:"subscribers"`
-	Over18            optBool `json:"over_18"`
+	Title             lenient.Str  `json:"title"`
+	PublicDescription lenient.Str  `json:"public_description"`
+	Subscribers       lenient.Int  `json:"subscribers"`
+	Over18            lenient.Bool `json:"over_18"`
 }
 
-func (usr *redditUser) karma() optInt {
+func (usr *redditUser) karma() lenient.Int {
 	if usr.TotalKarma.OK {
 		return usr.TotalKarma
 	}
 	if usr.LinkKarma.OK || usr.CommentKarma.OK {
-		return optInt{V: usr.LinkKarma.V + usr.CommentKarma.V, OK: true}
+		return lenient.Int{V: usr.LinkKarma.V + usr.CommentKarma.V, OK: true}
 	}
-	return optInt{}
+	return lenient.Int{}
 }
 
 // redditComment is a comment (t1).
 type redditComment struct {
-	ID            optStr   `json:"id"`
-	Author        optStr   `json:"author"`
-	Body          optStr   `json:"body"`
-	Score         optInt   `json:"score"`
-	CreatedUTC    optFloat `json:"created_utc"`
-	Permalink     optStr   `json:"permalink"`
-	Stickied      optBool  `json:"stickied"`
-	Distinguished optStr   `json:"distinguished"`
+	ID            lenient.Str   `json:"id"`
+	Author        lenient.Str   `json:"author"`
+	Body          lenient.Str   `json:"body"`
+	Score         lenient.Int   `json:"score"`
+	CreatedUTC    lenient.Float `json:"created_utc"`
+	Permalink     lenient.Str   `json:"permalink"`
+	Stickied      lenient.Bool  `json:"stickied"`
+	Distinguished lenient.Str   `json:"distinguished"`
 }
 
 // redditState is the paging state of a platform_b search: Reddit's after cursor.
@@ -151,8 +152,8 @@ func redditSearch(ctx context.Context, u *providers.Upstream, query, kind string
 			continue
 		}
 		var thing struct {
-			ID   optStr `json:"id"`
-			Name optStr `json:"name"`
+			ID   lenient.Str `json:"id"`
+			Name lenient.Str `json:"name"`
 		}
 		_ = json.Unmarshal(child.Data, &thing)
 		if len(page.Records) == num {
@@ -165,7 +166,7 @@ func redditSearch(ctx context.Context, u *providers.Upstream, query, kind string
 		}
 		if want == "t3" {
 			var p redditPost
-			if json.Unmarshal(child.Data, &p) != nil {
+			if lenient.Unmarshal(child.Data, &p) != nil {
 				continue
 			}
 			page.Records = append(page.Records, redditPostRecord(p))
@@ -173,7 +174,7 @@ func redditSearch(ctx context.Context, u *providers.Upstream, query, kind string
 			continue
 		}
 		var usr redditUser
-		if json.Unmarshal(child.Data, &usr) != nil || usr.Name == "" {
+		if lenient.Unmarshal(child.Data, &usr) != nil || usr.Name == "" {
 			continue
 		}
 		page.Records = append(page.Records, redditUserRecord(usr))
@@ -188,7 +189,7 @@ func redditSearch(ctx context.Context, u *providers.Upstream, query, kind string
 }
 
 // redditFullname is a thing's fullname (kind_id36): Reddit's name field, or built from the id.
-func redditFullname(kind string, id, name optStr) string {
+func redditFullname(kind string, id, name lenient.Str) string {
 	if strings.HasPrefix(string(name), kind+"_") {
 		return string(name)
 	}
@@ -199,7 +200,7 @@ func redditFullname(kind string, id, name optStr) string {
 }
 
 // redditAuthor is the author name, unless Reddit shows a deleted or removed author.
-func redditAuthor(s optStr) string {
+func redditAuthor(s lenient.Str) string {
 	if s == "[deleted]" || s == "[removed]" {
 		return ""
 	}
@@ -207,7 +208,7 @@ func redditAuthor(s optStr) string {
 }
 
 // redditText is a post or comment body, unless Reddit shows it deleted or removed.
-func redditText(s optStr) string {
+func redditText(s lenient.Str) string {
 	if s == "[deleted]" || s == "[removed]" {
 		return ""
 	}
@@ -243,18 +244,18 @@ func redditLinkURL(p redditPost) string {
 // redditPostRecord maps a submission to a post record.
 func redditPostRecord(p redditPost) providers.Record {
 	fields := map[string]any{"platform": platformB, "kind": recordPost}
-	setStr(fields, "author", redditAuthor(p.Author))
-	setStr(fields, "created_at", unixTime(p.CreatedUTC))
-	setStr(fields, "subreddit", string(p.Subreddit))
-	setInt(fields, "score", p.Score)
-	setInt(fields, "comments", p.NumComments)
-	setInt(fields, "subscribers", p.SubredditSubscribers)
-	setStr(fields, "link_url", redditLinkURL(p))
+	lenient.SetStr(fields, "author", redditAuthor(p.Author))
+	lenient.SetStr(fields, "created_at", unixTime(p.CreatedUTC))
+	lenient.SetStr(fields, "subreddit", string(p.Subreddit))
+	lenient.SetInt(fields, "score", p.Score)
+	lenient.SetInt(fields, "comments", p.NumComments)
+	lenient.SetInt(fields, "subscribers", p.SubredditSubscribers)
+	lenient.SetStr(fields, "link_url", redditLinkURL(p))
 	title := oneLine(string(p.Title))
 	if title == "" {
 		title = "Reddit post " + string(p.ID)
 	}
-	rec := providers.Record{Title: title, URL: redditPostURL(p), Snippet: clip(oneLine(redditText(p.Selftext)), 300), Fields: fields}
+	rec := providers.Record{Title: title, URL: redditPostURL(p), Snippet: providers.Clip(oneLine(redditText(p.Selftext)), 300), Fields: fields}
 	return withRef(rec, recordRef{Platform: platformB, Kind: recordPost, ID: string(p.ID)})
 }
 
@@ -270,17 +271,17 @@ func redditUserURL(name string) string {
 func redditUserRecord(usr redditUser) providers.Record {
 	name := string(usr.Name)
 	fields := map[string]any{"platform": platformB, "kind": recordProfile}
-	setStr(fields, "author", name)
-	setStr(fields, "created_at", unixTime(usr.CreatedUTC))
-	setInt(fields, "karma", usr.karma())
-	setBool(fields, "verified", usr.Verified)
+	lenient.SetStr(fields, "author", name)
+	lenient.SetStr(fields, "created_at", unixTime(usr.CreatedUTC))
+	lenient.SetInt(fields, "karma", usr.karma())
+	lenient.SetBool(fields, "verified", usr.Verified)
 	var snippet string
 	if sub := usr.Subreddit.V; sub != nil {
 		if t := oneLine(string(sub.Title)); t != "" && !strings.EqualFold(t, name) {
 			fields["author_name"] = t
 		}
-		setInt(fields, "followers", sub.Subscribers)
-		snippet = clip(oneLine(string(sub.PublicDescription)), 300)
+		lenient.SetInt(fields, "followers", sub.Subscribers)
+		snippet = providers.Clip(oneLine(string(sub.PublicDescription)), 300)
 	}
 	if usr.IsSuspended.V && snippet == "" {
 		snippet = "This account is suspended."
@@ -301,19 +302,19 @@ func redditPostDetail(ctx context.Context, u *providers.Upstream, id string) (*p
 	var comments []redditComment
 	for i, raw := range resp {
 		var l redditListing
-		if json.Unmarshal(raw, &l) != nil || l.Data.V == nil {
+		if lenient.Unmarshal(raw, &l) != nil || l.Data.V == nil {
 			continue
 		}
 		for _, child := range l.Data.V.Children {
 			switch {
 			case i == 0 && child.Kind == "t3" && post == nil:
 				var p redditPost
-				if json.Unmarshal(child.Data, &p) == nil {
+				if lenient.Unmarshal(child.Data, &p) == nil {
 					post = &p
 				}
 			case i == 1 && child.Kind == "t1":
 				var c redditComment
-				if json.Unmarshal(child.Data, &c) == nil {
+				if lenient.Unmarshal(child.Data, &c) == nil {
 					comments = append(comments, c)
 				}
 			}
@@ -323,41 +324,41 @@ func redditPostDetail(ctx context.Context, u *providers.Upstream, id string) (*p
 		return nil, &providers.Error{Code: providers.CodeNotFound, Message: "Reddit has no such post"}
 	}
 	body := map[string]any{"platform": platformB, "kind": recordPost, "id": id}
-	setStr(body, "title", oneLine(string(post.Title)))
-	setStr(body, "author", redditAuthor(post.Author))
-	setStr(body, "subreddit", string(post.Subreddit))
-	setStr(body, "created_at", unixTime(post.CreatedUTC))
-	setStr(body, "text", redditText(post.Selftext))
-	setInt(body, "score", post.Score)
+	lenient.SetStr(body, "title", oneLine(string(post.Title)))
+	lenient.SetStr(body, "author", redditAuthor(post.Author))
+	lenient.SetStr(body, "subreddit", string(post.Subreddit))
+	lenient.SetStr(body, "created_at", unixTime(post.CreatedUTC))
+	lenient.SetStr(body, "text", redditText(post.Selftext))
+	lenient.SetInt(body, "score", post.Score)
 	if post.UpvoteRatio.OK {
 		body["upvote_ratio"] = post.UpvoteRatio.V
 	}
-	setInt(body, "comments", post.NumComments)
-	setInt(body, "crossposts", post.NumCrossposts)
-	setInt(body, "subscribers", post.SubredditSubscribers)
-	setStr(body, "link_url", redditLinkURL(*post))
-	setStr(body, "domain", string(post.Domain))
-	setStr(body, "flair", string(post.LinkFlairText))
-	setBool(body, "over_18", post.Over18)
-	setBool(body, "spoiler", post.Spoiler)
-	setBool(body, "locked", post.Locked)
-	setBool(body, "video", post.IsVideo)
-	setStr(body, "edited_at", unixTime(post.Edited))
-	setStr(body, "removed_by", string(post.RemovedByCategory))
+	lenient.SetInt(body, "comments", post.NumComments)
+	lenient.SetInt(body, "crossposts", post.NumCrossposts)
+	lenient.SetInt(body, "subscribers", post.SubredditSubscribers)
+	lenient.SetStr(body, "link_url", redditLinkURL(*post))
+	lenient.SetStr(body, "domain", string(post.Domain))
+	lenient.SetStr(body, "flair", string(post.LinkFlairText))
+	lenient.SetBool(body, "over_18", post.Over18)
+	lenient.SetBool(body, "spoiler", post.Spoiler)
+	lenient.SetBool(body, "locked", post.Locked)
+	lenient.SetBool(body, "video", post.IsVideo)
+	lenient.SetStr(body, "edited_at", unixTime(post.Edited))
+	lenient.SetStr(body, "removed_by", string(post.RemovedByCategory))
 	postURL := redditPostURL(*post)
-	setStr(body, "url", postURL)
+	lenient.SetStr(body, "url", postURL)
 	top := make([]map[string]any, 0, len(comments))
 	for _, c := range comments {
 		text := redditText(c.Body)
 		if text == "" || len(top) == redditTopComments {
 			continue
 		}
-		m := map[string]any{"text": clip(text, 1000)}
-		setStr(m, "author", redditAuthor(c.Author))
-		setInt(m, "score", c.Score)
-		setStr(m, "created_at", unixTime(c.CreatedUTC))
-		setBool(m, "stickied", c.Stickied)
-		setStr(m, "distinguished", string(c.Distinguished))
+		m := map[string]any{"text": providers.Clip(text, 1000)}
+		lenient.SetStr(m, "author", redditAuthor(c.Author))
+		lenient.SetInt(m, "score", c.Score)
+		lenient.SetStr(m, "created_at", unixTime(c.CreatedUTC))
+		lenient.SetBool(m, "stickied", c.Stickied)
+		lenient.SetStr(m, "distinguished", string(c.Distinguished))
 		if strings.HasPrefix(string(c.Permalink), "/") {
 			m["url"] = redditSite + string(c.Permalink)
 		}
@@ -375,8 +376,8 @@ func redditPostDetail(ctx context.Context, u *providers.Upstream, id string) (*p
 
 // redditAbout is the answer of /user/{name}/about: {kind: "t2", data: {...}}.
 type redditAbout struct {
-	Kind optStr          `json:"kind"`
-	Data obj[redditUser] `json:"data"`
+	Kind lenient.Str             `json:"kind"`
+	Data lenient.Obj[redditUser] `json:"data"`
 }
 
 // redditUserDetail is the details action of a platform_b profile: the account's about page.
@@ -390,37 +391,37 @@ func redditUserDetail(ctx context.Context, u *providers.Upstream, name string) (
 		return nil, &providers.Error{Code: providers.CodeNotFound, Message: "Reddit has no such account"}
 	}
 	body := map[string]any{"platform": platformB, "kind": recordProfile, "name": string(usr.Name)}
-	setStr(body, "id", string(usr.ID))
-	setStr(body, "created_at", unixTime(usr.CreatedUTC))
+	lenient.SetStr(body, "id", string(usr.ID))
+	lenient.SetStr(body, "created_at", unixTime(usr.CreatedUTC))
 	karma := map[string]any{}
-	setInt(karma, "total", usr.karma())
-	setInt(karma, "posts", usr.LinkKarma)
-	setInt(karma, "comments", usr.CommentKarma)
-	setInt(karma, "awardee", usr.AwardeeKarma)
-	setInt(karma, "awarder", usr.AwarderKarma)
+	lenient.SetInt(karma, "total", usr.karma())
+	lenient.SetInt(karma, "posts", usr.LinkKarma)
+	lenient.SetInt(karma, "comments", usr.CommentKarma)
+	lenient.SetInt(karma, "awardee", usr.AwardeeKarma)
+	lenient.SetInt(karma, "awarder", usr.AwarderKarma)
 	if len(karma) > 0 {
 		body["karma"] = karma
 	}
-	setBool(body, "verified", usr.Verified)
-	setBool(body, "has_verified_email", usr.HasVerifiedEmail)
-	setBool(body, "is_employee", usr.IsEmployee)
-	setBool(body, "is_moderator", usr.IsMod)
-	setBool(body, "premium", usr.IsGold)
-	setBool(body, "suspended", usr.IsSuspended)
-	setBool(body, "accepts_followers", usr.AcceptFollowers)
+	lenient.SetBool(body, "verified", usr.Verified)
+	lenient.SetBool(body, "has_verified_email", usr.HasVerifiedEmail)
+	lenient.SetBool(body, "is_employee", usr.IsEmployee)
+	lenient.SetBool(body, "is_moderator", usr.IsMod)
+	lenient.SetBool(body, "premium", usr.IsGold)
+	lenient.SetBool(body, "suspended", usr.IsSuspended)
+	lenient.SetBool(body, "accepts_followers", usr.AcceptFollowers)
 	icon := string(usr.SnoovatarImg)
 	if icon == "" {
 		icon = string(usr.IconImg)
 	}
-	setStr(body, "icon_url", icon)
+	lenient.SetStr(body, "icon_url", icon)
 	if sub := usr.Subreddit.V; sub != nil {
-		setStr(body, "title", oneLine(string(sub.Title)))
-		setStr(body, "description", string(sub.PublicDescription))
-		setInt(body, "followers", sub.Subscribers)
-		setBool(body, "over_18", sub.Over18)
+		lenient.SetStr(body, "title", oneLine(string(sub.Title)))
+		lenient.SetStr(body, "description", string(sub.PublicDescription))
+		lenient.SetInt(body, "followers", sub.Subscribers)
+		lenient.SetBool(body, "over_18", sub.Over18)
 	}
 	profile := redditUserURL(string(usr.Name))
-	setStr(body, "url", profile)
+	lenient.SetStr(body, "url", profile)
 	links := appendLink(nil, "Profile on Reddit", profile)
 	return &providers.Detail{Body: body, Links: orNoLinks(links), Credits: providers.Credits(0)}, nil
 }
@@ -450,9 +451,9 @@ func redditBlocked(status int, cause error) error {
 
 // redditErrorBody is Reddit's JSON error answer: {"message": "Forbidden", "error": 403, "reason": "private"}.
 type redditErrorBody struct {
-	Message optStr `json:"message"`
-	Error   optInt `json:"error"`
-	Reason  optStr `json:"reason"`
+	Message lenient.Str `json:"message"`
+	Error   lenient.Int `json:"error"`
+	Reason  lenient.Str `json:"reason"`
 }
 
 func redditError(err error, lookup string) error {

@@ -140,7 +140,7 @@ func parseHandles(query string) ([]string, string) {
 		h := strings.TrimPrefix(p, "@")
 		if !handlePattern.MatchString(h) {
 			return nil, fmt.Sprintf("with platform platform_a and kind profiles, query lists X handles to look up "+
-				"(for example \"NASA @SpaceX\"); %q is not a handle (1 to 15 letters, digits or underscores)", clip(p, 40))
+				"(for example \"NASA @SpaceX\"); %q is not a handle (1 to 15 letters, digits or underscores)", providers.Clip(p, 40))
 		}
 		if k := strings.ToLower(h); !seen[k] {
 			seen[k] = true

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Field selections sent to X. Search and the username lookup ask for what the records show;
@@ -26,30 +27,30 @@ const xMinResults = 10
 
 // xTweet is a Post object of the X API v2 (only the fields this adapter reads).
 type xTweet struct {
-	ID                optID               `json:"id"`
-	Text              optStr              `json:"text"`
-	AuthorID          optID               `json:"author_id"`
-	CreatedAt         optStr              `json:"created_at"`
-	Lang              optStr              `json:"lang"`
-	ConversationID    optID               `json:"conversation_id"`
-	PossiblySensitive optBool             `json:"possibly_sensitive"`
-	ReplySettings     optStr              `json:"reply_settings"`
-	PublicMetrics     obj[xTweetMetrics]  `json:"public_metrics"`
-	NoteTweet         obj[xNoteTweet]     `json:"note_tweet"`
-	ReferencedTweets  list[xReferenceRef] `json:"referenced_tweets"`
+	ID                lenient.ID                  `json:"id"`
+	Text              lenient.Str                 `json:"text"`
+	AuthorID          lenient.ID                  `json:"author_id"`
+	CreatedAt         lenient.Str                 `json:"created_at"`
+	Lang              lenient.Str                 `json:"lang"`
+	ConversationID    lenient.ID                  `json:"conversation_id"`
+	PossiblySensitive lenient.Bool                `json:"possibly_sensitive"`
+	ReplySettings     lenient.Str                 `json:"reply_settings"`
+	PublicMetrics     lenient.Obj[xTweetMetrics]  `json:"public_metrics"`
+	NoteTweet         lenient.Obj[xNoteTweet]     `json:"note_tweet"`
+	ReferencedTweets  lenient.List[xReferenceRef] `json:"referenced_tweets"`
 }
 
 type xTweetMetrics struct {
-	Retweets    optInt `json:"retweet_count"`
-	Reposts     optInt `json:"repost_count"` // the newer name in X's own OpenAPI; read when retweet_count is absent
-	Replies     optInt `json:"reply_count"`
-	Likes       optInt `json:"like_count"`
-	Quotes      optInt `json:"quote_count"`
-	Bookmarks   optInt `json:"bookmark_count"`
-	Impressions optInt `json:"impression_count"`
+	Retweets    lenient.Int `json:"retweet_count"`
+	Reposts     lenient.Int `json:"repost_count"` // the newer name in X's own OpenAPI; read when retweet_count is absent
+	Replies     lenient.Int `json:"reply_count"`
+	Likes       lenient.Int `json:"like_count"`
+	Quotes      lenient.Int `json:"quote_count"`
+	Bookmarks   lenient.Int `json:"bookmark_count"`
+	Impressions lenient.Int `json:"impression_count"`
 }
 
-func (m *xTweetMetrics) reposts() optInt {
+func (m *xTweetMetrics) reposts() lenient.Int {
 	if m.Retweets.OK {
 		return m.Retweets
 	}
@@ -57,42 +58,42 @@ func (m *xTweetMetrics) reposts() optInt {
 }
 
 type xNoteTweet struct {
-	Text optStr `json:"text"`
+	Text lenient.Str `json:"text"`
 }
 
 type xReferenceRef struct {
-	Type optStr `json:"type"`
-	ID   optID  `json:"id"`
+	Type lenient.Str `json:"type"`
+	ID   lenient.ID  `json:"id"`
 }
 
 // xUser is a User object of the X API v2.
 type xUser struct {
-	ID              optID             `json:"id"`
-	Username        optStr            `json:"username"`
-	Name            optStr            `json:"name"`
-	Verified        optBool           `json:"verified"`
-	VerifiedType    optStr            `json:"verified_type"`
-	Location        optStr            `json:"location"`
-	Description     optStr            `json:"description"`
-	CreatedAt       optStr            `json:"created_at"`
-	Protected       optBool           `json:"protected"`
-	URL             optStr            `json:"url"`
-	ProfileImageURL optStr            `json:"profile_image_url"`
-	PinnedTweetID   optID             `json:"pinned_tweet_id"`
-	PublicMetrics   obj[xUserMetrics] `json:"public_metrics"`
+	ID              lenient.ID                `json:"id"`
+	Username        lenient.Str               `json:"username"`
+	Name            lenient.Str               `json:"name"`
+	Verified        lenient.Bool              `json:"verified"`
+	VerifiedType    lenient.Str               `json:"verified_type"`
+	Location        lenient.Str               `json:"location"`
+	Description     lenient.Str               `json:"description"`
+	CreatedAt       lenient.Str               `json:"created_at"`
+	Protected       lenient.Bool              `json:"protected"`
+	URL             lenient.Str               `json:"url"`
+	ProfileImageURL lenient.Str               `json:"profile_image_url"`
+	PinnedTweetID   lenient.ID                `json:"pinned_tweet_id"`
+	PublicMetrics   lenient.Obj[xUserMetrics] `json:"public_metrics"`
 }
 
 type xUserMetrics struct {
-	Followers optInt `json:"followers_count"`
-	Following optInt `json:"following_count"`
-	Tweets    optInt `json:"tweet_count"`
-	PostCount optInt `json:"post_count"` // the newer name in X's own OpenAPI; read when tweet_count is absent
-	Listed    optInt `json:"listed_count"`
-	Likes     optInt `json:"like_count"`
-	Media     optInt `json:"media_count"`
+	Followers lenient.Int `json:"followers_count"`
+	Following lenient.Int `json:"following_count"`
+	Tweets    lenient.Int `json:"tweet_count"`
+	PostCount lenient.Int `json:"post_count"` // the newer name in X's own OpenAPI; read when tweet_count is absent
+	Listed    lenient.Int `json:"listed_count"`
+	Likes     lenient.Int `json:"like_count"`
+	Media     lenient.Int `json:"media_count"`
 }
 
-func (m *xUserMetrics) posts() optInt {
+func (m *xUserMetrics) posts() lenient.Int {
 	if m.Tweets.OK {
 		return m.Tweets
 	}
@@ -101,18 +102,18 @@ func (m *xUserMetrics) posts() optInt {
 
 // xProblem is an entry of X's errors array, or X's top-level problem body (RFC 7807 style).
 type xProblem struct {
-	Title        optStr `json:"title"`
-	Detail       optStr `json:"detail"`
-	Type         optStr `json:"type"`
-	Message      optStr `json:"message"`
-	Value        optStr `json:"value"`
-	ResourceType optStr `json:"resource_type"`
-	Parameter    optStr `json:"parameter"`
-	Status       optInt `json:"status"`
+	Title        lenient.Str `json:"title"`
+	Detail       lenient.Str `json:"detail"`
+	Type         lenient.Str `json:"type"`
+	Message      lenient.Str `json:"message"`
+	Value        lenient.Str `json:"value"`
+	ResourceType lenient.Str `json:"resource_type"`
+	Parameter    lenient.Str `json:"parameter"`
+	Status       lenient.Int `json:"status"`
 }
 
 func (p xProblem) text() string {
-	for _, s := range []optStr{p.Message, p.Detail, p.Title} {
+	for _, s := range []lenient.Str{p.Message, p.Detail, p.Title} {
 		if s != "" {
 			return string(s)
 		}
@@ -121,20 +122,20 @@ func (p xProblem) text() string {
 }
 
 type xIncludes struct {
-	Users list[rawObject] `json:"users"`
+	Users lenient.List[rawObject] `json:"users"`
 }
 
 type xMeta struct {
-	ResultCount optInt `json:"result_count"`
-	NextToken   optStr `json:"next_token"`
+	ResultCount lenient.Int `json:"result_count"`
+	NextToken   lenient.Str `json:"next_token"`
 }
 
 // xSearchResponse is the recent search answer: {data, includes, meta, errors}.
 type xSearchResponse struct {
-	Data     list[rawObject] `json:"data"`
-	Includes obj[xIncludes]  `json:"includes"`
-	Meta     obj[xMeta]      `json:"meta"`
-	Errors   list[xProblem]  `json:"errors"`
+	Data     lenient.List[rawObject] `json:"data"`
+	Includes lenient.Obj[xIncludes]  `json:"includes"`
+	Meta     lenient.Obj[xMeta]      `json:"meta"`
+	Errors   lenient.List[xProblem]  `json:"errors"`
 }
 
 // xItem is one post with its author as X sent them; the paging state keeps the items of a
@@ -187,14 +188,14 @@ func xPosts(ctx context.Context, u *providers.Upstream, query string, num int, r
 		if inc := resp.Includes.V; inc != nil {
 			for _, raw := range inc.Users {
 				var usr xUser
-				if json.Unmarshal(raw, &usr) == nil && usr.ID != "" {
+				if lenient.Unmarshal(raw, &usr) == nil && usr.ID != "" {
 					authors[string(usr.ID)] = raw
 				}
 			}
 		}
 		for _, raw := range resp.Data {
 			var tw xTweet
-			if json.Unmarshal(raw, &tw) != nil {
+			if lenient.Unmarshal(raw, &tw) != nil {
 				continue
 			}
 			items = append(items, xItem{Tweet: raw, Author: authors[string(tw.AuthorID)]})
@@ -227,16 +228,16 @@ func xPostRecord(it xItem) providers.Record {
 	}
 	text := oneLine(string(tw.Text))
 	fields := map[string]any{"platform": platformA, "kind": recordPost}
-	setStr(fields, "author", string(author.Username))
-	setStr(fields, "author_name", string(author.Name))
-	setStr(fields, "created_at", isoTime(tw.CreatedAt))
+	lenient.SetStr(fields, "author", string(author.Username))
+	lenient.SetStr(fields, "author_name", string(author.Name))
+	lenient.SetStr(fields, "created_at", isoTime(tw.CreatedAt))
 	if m := tw.PublicMetrics.V; m != nil {
-		setInt(fields, "likes", m.Likes)
-		setInt(fields, "reposts", m.reposts())
-		setInt(fields, "replies", m.Replies)
-		setInt(fields, "views", m.Impressions)
+		lenient.SetInt(fields, "likes", m.Likes)
+		lenient.SetInt(fields, "reposts", m.reposts())
+		lenient.SetInt(fields, "replies", m.Replies)
+		lenient.SetInt(fields, "views", m.Impressions)
 	}
-	title := clip(text, 100)
+	title := providers.Clip(text, 100)
 	if title == "" {
 		title = "Post " + string(tw.ID)
 		if author.Username != "" {
@@ -270,8 +271,8 @@ func xProfileURL(username string) string {
 
 // xUsersResponse is the users/by answer: found users in data, the others in errors.
 type xUsersResponse struct {
-	Data   list[xUser]    `json:"data"`
-	Errors list[xProblem] `json:"errors"`
+	Data   lenient.List[xUser]    `json:"data"`
+	Errors lenient.List[xProblem] `json:"errors"`
 }
 
 // xProfileState is the paging state of a platform_a profile lookup: how many handles of the
@@ -347,16 +348,16 @@ func xMissingNote(missing []string, problems []xProblem) string {
 // xProfileRecord maps one X user to a profile record.
 func xProfileRecord(usr xUser) providers.Record {
 	fields := map[string]any{"platform": platformA, "kind": recordProfile}
-	setStr(fields, "author", string(usr.Username))
-	setStr(fields, "author_name", string(usr.Name))
-	setStr(fields, "created_at", isoTime(usr.CreatedAt))
+	lenient.SetStr(fields, "author", string(usr.Username))
+	lenient.SetStr(fields, "author_name", string(usr.Name))
+	lenient.SetStr(fields, "created_at", isoTime(usr.CreatedAt))
 	if m := usr.PublicMetrics.V; m != nil {
-		setInt(fields, "followers", m.Followers)
-		setInt(fields, "following", m.Following)
-		setInt(fields, "posts", m.posts())
+		lenient.SetInt(fields, "followers", m.Followers)
+		lenient.SetInt(fields, "following", m.Following)
+		lenient.SetInt(fields, "posts", m.posts())
 	}
-	setBool(fields, "verified", usr.Verified)
-	setStr(fields, "location", string(usr.Location))
+	lenient.SetBool(fields, "verified", usr.Verified)
+	lenient.SetStr(fields, "location", string(usr.Location))
 	title := string(usr.Name)
 	switch {
 	case title != "" && usr.Username != "":
@@ -372,9 +373,9 @@ func xProfileRecord(usr xUser) providers.Record {
 
 // xPostResponse is the answer of GET /2/tweets/{id}: {data, includes, errors}.
 type xPostResponse struct {
-	Data     obj[xTweet]    `json:"data"`
-	Includes obj[xIncludes] `json:"includes"`
-	Errors   list[xProblem] `json:"errors"`
+	Data     lenient.Obj[xTweet]    `json:"data"`
+	Includes lenient.Obj[xIncludes] `json:"includes"`
+	Errors   lenient.List[xProblem] `json:"errors"`
 }
 
 // xPostDetail is the details action of a platform_a post: the full post (long posts' full text
@@ -397,7 +398,7 @@ func xPostDetail(ctx context.Context, u *providers.Upstream, id string) (*provid
 	if inc := resp.Includes.V; inc != nil {
 		for _, raw := range inc.Users {
 			var usr xUser
-			if json.Unmarshal(raw, &usr) == nil && usr.ID == tw.AuthorID {
+			if lenient.Unmarshal(raw, &usr) == nil && usr.ID == tw.AuthorID {
 				author = usr
 			}
 		}
@@ -407,20 +408,20 @@ func xPostDetail(ctx context.Context, u *providers.Upstream, id string) (*provid
 		text = string(nt.Text)
 	}
 	body := map[string]any{"platform": platformA, "kind": recordPost, "id": orID(tw.ID, id)}
-	setStr(body, "text", text)
-	setStr(body, "created_at", isoTime(tw.CreatedAt))
-	setStr(body, "lang", string(tw.Lang))
-	setStr(body, "conversation_id", string(tw.ConversationID))
-	setBool(body, "possibly_sensitive", tw.PossiblySensitive)
-	setStr(body, "reply_settings", string(tw.ReplySettings))
+	lenient.SetStr(body, "text", text)
+	lenient.SetStr(body, "created_at", isoTime(tw.CreatedAt))
+	lenient.SetStr(body, "lang", string(tw.Lang))
+	lenient.SetStr(body, "conversation_id", string(tw.ConversationID))
+	lenient.SetBool(body, "possibly_sensitive", tw.PossiblySensitive)
+	lenient.SetStr(body, "reply_settings", string(tw.ReplySettings))
 	if m := tw.PublicMetrics.V; m != nil {
 		eng := map[string]any{}
-		setInt(eng, "likes", m.Likes)
-		setInt(eng, "reposts", m.reposts())
-		setInt(eng, "replies", m.Replies)
-		setInt(eng, "quotes", m.Quotes)
-		setInt(eng, "bookmarks", m.Bookmarks)
-		setInt(eng, "views", m.Impressions)
+		lenient.SetInt(eng, "likes", m.Likes)
+		lenient.SetInt(eng, "reposts", m.reposts())
+		lenient.SetInt(eng, "replies", m.Replies)
+		lenient.SetInt(eng, "quotes", m.Quotes)
+		lenient.SetInt(eng, "bookmarks", m.Bookmarks)
+		lenient.SetInt(eng, "views", m.Impressions)
 		if len(eng) > 0 {
 			body["engagement"] = eng
 		}
@@ -432,7 +433,7 @@ func xPostDetail(ctx context.Context, u *providers.Upstream, id string) (*provid
 				continue
 			}
 			m := map[string]any{"id": string(r.ID)}
-			setStr(m, "type", string(r.Type))
+			lenient.SetStr(m, "type", string(r.Type))
 			refs = append(refs, m)
 		}
 		if len(refs) > 0 {
@@ -441,18 +442,18 @@ func xPostDetail(ctx context.Context, u *providers.Upstream, id string) (*provid
 	}
 	if author.ID != "" || author.Username != "" {
 		a := map[string]any{}
-		setStr(a, "id", string(author.ID))
-		setStr(a, "username", string(author.Username))
-		setStr(a, "name", string(author.Name))
-		setBool(a, "verified", author.Verified)
-		setStr(a, "location", string(author.Location))
+		lenient.SetStr(a, "id", string(author.ID))
+		lenient.SetStr(a, "username", string(author.Username))
+		lenient.SetStr(a, "name", string(author.Name))
+		lenient.SetBool(a, "verified", author.Verified)
+		lenient.SetStr(a, "location", string(author.Location))
 		if m := author.PublicMetrics.V; m != nil {
-			setInt(a, "followers", m.Followers)
+			lenient.SetInt(a, "followers", m.Followers)
 		}
 		body["author"] = a
 	}
 	postURL := xPostURL(string(author.Username), orID(tw.ID, id))
-	setStr(body, "url", postURL)
+	lenient.SetStr(body, "url", postURL)
 	var links []providers.Link
 	links = appendLink(links, "Post on X", postURL)
 	links = appendLink(links, "Author on X", xProfileURL(string(author.Username)))
@@ -461,8 +462,8 @@ func xPostDetail(ctx context.Context, u *providers.Upstream, id string) (*provid
 
 // xUserResponse is the answer of GET /2/users/{id}: {data, errors}.
 type xUserResponse struct {
-	Data   obj[xUser]     `json:"data"`
-	Errors list[xProblem] `json:"errors"`
+	Data   lenient.Obj[xUser]     `json:"data"`
+	Errors lenient.List[xProblem] `json:"errors"`
 }
 
 // xUserDetail is the details action of a platform_a profile: the full public profile. X bills a
@@ -478,38 +479,38 @@ func xUserDetail(ctx context.Context, u *providers.Upstream, id string) (*provid
 		return nil, xLookupMissing("account", resp.Errors)
 	}
 	body := map[string]any{"platform": platformA, "kind": recordProfile, "id": orID(usr.ID, id)}
-	setStr(body, "username", string(usr.Username))
-	setStr(body, "name", string(usr.Name))
-	setStr(body, "description", string(usr.Description))
-	setStr(body, "location", string(usr.Location))
-	setStr(body, "created_at", isoTime(usr.CreatedAt))
-	setBool(body, "verified", usr.Verified)
-	setStr(body, "verified_type", string(usr.VerifiedType))
-	setBool(body, "protected", usr.Protected)
-	setStr(body, "website", string(usr.URL))
-	setStr(body, "profile_image_url", string(usr.ProfileImageURL))
-	setStr(body, "pinned_post_id", string(usr.PinnedTweetID))
+	lenient.SetStr(body, "username", string(usr.Username))
+	lenient.SetStr(body, "name", string(usr.Name))
+	lenient.SetStr(body, "description", string(usr.Description))
+	lenient.SetStr(body, "location", string(usr.Location))
+	lenient.SetStr(body, "created_at", isoTime(usr.CreatedAt))
+	lenient.SetBool(body, "verified", usr.Verified)
+	lenient.SetStr(body, "verified_type", string(usr.VerifiedType))
+	lenient.SetBool(body, "protected", usr.Protected)
+	lenient.SetStr(body, "website", string(usr.URL))
+	lenient.SetStr(body, "profile_image_url", string(usr.ProfileImageURL))
+	lenient.SetStr(body, "pinned_post_id", string(usr.PinnedTweetID))
 	if m := usr.PublicMetrics.V; m != nil {
 		counts := map[string]any{}
-		setInt(counts, "followers", m.Followers)
-		setInt(counts, "following", m.Following)
-		setInt(counts, "posts", m.posts())
-		setInt(counts, "listed", m.Listed)
-		setInt(counts, "likes", m.Likes)
-		setInt(counts, "media", m.Media)
+		lenient.SetInt(counts, "followers", m.Followers)
+		lenient.SetInt(counts, "following", m.Following)
+		lenient.SetInt(counts, "posts", m.posts())
+		lenient.SetInt(counts, "listed", m.Listed)
+		lenient.SetInt(counts, "likes", m.Likes)
+		lenient.SetInt(counts, "media", m.Media)
 		if len(counts) > 0 {
 			body["counts"] = counts
 		}
 	}
 	profile := xProfileURL(string(usr.Username))
-	setStr(body, "url", profile)
+	lenient.SetStr(body, "url", profile)
 	var links []providers.Link
 	links = appendLink(links, "Profile on X", profile)
 	links = appendLink(links, "Website", string(usr.URL))
 	return &providers.Detail{Body: body, Links: orNoLinks(links), Credits: providers.Credits(xUserReadCredits)}, nil
 }
 
-func orID(got optID, asked string) string {
+func orID(got lenient.ID, asked string) string {
 	if got != "" {
 		return string(got)
 	}
@@ -552,8 +553,8 @@ func xGet(ctx context.Context, u *providers.Upstream, path string, q url.Values,
 // xErrorBody is an X error answer: a top-level problem, possibly with an errors array.
 type xErrorBody struct {
 	xProblem
-	Errors list[xProblem] `json:"errors"`
-	Reason optStr         `json:"reason"`
+	Errors lenient.List[xProblem] `json:"errors"`
+	Reason lenient.Str            `json:"reason"`
 }
 
 func xError(err error, queryPath string) error {

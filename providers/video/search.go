@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Search is video.search (spec section 4.21): videos from the YouTube Data API v3, with
@@ -154,33 +155,33 @@ func acceptJSON() http.Header { return http.Header{"Accept": {"application/json"
 
 // searchListResponse is YouTube's search.list answer (the fields the records use).
 type searchListResponse struct {
-	NextPageToken optStr             `json:"nextPageToken"`
-	Items         list[searchResult] `json:"items"`
-	Error         json.RawMessage    `json:"error"`
+	NextPageToken lenient.Str                `json:"nextPageToken"`
+	Items         lenient.List[searchResult] `json:"items"`
+	Error         json.RawMessage            `json:"error"`
 }
 
 type searchResult struct {
-	ID      obj[searchResultID] `json:"id"`
-	Snippet obj[searchSnippet]  `json:"snippet"`
+	ID      lenient.Opt[searchResultID] `json:"id"`
+	Snippet lenient.Opt[searchSnippet]  `json:"snippet"`
 }
 
 type searchResultID struct {
-	Kind    optStr `json:"kind"`
-	VideoID optStr `json:"videoId"`
+	Kind    lenient.Str `json:"kind"`
+	VideoID lenient.Str `json:"videoId"`
 }
 
 type searchSnippet struct {
-	PublishedAt  optStr                    `json:"publishedAt"`
-	PublishTime  optStr                    `json:"publishTime"`
-	ChannelID    optStr                    `json:"channelId"`
-	Title        optStr                    `json:"title"`
-	Description  optStr                    `json:"description"`
-	Thumbnails   obj[map[string]thumbnail] `json:"thumbnails"`
-	ChannelTitle optStr                    `json:"channelTitle"`
+	PublishedAt  lenient.Str                       `json:"publishedAt"`
+	PublishTime  lenient.Str                       `json:"publishTime"`
+	ChannelID    lenient.Str                       `json:"channelId"`
+	Title        lenient.Str                       `json:"title"`
+	Description  lenient.Str                       `json:"description"`
+	Thumbnails   lenient.Opt[map[string]thumbnail] `json:"thumbnails"`
+	ChannelTitle lenient.Str                       `json:"channelTitle"`
 }
 
 type thumbnail struct {
-	URL optStr `json:"url"`
+	URL lenient.Str `json:"url"`
 }
 
 func execute(ctx context.Context, call *providers.Call) (*providers.Page, error) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Bounds of the transcript action (spec 4.21 and section 8).
@@ -32,28 +33,28 @@ var (
 // body ({error, message, details, documentationUrl}; transcript-unavailable comes with HTTP 206).
 type transcriptResponse struct {
 	Content        json.RawMessage `json:"content"`
-	Lang           optStr          `json:"lang"`
-	AvailableLangs strs            `json:"availableLangs"`
-	JobID          optStr          `json:"jobId"`
-	Status         optStr          `json:"status"`
+	Lang           lenient.Str     `json:"lang"`
+	AvailableLangs lenient.Strs    `json:"availableLangs"`
+	JobID          lenient.Str     `json:"jobId"`
+	Status         lenient.Str     `json:"status"`
 	// Error is a code string in an error body, an Error object (or null) in a job result.
 	Error   json.RawMessage `json:"error"`
-	Message optStr          `json:"message"`
-	Details optStr          `json:"details"`
+	Message lenient.Str     `json:"message"`
+	Details lenient.Str     `json:"details"`
 }
 
 type transcriptChunk struct {
-	Text     optStr   `json:"text"`
-	Offset   optFloat `json:"offset"`   // milliseconds
-	Duration optFloat `json:"duration"` // milliseconds
-	Lang     optStr   `json:"lang"`
+	Text     lenient.Str   `json:"text"`
+	Offset   lenient.Float `json:"offset"`   // milliseconds
+	Duration lenient.Float `json:"duration"` // milliseconds
+	Lang     lenient.Str   `json:"lang"`
 }
 
 // supadataProblem is an error as Supadata writes it.
 type supadataProblem struct {
-	Code    optStr `json:"error"`
-	Message optStr `json:"message"`
-	Details optStr `json:"details"`
+	Code    lenient.Str `json:"error"`
+	Message lenient.Str `json:"message"`
+	Details lenient.Str `json:"details"`
 }
 
 // problem reads the error member: a code string (error body) or an Error object (failed job).
@@ -62,7 +63,7 @@ func (r transcriptResponse) problem() (supadataProblem, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return supadataProblem{}, false
 	}
-	var code optStr
+	var code lenient.Str
 	if json.Unmarshal(raw, &code) == nil && code != "" {
 		return supadataProblem{Code: code, Message: r.Message, Details: r.Details}, true
 	}
@@ -169,8 +170,8 @@ func hasDeadline(ctx context.Context) bool {
 // transcriptDetail builds the transcript body: language, available_languages, segments and
 // timestamps always; text when there is any; timestamps_truncated only when the cap cut the list.
 func transcriptDetail(body transcriptResponse) map[string]any {
-	var chunks list[transcriptChunk]
-	var plain optStr
+	var chunks lenient.List[transcriptChunk]
+	var plain lenient.Str
 	content := bytes.TrimSpace(body.Content)
 	isText := len(content) > 0 && content[0] == '"'
 	if isText {
@@ -239,7 +240,7 @@ func transcriptDetail(body transcriptResponse) map[string]any {
 		"timestamps":          stamps,
 	}
 	if joined != "" {
-		d["text"], _ = clipRunes(joined, maxTranscriptText)
+		d["text"], _ = providers.Truncate(joined, maxTranscriptText)
 	}
 	if truncated {
 		d["timestamps_truncated"] = true

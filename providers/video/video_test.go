@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 	"github.com/capgate/capgate/providers/providertest"
 )
 
@@ -1018,7 +1019,7 @@ func TestHelpers(t *testing.T) {
 			{"hello", 5, "hello", false}, {"hello world", 6, "hello", true}, {"ééééé", 3, "ééé", true}, {"", 3, "", false},
 		}
 		for _, tc := range cases {
-			got, cut := clipRunes(tc.in, tc.n)
+			got, cut := providers.Truncate(tc.in, tc.n)
 			if got != tc.want || cut != tc.cut {
 				t.Errorf("clipRunes(%q, %d) = %q, %v", tc.in, tc.n, got, cut)
 			}
@@ -1049,13 +1050,13 @@ func TestHelpers(t *testing.T) {
 	t.Run("optInt", func(t *testing.T) {
 		cases := []struct {
 			in   string
-			want optInt
+			want lenient.Int
 		}{
-			{`"8087"`, optInt{V: 8087, OK: true}}, {`12`, optInt{V: 12, OK: true}}, {`"1.5"`, optInt{}}, {`null`, optInt{}},
-			{`"x"`, optInt{}}, {`[1]`, optInt{}}, {`" 42 "`, optInt{V: 42, OK: true}},
+			{`"8087"`, lenient.Int{V: 8087, OK: true}}, {`12`, lenient.Int{V: 12, OK: true}}, {`"1.5"`, lenient.Int{}}, {`null`, lenient.Int{}},
+			{`"x"`, lenient.Int{}}, {`[1]`, lenient.Int{}}, {`" 42 "`, lenient.Int{V: 42, OK: true}},
 		}
 		for _, tc := range cases {
-			var got optInt
+			var got lenient.Int
 			if err := json.Unmarshal([]byte(tc.in), &got); err != nil || got != tc.want {
 				t.Errorf("optInt(%s) = %+v, %v", tc.in, got, err)
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/lenient"
 )
 
 // Bounds of the details lookup (spec 4.21 and section 8).
@@ -21,37 +22,37 @@ const (
 
 // videoListResponse is YouTube's videos.list answer with part=snippet,contentDetails,statistics.
 type videoListResponse struct {
-	Items list[videoResource] `json:"items"`
-	Error json.RawMessage     `json:"error"`
+	Items lenient.List[videoResource] `json:"items"`
+	Error json.RawMessage             `json:"error"`
 }
 
 type videoResource struct {
-	ID             optStr              `json:"id"`
-	Snippet        obj[videoSnippet]   `json:"snippet"`
-	ContentDetails obj[contentDetails] `json:"contentDetails"`
-	Statistics     obj[statistics]     `json:"statistics"`
+	ID             lenient.Str                 `json:"id"`
+	Snippet        lenient.Opt[videoSnippet]   `json:"snippet"`
+	ContentDetails lenient.Opt[contentDetails] `json:"contentDetails"`
+	Statistics     lenient.Opt[statistics]     `json:"statistics"`
 }
 
 type videoSnippet struct {
-	PublishedAt  optStr `json:"publishedAt"`
-	ChannelID    optStr `json:"channelId"`
-	Title        optStr `json:"title"`
-	Description  optStr `json:"description"`
-	ChannelTitle optStr `json:"channelTitle"`
-	Tags         strs   `json:"tags"`
+	PublishedAt  lenient.Str  `json:"publishedAt"`
+	ChannelID    lenient.Str  `json:"channelId"`
+	Title        lenient.Str  `json:"title"`
+	Description  lenient.Str  `json:"description"`
+	ChannelTitle lenient.Str  `json:"channelTitle"`
+	Tags         lenient.Strs `json:"tags"`
 }
 
 type contentDetails struct {
-	Duration   optStr `json:"duration"`
-	Definition optStr `json:"definition"`
+	Duration   lenient.Str `json:"duration"`
+	Definition lenient.Str `json:"definition"`
 }
 
 // statistics are numeric strings in the API ("viewCount": "8087"); likeCount is absent when the
 // owner hides likes, commentCount when comments are disabled.
 type statistics struct {
-	ViewCount    optInt `json:"viewCount"`
-	LikeCount    optInt `json:"likeCount"`
-	CommentCount optInt `json:"commentCount"`
+	ViewCount    lenient.Int `json:"viewCount"`
+	LikeCount    lenient.Int `json:"likeCount"`
+	CommentCount lenient.Int `json:"commentCount"`
 }
 
 // details is the details lookup: videos.list for the record's video id.
@@ -110,13 +111,13 @@ func videoDetail(id string, v *videoResource) (map[string]any, []providers.Link)
 	if secs, ok := parseISODuration(string(cd.Duration)); ok && secs > 0 {
 		d["duration_seconds"] = secs
 	}
-	for key, n := range map[string]optInt{"views": stats.ViewCount, "likes": stats.LikeCount, "comments": stats.CommentCount} {
+	for key, n := range map[string]lenient.Int{"views": stats.ViewCount, "likes": stats.LikeCount, "comments": stats.CommentCount} {
 		if n.OK && n.V >= 0 {
 			d[key] = n.V
 		}
 	}
 	if desc := strings.TrimSpace(string(sn.Description)); desc != "" {
-		d["description"], _ = clipRunes(desc, maxDescription)
+		d["description"], _ = providers.Truncate(desc, maxDescription)
 	}
 	if tags := firstTags(sn.Tags, maxTags); len(tags) > 0 {
 		d["tags"] = tags
@@ -182,17 +183,17 @@ func parseISODuration(s string) (int64, bool) {
 // googleError is the error body of Google APIs:
 // {"error": {"code", "message", "errors": [{"message", "domain", "reason"}], "status", "details": [...]}}.
 type googleError struct {
-	Error obj[struct {
-		Code    optInt `json:"code"`
-		Message optStr `json:"message"`
-		Status  optStr `json:"status"`
-		Errors  list[struct {
-			Message optStr `json:"message"`
-			Domain  optStr `json:"domain"`
-			Reason  optStr `json:"reason"`
+	Error lenient.Opt[struct {
+		Code    lenient.Int `json:"code"`
+		Message lenient.Str `json:"message"`
+		Status  lenient.Str `json:"status"`
+		Errors  lenient.List[struct {
+			Message lenient.Str `json:"message"`
+			Domain  lenient.Str `json:"domain"`
+			Reason  lenient.Str `json:"reason"`
 		}] `json:"errors"`
-		Details list[struct {
-			Reason optStr `json:"reason"`
+		Details lenient.List[struct {
+			Reason lenient.Str `json:"reason"`
 		}] `json:"details"`
 	}] `json:"error"`
 }

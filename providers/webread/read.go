@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -214,7 +213,7 @@ func readPage(ctx context.Context, call *providers.Call, raw string, maxChars in
 	if out.Title == "" {
 		out.Title = out.URL
 	}
-	out.Markdown, out.Truncated = cut(strings.TrimSpace(strings.ToValidUTF8(rp.Content, "\uFFFD")), maxChars)
+	out.Markdown, out.Truncated = providers.Truncate(strings.TrimSpace(strings.ToValidUTF8(rp.Content, "\uFFFD")), maxChars)
 	if out.Markdown == "" {
 		out.Notes = append(out.Notes, "The reader found no text on this page, so the record has no markdown.")
 	}
@@ -262,21 +261,6 @@ func readerTimeout(ctx context.Context) int {
 		secs = 1
 	}
 	return secs
-}
-
-// cut keeps at most max characters (runes) of s.
-func cut(s string, max int) (string, bool) {
-	if max <= 0 || utf8.RuneCountInString(s) <= max {
-		return s, false
-	}
-	n := 0
-	for i := range s {
-		if n == max {
-			return s[:i], true
-		}
-		n++
-	}
-	return s, false
 }
 
 // cleanTitle collapses white space in a page title.
@@ -409,9 +393,9 @@ func bodyError(status int, body []byte, orig *providers.Error) error {
 	var b readerErrorBody
 	_ = json.Unmarshal(body, &b)
 	name := stringOf(b.Name)
-	msg := shorten(stringOf(b.Message), 300)
+	msg := providers.ClipLine(stringOf(b.Message), 300)
 	if msg == "" {
-		msg = shorten(strings.TrimPrefix(stringOf(b.ReadableMessage), name+": "), 300)
+		msg = providers.ClipLine(strings.TrimPrefix(stringOf(b.ReadableMessage), name+": "), 300)
 	}
 	detail := ""
 	if msg != "" {
@@ -454,15 +438,6 @@ func bodyError(status int, body []byte, orig *providers.Error) error {
 	default:
 		return mk(providers.CodeProviderError, false, "the reader refused the request (HTTP %d)%s", status, detail)
 	}
-}
-
-func shorten(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	c, _ := cut(s, max-1)
-	return c + "…"
 }
 
 func stringOf(raw json.RawMessage) string {

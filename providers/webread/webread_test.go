@@ -279,7 +279,7 @@ func TestTruncation(t *testing.T) {
 		{"", 5, "", false},
 	}
 	for _, tc := range cases {
-		got, trunc := cut(tc.in, tc.max)
+		got, trunc := providers.Truncate(tc.in, tc.max)
 		if got != tc.want || trunc != tc.trunc || !utf8.ValidString(got) {
 			t.Errorf("cut(%q, %d) = %q, %v; want %q, %v", tc.in, tc.max, got, trunc, tc.want, tc.trunc)
 		}

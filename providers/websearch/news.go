@@ -198,7 +198,7 @@ func newsRecord(a map[string]any) (providers.Record, bool) {
 	title := str(a["title"])
 	snippet := str(a["snippet"])
 	if title == "" {
-		title = shorten(snippet, 120)
+		title = providers.ClipLine(snippet, 120)
 	}
 	if title == "" || source == "" {
 		return providers.Record{}, false
@@ -253,18 +253,4 @@ func hostOf(link string) string {
 		return ""
 	}
 	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
-}
-
-// shorten cuts s to at most n runes at a word boundary, adding an ellipsis when it cut.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := string(r[:n])
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,.;:") + "…"
 }

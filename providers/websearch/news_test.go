@@ -234,7 +234,7 @@ func TestShorten(t *testing.T) {
 		"one two three four five six": "one two three…",
 	}
 	for in, want := range cases {
-		if got := shorten(in, 15); got != want {
+		if got := providers.ClipLine(in, 15); got != want {
 			t.Errorf("shorten(%q) = %q, want %q", in, got, want)
 		}
 	}
