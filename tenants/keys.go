@@ -49,7 +49,10 @@ func (s *Store) CreateKey(ctx context.Context, tenantID, mode, label string) (*A
 		return nil, "", errors.New("mode must be live or test")
 	}
 	if len(label) > 100 {
-		return nil, "", errors.New("label must be at most 100 characters")
+		return nil, "", invalidf("label", "label must be at most 100 characters")
+	}
+	if err := checkText("label", label); err != nil {
+		return nil, "", err
 	}
 	if _, err := s.Tenant(ctx, tenantID); err != nil {
 		if errors.Is(err, ErrNotFound) {

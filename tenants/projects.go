@@ -69,6 +69,9 @@ func (s *Store) lockTenant(ctx context.Context, tx bun.Tx, tenantID string) erro
 
 // CreateProject adds a project within the plan's quota.
 func (s *Store) CreateProject(ctx context.Context, tenantID string, plan *Plan, name string) (*Project, error) {
+	if err := checkText("name", name); err != nil {
+		return nil, err
+	}
 	now := Now()
 	p := &Project{ID: NewID("prj"), TenantID: tenantID, Name: name, CreatedAt: now, UpdatedAt: now}
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -130,6 +133,9 @@ func (s *Store) DeleteProject(ctx context.Context, tenantID, id string) error {
 
 // AddItem saves an item into a tenant's project within the plan's item quota.
 func (s *Store) AddItem(ctx context.Context, plan *Plan, item *ProjectItem) error {
+	if err := checkTexts("note", item.Note, "record_id", item.RecordID, "capability", item.Capability, "snapshot", item.Snapshot); err != nil {
+		return err
+	}
 	item.ID, item.CreatedAt = NewID("itm"), Now()
 	return s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := s.lockTenant(ctx, tx, item.TenantID); err != nil {

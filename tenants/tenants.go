@@ -31,7 +31,10 @@ type Tenant struct {
 // CreateTenant inserts a tenant on an existing plan.
 func (s *Store) CreateTenant(ctx context.Context, name, planID, email string) (*Tenant, error) {
 	if name == "" || len(name) > 200 {
-		return nil, errors.New("tenant name must be 1..200 characters")
+		return nil, invalidf("name", "tenant name must be 1..200 characters")
+	}
+	if err := checkTexts("name", name, "email", email); err != nil {
+		return nil, err
 	}
 	if _, err := s.Plan(ctx, planID); err != nil {
 		if errors.Is(err, ErrNotFound) {
@@ -55,6 +58,9 @@ func (s *Store) Tenant(ctx context.Context, id string) (*Tenant, error) {
 // Tenants lists tenants, newest first, optionally filtered by a name or email substring.
 func (s *Store) Tenants(ctx context.Context, search string, limit, offset int) ([]Tenant, error) {
 	var ts []Tenant
+	if !storable(search) {
+		return ts, nil // no stored name, email or id holds a NUL byte or invalid UTF-8
+	}
 	q := s.DB.NewSelect().Model(&ts).OrderExpr("created_at DESC, id")
 	if search != "" {
 		like := "%" + escapeLike(search) + "%"
@@ -152,7 +158,10 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, email, password, role 
 	}
 	u := &User{ID: NewID("usr"), TenantID: tenantID, Email: normalizeEmail(email), PasswordHash: string(hash), Role: role, CreatedAt: Now()}
 	if u.Email == "" || len(u.Email) > 254 {
-		return nil, errors.New("email must be 1..254 characters")
+		return nil, invalidf("email", "email must be 1..254 characters")
+	}
+	if err := checkText("email", u.Email); err != nil {
+		return nil, err
 	}
 	res, err := s.DB.NewInsert().Model(u).On("CONFLICT (email) DO NOTHING").Exec(ctx)
 	if err != nil {

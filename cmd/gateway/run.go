@@ -154,7 +154,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 
 	opts := gateway.Options{DB: db, Client: client, Capabilities: registry.Capabilities(), Sessions: sessions,
 		Logger: log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
-		SharpenModels: cfg.SharpenModels}
+		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken}
 	if cfg.RedisURL != "" {
 		lim, rdb, err := gateway.NewRedisLimiter(cfg.RedisURL)
 		if err != nil {
