@@ -41,9 +41,12 @@
 //     (100.64/10), multicast, cloud metadata (169.254.169.254, fd00:ec2::254, 100.100.100.200) —
 //     providers.IsPublicAddr — and also 0/8, 192.0.0/24, the TEST-NETs, 198.18/15, 240/4 and
 //     broadcast, ::/96 (IPv4-compatible), 100::/64, Teredo, 2001:db8::/32, fec0::/10, local-use
-//     NAT64, and NAT64/6to4 addresses whose embedded IPv4 address is not public. IPv4 hosts in
-//     the shorthand forms browsers accept (2130706433, 0x7f.1, 127.1, 012.0.0.1) are decoded with
-//     the WHATWG rules and checked as the address they reach. Names refused outright: localhost
+//     NAT64, and NAT64/6to4 addresses whose embedded IPv4 address is not public. The host is
+//     mapped with IDNA (UTS 46, golang.org/x/net/idna) before any of these checks, so full-width
+//     digits and ideographic full stops (１２７。１) are checked as what they map to. An IPv4 host
+//     must be the standard dotted quad: the legacy forms browsers and resolvers still accept
+//     (2130706433, 0x7f.1, 127.1, 012.0.0.1, mixtures) are refused, public or not, before any
+//     lookup (the message names the address they would reach). Names refused outright: localhost
 //     and *.localhost, metadata, metadata.google.internal, metadata.goog, instance-data(.ec2.internal),
 //     and single-label names (they resolve through search domains to internal hosts).
 //  2. Resolution: the host is resolved and refused (invalid_request at /url) when any address is

@@ -35,7 +35,9 @@ var WebRead = &providers.Capability{
 		"read, always) and `source` (always \"reader\"). Records carry no snippet. Only public pages can be read: " +
 		"a URL whose host is, or resolves to, a loopback, private, link-local, shared (CGNAT), multicast, " +
 		"reserved or cloud metadata address is refused with invalid_request at /url before anything is fetched, " +
-		"as are URLs with a user name or password and local names such as localhost. Redirects (at most 5) are " +
+		"as are URLs with a user name or password and local names such as localhost; the host is mapped with IDNA " +
+		"(UTS 46) before these checks, and an IPv4 host must be four decimal numbers (legacy forms such as 127.1, " +
+		"0x7f.0.0.1 or 2130706433 are refused). Redirects (at most 5) are " +
 		"followed and checked hop by hop; a redirect to a non-public address is a provider_error and nothing is " +
 		"returned. `notes` tell when the URL redirected and pass on the reader's warnings (for example when the " +
 		"page answered an HTTP error). Single result: no `more`, no `update`, no record actions. Cost: 5 credits " +
