@@ -204,6 +204,9 @@ func (s *Store) Workouts(ctx context.Context, tenantID string) ([]Workout, error
 // Workout loads one of a tenant's workouts.
 func (s *Store) Workout(ctx context.Context, tenantID, id string) (*Workout, error) {
 	w := new(Workout)
+	if !storable(id) {
+		return w, ErrNotFound
+	}
 	err := s.DB.NewSelect().Model(w).Where("id = ? AND tenant_id = ?", id, tenantID).Scan(ctx)
 	return w, notFound(err)
 }

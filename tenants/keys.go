@@ -85,12 +85,18 @@ func (s *Store) Keys(ctx context.Context, tenantID string) ([]APIKey, error) {
 // Key loads one key.
 func (s *Store) Key(ctx context.Context, id string) (*APIKey, error) {
 	k := new(APIKey)
+	if !storable(id) {
+		return k, ErrNotFound
+	}
 	err := s.DB.NewSelect().Model(k).Where("id = ?", id).Scan(ctx)
 	return k, notFound(err)
 }
 
 // RevokeKey revokes a key (tenantID "" means any tenant: admin); revoking twice is a no-op.
 func (s *Store) RevokeKey(ctx context.Context, id, tenantID string) (*APIKey, error) {
+	if !storable(id) || !storable(tenantID) {
+		return nil, ErrNotFound
+	}
 	q := s.DB.NewUpdate().Table("api_keys").Set("revoked_at = ?", Now()).Where("id = ?", id).Where("revoked_at IS NULL")
 	if tenantID != "" {
 		q = q.Where("tenant_id = ?", tenantID)

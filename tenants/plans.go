@@ -201,6 +201,9 @@ func (s *Store) SeedPlans(ctx context.Context) (int, error) {
 // Plan loads a plan by name.
 func (s *Store) Plan(ctx context.Context, id string) (*Plan, error) {
 	p := new(Plan)
+	if !storable(id) {
+		return p, ErrNotFound // no stored id holds one; the query would fail instead
+	}
 	err := s.DB.NewSelect().Model(p).Where("id = ?", id).Scan(ctx)
 	return p, notFound(err)
 }

@@ -51,6 +51,9 @@ func (s *Store) CreateTenant(ctx context.Context, name, planID, email string) (*
 // Tenant loads a tenant.
 func (s *Store) Tenant(ctx context.Context, id string) (*Tenant, error) {
 	t := new(Tenant)
+	if !storable(id) {
+		return t, ErrNotFound
+	}
 	err := s.DB.NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
 	return t, notFound(err)
 }
@@ -104,6 +107,9 @@ func (s *Store) SetStatus(ctx context.Context, tenantID, status string) (*Tenant
 }
 
 func (s *Store) updateTenant(ctx context.Context, id, column string, value any) (*Tenant, error) {
+	if !storable(id) {
+		return nil, ErrNotFound
+	}
 	res, err := s.DB.NewUpdate().Table("tenants").Set("? = ?", bun.Ident(column), value).Where("id = ?", id).Exec(ctx)
 	if err != nil {
 		return nil, err
@@ -142,6 +148,9 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, email, password, role 
 	}
 	if len(password) > 72 {
 		return nil, errors.New("password must be at most 72 bytes")
+	}
+	if err := checkText("email", email); err != nil {
+		return nil, err // checked before normalizing, which would turn invalid bytes into U+FFFD
 	}
 	if role != RoleOwner && role != RoleAdmin {
 		return nil, errors.New("role must be owner or admin")
@@ -193,6 +202,9 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("capgate-dummy-password"),
 // User loads a user.
 func (s *Store) User(ctx context.Context, id string) (*User, error) {
 	u := new(User)
+	if !storable(id) {
+		return u, ErrNotFound
+	}
 	err := s.DB.NewSelect().Model(u).Where("id = ?", id).Scan(ctx)
 	return u, notFound(err)
 }
