@@ -1,4 +1,4 @@
-package webread
+package pageread
 
 import (
 	"context"
@@ -355,7 +355,7 @@ func TestPreflightFailures(t *testing.T) {
 		client := readerClient(t, refuseReader(t), "")
 		ctx, cancel := context.WithTimeout(context.Background(), 900*time.Millisecond)
 		defer cancel()
-		_, err := Read(ctx, providers.NewCall(WebRead, providers.Request{}, nil, providers.ModeLive, "tnt_test", client), slow.URL+"/", 0)
+		_, err := Read(ctx, providers.NewCall(readCap, providers.Request{}, nil, providers.ModeLive, "tnt_test", client), slow.URL+"/", 0)
 		wantError(t, err, providers.CodeProviderTimeout, yes)
 	})
 	t.Run("connection refused", func(t *testing.T) {

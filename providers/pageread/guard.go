@@ -1,4 +1,4 @@
-package webread
+package pageread
 
 import (
 	"context"
