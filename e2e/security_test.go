@@ -285,3 +285,141 @@ func TestPlanCLIRefusesAbsurdValues(t *testing.T) {
 		}
 	})
 }
+
+// consoleSession signs in through the real sign-in form and returns the session cookie and the
+// CSRF token of the signed-in forms.
+func consoleSession(t *testing.T, base, email, password string) (*http.Cookie, string) {
+	t.Helper()
+	c := clientFrom("127.0.0.1")
+	res, err := c.Get(base + "/console/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var login *http.Cookie
+	for _, ck := range res.Cookies() {
+		if ck.Name == "capgate_login" {
+			login = ck
+		}
+	}
+	if login == nil {
+		t.Fatal("no capgate_login cookie")
+	}
+	req, _ := http.NewRequest(http.MethodPost, base+"/console/login", strings.NewReader(url.Values{"email": {email}, "password": {password}, "_csrf": {login.Value}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(login)
+	res, err = c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var session *http.Cookie
+	for _, ck := range res.Cookies() {
+		if ck.Name == "capgate_console" && ck.Value != "" {
+			session = ck
+		}
+	}
+	if session == nil {
+		t.Fatalf("sign-in: %d, no session cookie", res.StatusCode)
+	}
+	page := consoleGet(t, base, session, "/console/")
+	m := regexp.MustCompile(`name="_csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no CSRF token on the console home")
+	}
+	return session, m[1]
+}
+
+// consoleGet loads a console page, following redirects, and returns its HTML (status 200 required).
+func consoleGet(t *testing.T, base string, session *http.Cookie, path string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	req.AddCookie(session)
+	res, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s: %d\n%s", path, res.StatusCode, b)
+	}
+	return string(b)
+}
+
+// TestConsoleRefusesUnstorableInput: through the real console, a NUL byte in a key label or a
+// tenant name and absurd plan values are refused by the store's validation (no 500, no database
+// error in the page, nothing written), and the tenant search for %00 answers.
+func TestConsoleRefusesUnstorableInput(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, backend string) {
+		d := newDeployment(t, backend)
+		in := d.serve(t)
+		m := firstStartLines["password"].FindStringSubmatch(in.stdout.String())
+		if m == nil {
+			t.Fatal("no admin password on the first start")
+		}
+		session, csrf := consoleSession(t, in.Base, "admin@capgate.local", m[1])
+		for _, q := range []string{"%00", "a%00b", "%FF", "%C3%28"} {
+			consoleGet(t, in.Base, session, "/console/admin/tenants?q="+q)
+		}
+		plan := func(name, mult, rate, caps string) url.Values {
+			return url.Values{"name": {name}, "cap": {"1000"}, "rate": {rate}, "multiplier": {mult}, "capabilities": {caps},
+				"sharpen_max": {"stock"}, "projects": {"1"}, "items": {"1"}}
+		}
+		cases := []struct {
+			name, path string
+			form       url.Values
+		}{
+			{"NUL in a key label", "/console/keys", url.Values{"label": {"ci\x00key"}, "mode": {"test"}}},
+			{"invalid UTF-8 in a key label", "/console/keys", url.Values{"label": {"ci\xffkey"}, "mode": {"test"}}},
+			{"NUL in a tenant name", "/console/admin/tenants", url.Values{"name": {"Evil\x00Corp"}, "plan": {"pro"}, "email": {""}}},
+			{"NaN multiplier on create", "/console/admin/plans", plan("nanplan", "NaN", "60", "all")},
+			{"huge rate on create", "/console/admin/plans", plan("fastplan", "1", "9223372036854775807", "all")},
+			{"typical<=abc on create", "/console/admin/plans", plan("oddplan", "1", "60", "typical<=abc")},
+			{"NaN multiplier on update", "/console/admin/plans/pro", plan("pro", "NaN", "600", "all")},
+		}
+		noRedirect := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				tc.form.Set("_csrf", csrf)
+				req, _ := http.NewRequest(http.MethodPost, in.Base+tc.path, strings.NewReader(tc.form.Encode()))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.AddCookie(session)
+				res, err := noRedirect.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode >= 500 {
+					t.Fatalf("%d\n%s", res.StatusCode, b)
+				}
+				page := string(b)
+				if loc := res.Header.Get("Location"); loc != "" {
+					page = consoleGet(t, in.Base, session, loc)
+				}
+				for _, leak := range []string{"SQL", "syntax error", "SQLSTATE", "invalid byte sequence"} {
+					if strings.Contains(page, leak) {
+						t.Fatalf("the answer shows a database error (%s)", leak)
+					}
+				}
+			})
+		}
+		plans := d.admin(t, "plan", "list")
+		for _, p := range plans["plans"].([]any) {
+			pm := p.(map[string]any)
+			if n := pm["name"]; n == "nanplan" || n == "fastplan" || n == "oddplan" {
+				t.Errorf("a refused plan was written: %v", pm)
+			}
+			if pm["name"] == "pro" && pm["credit_multiplier"] != float64(1) {
+				t.Errorf("a refused update changed pro: %v", pm)
+			}
+		}
+		ts := d.admin(t, "tenant", "list")
+		for _, tn := range ts["tenants"].([]any) {
+			if strings.Contains(tn.(map[string]any)["name"].(string), "Evil") {
+				t.Errorf("a refused tenant was written: %v", tn)
+			}
+		}
+	})
+}
