@@ -230,7 +230,6 @@ func TestFramingRefusedOnRawConnection(t *testing.T) {
 		{"space before the colon", "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length : 0\r\n\r\n"},
 		{"HTTP/9.9", "GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n"},
 		{"HTTP/2.0 over HTTP/1 framing", "GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n"},
-		{"no Host in HTTP/1.1", "GET /healthz HTTP/1.1\r\nAccept: */*\r\n\r\n"},
 		{"two Host headers", "GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n"},
 	}
 	for _, tc := range cases {

@@ -155,8 +155,8 @@ func framingFault(protocol, raw []byte) string {
 		return "more than one Content-Length"
 	case len(contentLength) == 1 && !isDigits(contentLength[0]):
 		return "a Content-Length that is not a decimal number"
-	case hosts > 1 || hosts == 0 && proto == "HTTP/1.1":
-		return "an HTTP/1.1 request needs exactly one Host header"
+	case hosts > 1:
+		return "more than one Host header"
 	}
 	return ""
 }
