@@ -73,6 +73,11 @@ func FuzzFollowUpDecoder(f *testing.F) {
 	for _, s := range append(append(valid, tricky...), trickyBodies...) {
 		f.Add([]byte(s))
 	}
+	for _, v := range hostileValues {
+		f.Add([]byte(`{"search_id":"srch_0123456789abcdef","action":"update","params":{"query":` + string(v) + `,"num":` + string(v) + `}}`))
+		f.Add([]byte(`{"record_id":` + string(v) + `,"action":"details"}`))
+		f.Add([]byte(`{"search_id":"srch_0123456789abcdef","action":` + string(v) + `}`))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := gateway.DecodeFollowUp(body)
 		if err != nil {
@@ -154,6 +159,9 @@ func FuzzExecuteBody(f *testing.F) {
 	caps := registry.Capabilities()
 	for _, s := range trickyBodies {
 		f.Add([]byte(s))
+	}
+	for _, v := range hostileValues {
+		f.Add([]byte(`{"query":` + string(v) + `,"num":` + string(v) + `,"page":` + string(v) + `}`))
 	}
 	for _, cp := range caps {
 		if len(cp.Examples) > 0 {
