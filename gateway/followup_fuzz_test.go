@@ -7,14 +7,17 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/gateway"
+	"github.com/capgate/capgate/gateway/gatewaytest"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/registry"
+	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
 var (
@@ -70,6 +73,11 @@ func FuzzFollowUpDecoder(f *testing.F) {
 	for _, s := range append(append(valid, tricky...), trickyBodies...) {
 		f.Add([]byte(s))
 	}
+	for _, v := range hostileValues {
+		f.Add([]byte(`{"search_id":"srch_0123456789abcdef","action":"update","params":{"query":` + string(v) + `,"num":` + string(v) + `}}`))
+		f.Add([]byte(`{"record_id":` + string(v) + `,"action":"details"}`))
+		f.Add([]byte(`{"search_id":"srch_0123456789abcdef","action":` + string(v) + `}`))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := gateway.DecodeFollowUp(body)
 		if err != nil {
@@ -112,6 +120,18 @@ var awkwardValues = []json.RawMessage{json.RawMessage(`null`), json.RawMessage(`
 	json.RawMessage(`-1`), json.RawMessage(`0.5`), json.RawMessage(`[]`), json.RawMessage(`{}`), json.RawMessage(`true`),
 	json.RawMessage(`99999999999999999999999`), json.RawMessage(`"\u0000"`), json.RawMessage(`[null]`), json.RawMessage(`{"lat":"x"}`)}
 
+// hostileValues are what a stored or forwarded string or number must survive: NUL bytes, invalid
+// UTF-8, lone surrogates, numbers past every integer and float range. They replace every field
+// of the examples, in the decoder sweep and over HTTP (TestHostileValuesNever5xx).
+var hostileValues = []json.RawMessage{
+	json.RawMessage(`"a\u0000b"`), json.RawMessage(`"\u0000"`), json.RawMessage("\"\xff\xfe\xfd\""), json.RawMessage("\"ok\xc3\x28\""),
+	json.RawMessage(`"\ud800"`), json.RawMessage(`"\udfff\ud800"`),
+	json.RawMessage(`1e308`), json.RawMessage(`-1e308`), json.RawMessage(`1e-400`), json.RawMessage(`4294967296`),
+	json.RawMessage(`9223372036854775807`), json.RawMessage(`9223372036854775808`), json.RawMessage(`-9223372036854775809`),
+	json.RawMessage(`18446744073709551616`), json.RawMessage(`123456789012345678901234567890e10`),
+	json.RawMessage(`["a\u0000"]`), json.RawMessage(`{"a":"\u0000"}`),
+}
+
 // previousQueries prepares each capability's first example: the stored query of an update.
 func previousQueries(tb testing.TB, caps []*providers.Capability) map[string]providers.Request {
 	tb.Helper()
@@ -140,6 +160,9 @@ func FuzzExecuteBody(f *testing.F) {
 	for _, s := range trickyBodies {
 		f.Add([]byte(s))
 	}
+	for _, v := range hostileValues {
+		f.Add([]byte(`{"query":` + string(v) + `,"num":` + string(v) + `,"page":` + string(v) + `}`))
+	}
 	for _, cp := range caps {
 		if len(cp.Examples) > 0 {
 			b, err := json.Marshal(cp.Examples[0].Body)
@@ -166,7 +189,7 @@ func TestExecuteBodyAwkwardValues(t *testing.T) {
 			}
 			checkExecuteBody(t, caps, previous, b)
 			for k := range ex.Body {
-				for _, v := range awkwardValues {
+				for _, v := range append(append([]json.RawMessage{}, awkwardValues...), hostileValues...) {
 					m := map[string]any{}
 					for k2, v2 := range ex.Body {
 						m[k2] = v2
@@ -246,5 +269,117 @@ func wantInvalidRequest(t *testing.T, err error) {
 	}
 	if e.Code != providers.CodeInvalidRequest || e.HTTPStatus() != 400 || e.Message == "" {
 		t.Fatalf("refusal %s %d %q, want invalid_request 400 with a message", e.Code, e.HTTPStatus(), e.Message)
+	}
+}
+
+// objectWith writes a JSON object whose field key holds raw (bytes as they are, even invalid
+// UTF-8) and whose other fields are the example's.
+func objectWith(tb testing.TB, ex map[string]any, key string, raw json.RawMessage) []byte {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteByte('{')
+	first := true
+	field := func(k string, v []byte) {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	for k, v := range ex {
+		if k == key {
+			continue
+		}
+		vb, err := json.Marshal(v)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		field(k, vb)
+	}
+	field(key, raw)
+	b.WriteByte('}')
+	return []byte(b.String())
+}
+
+// serverFault tells whether an answer is the gateway's own failure: internal_error, or
+// service_unavailable (the store failing on input it should have refused). A provider_error or
+// provider_timeout is the (sandbox) upstream's answer to a query it has no recording of.
+func serverFault(r *gatewaytest.Response) bool {
+	if r.Status < 500 {
+		return false
+	}
+	code := r.ErrorCode()
+	return code != string(providers.CodeProviderError) && code != string(providers.CodeProviderTimeout) &&
+		code != string(providers.CodeCapabilityUnavailable)
+}
+
+// TestHostileValuesNever5xx sends every capability's first example over HTTP with each field
+// replaced by each hostile value, then follow-ups (update params, ids and actions) with the same
+// values, on SQLite and PostgreSQL: the gateway never fails on its own (500, 503).
+func TestHostileValuesNever5xx(t *testing.T) {
+	for _, b := range tenantstest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			e := gatewaytest.New(t, gatewaytest.Options{DB: b.Open(t)})
+			_, _, key := newPlanTenant(t, e, 1_000_000_000, "all")
+			codes := map[string]int{}
+			check := func(what string, r *gatewaytest.Response, body []byte) {
+				t.Helper()
+				codes[r.ErrorCode()]++
+				if serverFault(r) {
+					t.Errorf("%s: %d %s\nbody %q", what, r.Status, r.Body, body)
+				}
+			}
+			for _, cp := range registry.Capabilities() {
+				if len(cp.Examples) == 0 {
+					continue
+				}
+				ex := cp.Examples[0].Body
+				path := "/v1/capabilities/" + cp.ID + "/execute"
+				for k := range ex {
+					for _, v := range hostileValues {
+						body := objectWith(t, ex, k, v)
+						check(cp.ID+" "+k, e.Do(http.MethodPost, path, key, body), body)
+					}
+				}
+				for _, v := range hostileValues {
+					body := objectWith(t, ex, "unknown_field", v)
+					check(cp.ID+" unknown field", e.Do(http.MethodPost, path, key, body), body)
+				}
+				first := e.Do(http.MethodPost, path, key, ex)
+				sid, _ := first.JSON["search_id"].(string)
+				if first.Status != 200 || sid == "" {
+					continue
+				}
+				var rid string
+				if rs, _ := first.JSON["results"].([]any); len(rs) > 0 {
+					rid, _ = rs[0].(map[string]any)["record_id"].(string)
+				}
+				for k := range ex {
+					for _, v := range hostileValues {
+						params := objectWith(t, map[string]any{}, k, v)
+						body := []byte(`{"search_id":"` + sid + `","action":"update","params":` + string(params) + `}`)
+						check(cp.ID+" update "+k, e.Do(http.MethodPost, "/v1/follow-up", key, body), body)
+					}
+				}
+				for _, v := range hostileValues {
+					for _, body := range [][]byte{
+						objectWith(t, map[string]any{"search_id": sid}, "action", v),
+						objectWith(t, map[string]any{"action": "more"}, "search_id", v),
+						objectWith(t, map[string]any{"action": "details"}, "record_id", v),
+						objectWith(t, map[string]any{"search_id": sid, "action": "more"}, "page", v),
+					} {
+						check(cp.ID+" follow-up", e.Do(http.MethodPost, "/v1/follow-up", key, body), body)
+					}
+					if rid != "" {
+						body := objectWith(t, map[string]any{"record_id": rid}, "action", v)
+						check(cp.ID+" record action", e.Do(http.MethodPost, "/v1/follow-up", key, body), body)
+					}
+				}
+			}
+			t.Logf("answers by error code: %v", codes)
+		})
 	}
 }

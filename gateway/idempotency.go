@@ -27,6 +27,11 @@ func requestHash(c *fiber.Ctx) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// idemScope is the key space of a principal's durable request ids: its tenant and its key's mode.
+func idemScope(p *Principal, space string) tenants.IdemScope {
+	return tenants.IdemScope{TenantID: p.Tenant.ID, Mode: p.Key.Mode, Space: space}
+}
+
 // claim outcomes of a durable request id.
 type claim struct {
 	fresh  bool                       // this request runs and its answer is stored
@@ -35,14 +40,14 @@ type claim struct {
 
 // claimRequestID claims a durable request id: the first request runs; a repeat with the same
 // content waits for the first to finish and replays its answer; different content is refused.
-func (s *Server) claimRequestID(ctx context.Context, tenantID, key, hash string) (claim, error) {
+func (s *Server) claimRequestID(ctx context.Context, sc tenants.IdemScope, key, hash string) (claim, error) {
 	if !idempotencyKeyPattern.MatchString(key) {
 		return claim{}, &Error{Code: providers.CodeInvalidRequest, Message: "the idempotency key must be 1..255 printable ASCII characters",
 			Violations: []providers.Violation{{Path: "", Message: "malformed Idempotency-Key or request_id"}}}
 	}
 	deadline := time.Now().Add(SharpenDeadline + 10*time.Second)
 	for {
-		prev, err := s.store.BeginIdempotent(ctx, tenantID, key, hash)
+		prev, err := s.store.BeginIdempotent(ctx, sc, key, hash)
 		if err != nil {
 			return claim{}, storeError(err)
 		}
@@ -70,23 +75,23 @@ func (s *Server) claimRequestID(ctx context.Context, tenantID, key, hash string)
 
 // finishRequestID stores a successful answer for replays, or releases the claim so a retry runs
 // again when the request did not succeed.
-func (s *Server) finishRequestID(c *fiber.Ctx, tenantID, key string, ok bool) {
+func (s *Server) finishRequestID(c *fiber.Ctx, sc tenants.IdemScope, key string, ok bool) {
 	if ok {
-		s.rememberAnswer(c, tenantID, key, c.Response().StatusCode(), string(c.Response().Header.ContentType()), string(c.Response().Body()))
+		s.rememberAnswer(c, sc, key, c.Response().StatusCode(), string(c.Response().Header.ContentType()), string(c.Response().Body()))
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 10*time.Second)
 	defer cancel()
-	if err := s.store.AbandonIdempotent(ctx, tenantID, key); err != nil {
+	if err := s.store.AbandonIdempotent(ctx, sc, key); err != nil {
 		s.log.Error("idempotency store failed", "request_id", requestID(c), "err", err)
 	}
 }
 
 // rememberAnswer stores the answer a durable request id replays.
-func (s *Server) rememberAnswer(c *fiber.Ctx, tenantID, key string, status int, contentType, body string) {
+func (s *Server) rememberAnswer(c *fiber.Ctx, sc tenants.IdemScope, key string, status int, contentType, body string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.UserContext()), 10*time.Second)
 	defer cancel()
-	if err := s.store.FinishIdempotent(ctx, tenantID, key, status, contentType, body); err != nil {
+	if err := s.store.FinishIdempotent(ctx, sc, key, status, contentType, body); err != nil {
 		s.log.Error("idempotency store failed", "request_id", requestID(c), "err", err)
 	}
 }
@@ -98,8 +103,8 @@ func (s *Server) idempotent(c *fiber.Ctx) error {
 	if key == "" {
 		return c.Next()
 	}
-	p := principalOf(c)
-	cl, err := s.claimRequestID(c.UserContext(), p.Tenant.ID, key, requestHash(c))
+	sc := idemScope(principalOf(c), tenants.SpaceAPI)
+	cl, err := s.claimRequestID(c.UserContext(), sc, key, requestHash(c))
 	if err != nil {
 		return err
 	}
@@ -116,6 +121,6 @@ func (s *Server) idempotent(c *fiber.Ctx) error {
 			ok = false
 		}
 	}
-	s.finishRequestID(c, p.Tenant.ID, key, ok)
+	s.finishRequestID(c, sc, key, ok)
 	return err
 }

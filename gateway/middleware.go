@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"bytes"
+	"crypto/subtle"
 	"fmt"
 	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -83,4 +86,118 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	}
 	s.log.Log(c.UserContext(), logLevelFor(status), "request", attrs...)
 	return nil
+}
+
+// checkFraming refuses a request whose HTTP framing a proxy in front could read differently
+// from this server (request smuggling): fasthttp accepts it leniently, so the raw header block
+// is checked before routing. The connection is closed after the 400, so bytes left over from an
+// ambiguous body are never read as a next request.
+func (s *Server) checkFraming(c *fiber.Ctx) error {
+	if why := framingFault(c.Request().Header.Protocol(), c.Request().Header.RawHeaders()); why != "" {
+		c.Context().SetConnectionClose()
+		return &Error{Code: providers.CodeInvalidRequest, Message: "the request's HTTP framing is refused: " + why,
+			Violations: []providers.Violation{{Path: "", Message: why}}}
+	}
+	return c.Next()
+}
+
+// framingFault names what is wrong with a request's framing (its protocol and raw header
+// block as received), or "".
+func framingFault(protocol, raw []byte) string {
+	proto := string(protocol)
+	if proto != "HTTP/1.1" && proto != "HTTP/1.0" {
+		return "unsupported HTTP version " + strconv.Quote(proto)
+	}
+	var contentLength, transferEncoding []string
+	hosts := 0
+	for len(raw) > 0 {
+		i := bytes.IndexByte(raw, '\n')
+		if i < 0 {
+			return "a header line does not end with CRLF"
+		}
+		line := raw[:i]
+		raw = raw[i+1:]
+		if len(line) == 0 || line[len(line)-1] != '\r' {
+			return "a header line ends with a bare LF"
+		}
+		line = line[:len(line)-1]
+		if len(line) == 0 {
+			break // the blank line that ends the header block
+		}
+		if bytes.IndexByte(line, '\r') >= 0 {
+			return "a header line holds a bare CR"
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			return "obsolete line folding (obs-fold)"
+		}
+		name, value, ok := bytes.Cut(line, []byte{':'})
+		if !ok || len(name) == 0 || bytes.ContainsAny(name, " \t") {
+			return "a header line is not name: value"
+		}
+		v := string(bytes.Trim(value, " \t"))
+		switch {
+		case bytes.EqualFold(name, []byte(fiber.HeaderContentLength)):
+			contentLength = append(contentLength, v)
+		case bytes.EqualFold(name, []byte(fiber.HeaderTransferEncoding)):
+			transferEncoding = append(transferEncoding, v)
+		case bytes.EqualFold(name, []byte(fiber.HeaderHost)):
+			hosts++
+		}
+	}
+	switch {
+	case len(transferEncoding) > 0 && len(contentLength) > 0:
+		return "both Content-Length and Transfer-Encoding"
+	case len(transferEncoding) > 1 || len(transferEncoding) == 1 && !strings.EqualFold(transferEncoding[0], "chunked"):
+		return "a Transfer-Encoding other than one chunked"
+	case len(transferEncoding) == 1 && proto == "HTTP/1.0":
+		return "Transfer-Encoding in an HTTP/1.0 request"
+	case len(contentLength) > 1:
+		return "more than one Content-Length"
+	case len(contentLength) == 1 && !isDigits(contentLength[0]):
+		return "a Content-Length that is not a decimal number"
+	case hosts > 1:
+		return "more than one Host header"
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// secureHeaders sets the response headers every answer carries, the API's and the static
+// files' alike: no MIME sniffing (a JSON answer or a text file is never run as a script or
+// page), no framing, no cross-origin embedding, and no Referer leaving the site. The console
+// sets its own Content-Security-Policy; everything else is data that may load nothing.
+func (s *Server) secureHeaders(c *fiber.Ctx) error {
+	h := &c.Response().Header
+	h.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	h.Set(fiber.HeaderXFrameOptions, "DENY")
+	h.Set(fiber.HeaderReferrerPolicy, "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if p := c.Path(); p != "/console" && !strings.HasPrefix(p, "/console/") {
+		h.Set(fiber.HeaderContentSecurityPolicy, "default-src 'none'; frame-ancestors 'none'")
+	}
+	return c.Next()
+}
+
+// metricsAuth requires Authorization: Bearer METRICS_TOKEN on /metrics when a token is set.
+func (s *Server) metricsAuth(c *fiber.Ctx) error {
+	if s.opts.MetricsToken == "" {
+		return c.Next()
+	}
+	got, ok := strings.CutPrefix(c.Get(fiber.HeaderAuthorization), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.MetricsToken)) != 1 {
+		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="metrics"`)
+		return &Error{Code: providers.CodeUnauthorized, Message: "/metrics needs Authorization: Bearer <METRICS_TOKEN>"}
+	}
+	return c.Next()
 }

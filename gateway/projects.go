@@ -115,8 +115,8 @@ func (s *Server) projectsWrite(schema *providers.Schema, fn projectAction) fiber
 				Message:    "projects writes need a durable request id: an Idempotency-Key header or a request_id field",
 				Violations: []providers.Violation{{Path: "/request_id", Message: "required (or send Idempotency-Key)"}}})
 		}
-		key := "projects:" + rid
-		cl, err := s.claimRequestID(c.UserContext(), p.Tenant.ID, key, requestHash(c))
+		sc := idemScope(p, tenants.SpaceProjects)
+		cl, err := s.claimRequestID(c.UserContext(), sc, rid, requestHash(c))
 		if err != nil {
 			return s.projectsError(c, rid, err)
 		}
@@ -125,22 +125,27 @@ func (s *Server) projectsWrite(schema *providers.Schema, fn projectAction) fiber
 		}
 		status, data, err := fn(c, p, body)
 		if err != nil {
-			s.finishRequestID(c, p.Tenant.ID, key, false)
+			s.finishRequestID(c, sc, rid, false)
 			return s.projectsError(c, rid, err)
 		}
 		b, err := json.Marshal(data)
 		if err != nil {
-			s.finishRequestID(c, p.Tenant.ID, key, false)
+			s.finishRequestID(c, sc, rid, false)
 			return s.projectsError(c, rid, err)
 		}
 		// The data is stored; replays rebuild the envelope around it with commit_status replayed.
-		s.rememberAnswer(c, p.Tenant.ID, key, status, fiber.MIMEApplicationJSON, string(b))
+		s.rememberAnswer(c, sc, rid, status, fiber.MIMEApplicationJSON, string(b))
 		return s.writeProjects(c, status, projectsEnvelope{Status: "ok", CommitStatus: committed, RequestID: rid, Data: b})
 	}
 }
 
 func projectStoreError(err error, what string) error {
+	var inv *tenants.InvalidError
 	switch {
+	case errors.As(err, &inv):
+		// A value the store refuses (a NUL byte, invalid UTF-8) is the client's to fix, not an outage.
+		return &Error{Code: providers.CodeInvalidRequest, Message: inv.Message,
+			Violations: []providers.Violation{{Path: "/" + inv.Field, Message: inv.Message}}}
 	case errors.Is(err, tenants.ErrNotFound):
 		return &Error{Code: providers.CodeNotFound, Message: "unknown " + what}
 	case errors.Is(err, tenants.ErrQuota):

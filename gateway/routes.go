@@ -8,11 +8,11 @@ import (
 // routes lists every route of the API surface.
 func (s *Server) routes() {
 	app := s.app
-	app.Use(s.withRequestID, s.observe, s.recoverPanics, s.limitBody)
+	app.Use(s.withRequestID, s.secureHeaders, s.observe, s.recoverPanics, s.checkFraming, s.limitBody)
 
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)
-	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.opts.Registry, promhttp.HandlerOpts{})))
+	app.Get("/metrics", s.metricsAuth, adaptor.HTTPHandler(promhttp.HandlerFor(s.opts.Registry, promhttp.HandlerOpts{})))
 
 	app.All("/mcp", s.mcpMessageRate, s.authenticate, s.newMCPEndpoint().serve) // MCP Streamable HTTP (mcp.go)
 	v1 := app.Group("/v1")

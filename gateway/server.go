@@ -45,6 +45,11 @@ type Options struct {
 	SharpenModels map[string]map[string]string
 	// Ready adds checks to /readyz beyond the database (for example Redis).
 	Ready func(ctx context.Context) error
+	// TrustedProxies lists the addresses (IPs or CIDRs) of the reverse proxies in front; only a
+	// request from one of them has its client address taken from X-Forwarded-For (c.IP()).
+	TrustedProxies []string
+	// MetricsToken, when set, is the bearer token /metrics requires.
+	MetricsToken string
 }
 
 // Server is the gateway.
@@ -114,6 +119,17 @@ func New(opts Options) *Server {
 		WriteTimeout:          90 * time.Second,
 		IdleTimeout:           120 * time.Second,
 		ReadBufferSize:        16 << 10,
+		// /METRICS and /metrics/ are not /metrics: a path rule in a proxy in front cannot be
+		// sidestepped by spelling a path another way.
+		StrictRouting: true,
+		CaseSensitive: true,
+		// The client address is the proxy's X-Forwarded-For only when the connection comes from
+		// a trusted proxy, which must overwrite the header (deploy/nginx.conf); fiber takes its
+		// first valid address.
+		ProxyHeader:             fiber.HeaderXForwardedFor,
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          opts.TrustedProxies,
+		EnableIPValidation:      true,
 	})
 	s.routes()
 	return s

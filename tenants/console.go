@@ -109,6 +109,9 @@ func (s *Store) ProviderSettings(ctx context.Context) ([]ProviderSetting, error)
 
 // SaveProviderSetting upserts a provider setting.
 func (s *Store) SaveProviderSetting(ctx context.Context, ps *ProviderSetting) error {
+	if err := checkTexts("base_url", ps.BaseURL, "updated_by", ps.UpdatedBy); err != nil {
+		return err
+	}
 	ps.UpdatedAt = Now()
 	_, err := s.DB.NewInsert().Model(ps).On("CONFLICT (provider_id) DO UPDATE").
 		Set("base_url = EXCLUDED.base_url, key_ciphertext = EXCLUDED.key_ciphertext, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at").Exec(ctx)
@@ -136,6 +139,9 @@ func (s *Store) Audit(ctx context.Context, actor, action, target string, before,
 		}
 		b, _ := json.Marshal(v)
 		return string(b)
+	}
+	if err := checkTexts("actor", actor, "action", action, "target", target); err != nil {
+		return err
 	}
 	e := &AuditEntry{Actor: actor, Action: action, Target: target, BeforeState: enc(before), AfterState: enc(after), CreatedAt: Now()}
 	_, err := s.DB.NewInsert().Model(e).Exec(ctx)
@@ -173,6 +179,9 @@ func List(s string) []string {
 
 // SaveWorkout stores a workout once per tenant and exercise, returning the stored one.
 func (s *Store) SaveWorkout(ctx context.Context, w *Workout) (*Workout, error) {
+	if err := checkTexts("title", w.Title, "provider", w.Provider, "exercise_ref", w.ExerciseRef); err != nil {
+		return nil, err
+	}
 	if w.ID == "" {
 		w.ID = NewID("wkt")
 	}
@@ -195,6 +204,9 @@ func (s *Store) Workouts(ctx context.Context, tenantID string) ([]Workout, error
 // Workout loads one of a tenant's workouts.
 func (s *Store) Workout(ctx context.Context, tenantID, id string) (*Workout, error) {
 	w := new(Workout)
+	if !storable(id) {
+		return w, ErrNotFound
+	}
 	err := s.DB.NewSelect().Model(w).Where("id = ? AND tenant_id = ?", id, tenantID).Scan(ctx)
 	return w, notFound(err)
 }

@@ -62,6 +62,9 @@ func Open(dsn, dataDir string) (*DB, error) {
 		path = filepath.Join(dataDir, "gateway.db")
 	}
 	path = strings.TrimPrefix(path, "sqlite://")
+	if err := privateFile(path); err != nil {
+		return nil, err
+	}
 	// WAL lets readers run beside the writer; IMMEDIATE transactions take the write lock up
 	// front so concurrent read-then-write transactions queue on busy_timeout instead of failing.
 	q := "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
@@ -74,6 +77,33 @@ func Open(dsn, dataDir string) (*DB, error) {
 	}
 	sqldb.SetMaxOpenConns(8)
 	return &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), Kind: SQLite}, nil
+}
+
+// privateFile creates the SQLite file owner-only (0600) before SQLite opens it, and tightens an
+// existing one: it holds key hashes, password hashes and sealed provider keys, and SQLite gives
+// its -wal and -shm files the mode of the database file.
+func privateFile(path string) error {
+	name, _, _ := strings.Cut(path, "?")
+	if name == "" || name == ":memory:" || strings.HasPrefix(name, "file:") {
+		return nil
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, n := range []string{name, name + "-wal", name + "-shm"} {
+		fi, err := os.Stat(n)
+		if err != nil {
+			continue // no WAL or SHM yet: SQLite creates them with the database file's mode
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(n, fi.Mode().Perm()&^0o077); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // exclusiveLockID is the PostgreSQL advisory lock that serializes start-up work (migrations,

@@ -18,6 +18,24 @@ const (
 	IdemDone    = "done"
 )
 
+// Idempotency key spaces: the API's Idempotency-Key (execute, follow-up, sharpen) and the
+// projects' request ids never claim each other's ids.
+const (
+	SpaceAPI      = "api"
+	SpaceProjects = "projects"
+)
+
+// IdemScope is where a durable request id lives: one tenant, one key mode (a live call never
+// replays a test call's answer, nor the reverse) and one key space. The stored key is
+// space/mode/id; space and mode are fixed words without "/", so two scopes never share a row.
+type IdemScope struct {
+	TenantID string
+	Mode     string
+	Space    string
+}
+
+func (sc IdemScope) rowKey(key string) string { return sc.Space + "/" + sc.Mode + "/" + key }
+
 // IdempotentRequest is a durable request id: the first request's hash and, once it finished,
 // its answer.
 type IdempotentRequest struct {
@@ -37,7 +55,8 @@ type IdempotentRequest struct {
 // BeginIdempotent claims a durable request id. It returns (nil, nil) when this request is the
 // first and must run; otherwise the existing claim (pending or done) for the caller to compare
 // and replay. Exactly one of any number of concurrent identical requests gets nil.
-func (s *Store) BeginIdempotent(ctx context.Context, tenantID, key, hash string) (*IdempotentRequest, error) {
+func (s *Store) BeginIdempotent(ctx context.Context, sc IdemScope, key, hash string) (*IdempotentRequest, error) {
+	tenantID, key := sc.TenantID, sc.rowKey(key)
 	now := Now()
 	// An expired claim is forgotten first, so the id can be used again.
 	if _, err := s.DB.NewDelete().Model((*IdempotentRequest)(nil)).
@@ -52,11 +71,15 @@ func (s *Store) BeginIdempotent(ctx context.Context, tenantID, key, hash string)
 	if n, _ := res.RowsAffected(); n == 1 {
 		return nil, nil
 	}
-	return s.Idempotent(ctx, tenantID, key)
+	return s.idempotent(ctx, tenantID, key)
 }
 
 // Idempotent loads a claim.
-func (s *Store) Idempotent(ctx context.Context, tenantID, key string) (*IdempotentRequest, error) {
+func (s *Store) Idempotent(ctx context.Context, sc IdemScope, key string) (*IdempotentRequest, error) {
+	return s.idempotent(ctx, sc.TenantID, sc.rowKey(key))
+}
+
+func (s *Store) idempotent(ctx context.Context, tenantID, key string) (*IdempotentRequest, error) {
 	r := new(IdempotentRequest)
 	err := s.DB.NewSelect().Model(r).Where("tenant_id = ? AND key = ?", tenantID, key).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -66,7 +89,8 @@ func (s *Store) Idempotent(ctx context.Context, tenantID, key string) (*Idempote
 }
 
 // FinishIdempotent stores the first request's answer for replays.
-func (s *Store) FinishIdempotent(ctx context.Context, tenantID, key string, status int, contentType, body string) error {
+func (s *Store) FinishIdempotent(ctx context.Context, sc IdemScope, key string, status int, contentType, body string) error {
+	tenantID, key := sc.TenantID, sc.rowKey(key)
 	_, err := s.DB.NewUpdate().Model((*IdempotentRequest)(nil)).
 		Set("state = ?, status = ?, content_type = ?, response = ?", IdemDone, status, contentType, body).
 		Where("tenant_id = ? AND key = ?", tenantID, key).Exec(ctx)
@@ -74,7 +98,8 @@ func (s *Store) FinishIdempotent(ctx context.Context, tenantID, key string, stat
 }
 
 // AbandonIdempotent releases a claim whose request did not commit, so a retry runs again.
-func (s *Store) AbandonIdempotent(ctx context.Context, tenantID, key string) error {
+func (s *Store) AbandonIdempotent(ctx context.Context, sc IdemScope, key string) error {
+	tenantID, key := sc.TenantID, sc.rowKey(key)
 	_, err := s.DB.NewDelete().Model((*IdempotentRequest)(nil)).
 		Where("tenant_id = ? AND key = ? AND state = ?", tenantID, key, IdemPending).Exec(ctx)
 	return err

@@ -49,7 +49,10 @@ func (s *Store) CreateKey(ctx context.Context, tenantID, mode, label string) (*A
 		return nil, "", errors.New("mode must be live or test")
 	}
 	if len(label) > 100 {
-		return nil, "", errors.New("label must be at most 100 characters")
+		return nil, "", invalidf("label", "label must be at most 100 characters")
+	}
+	if err := checkText("label", label); err != nil {
+		return nil, "", err
 	}
 	if _, err := s.Tenant(ctx, tenantID); err != nil {
 		if errors.Is(err, ErrNotFound) {
@@ -82,12 +85,18 @@ func (s *Store) Keys(ctx context.Context, tenantID string) ([]APIKey, error) {
 // Key loads one key.
 func (s *Store) Key(ctx context.Context, id string) (*APIKey, error) {
 	k := new(APIKey)
+	if !storable(id) {
+		return k, ErrNotFound
+	}
 	err := s.DB.NewSelect().Model(k).Where("id = ?", id).Scan(ctx)
 	return k, notFound(err)
 }
 
 // RevokeKey revokes a key (tenantID "" means any tenant: admin); revoking twice is a no-op.
 func (s *Store) RevokeKey(ctx context.Context, id, tenantID string) (*APIKey, error) {
+	if !storable(id) || !storable(tenantID) {
+		return nil, ErrNotFound
+	}
 	q := s.DB.NewUpdate().Table("api_keys").Set("revoked_at = ?", Now()).Where("id = ?", id).Where("revoked_at IS NULL")
 	if tenantID != "" {
 		q = q.Where("tenant_id = ?", tenantID)

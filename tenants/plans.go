@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 )
@@ -63,12 +67,18 @@ func (p *Plan) Enables(capability string, typicalCredits int) bool {
 }
 
 // Charge applies the multiplier to a charge in credits, rounding up so a multiplier never makes
-// a paid call free.
+// a paid call free. A multiplier outside (0, MaxMultiplier] cannot be saved (Validate); one
+// stored before that rule is read as 1 (AfterScanRow), and Charge treats it the same, so a
+// corrupt plan bills list price: never free, never unbounded.
 func (p *Plan) Charge(credits int64, noMultiplier bool) int64 {
-	if credits <= 0 || noMultiplier || p.CreditMultiplier == 1 {
+	m := p.CreditMultiplier
+	if credits <= 0 || noMultiplier || m == 1 || !validMultiplier(m) {
 		return credits
 	}
-	v := float64(credits) * p.CreditMultiplier
+	v := float64(credits) * m
+	if v >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
 	n := int64(v)
 	if float64(n) < v {
 		n++
@@ -82,23 +92,72 @@ func (p *Plan) AllowsStage(stage string) bool {
 	return r >= 0 && r <= StageRank(p.SharpenMax)
 }
 
-// Validate checks a plan's fields.
+// Bounds of a plan's numbers: far above any real plan, far below where sums and the rate
+// limiter's arithmetic overflow.
+const (
+	MaxCreditCap     = 1_000_000_000_000_000 // 10^15 credits a period
+	MaxRatePerMinute = 10_000_000
+	MaxMultiplier    = 100
+	MaxTypical       = 1_000_000
+	MaxProjects      = 1_000_000
+	MaxItems         = 100_000_000
+)
+
+func validMultiplier(m float64) bool { return m > 0 && m <= MaxMultiplier } // false for NaN
+
+var capabilityIDPattern = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$`)
+
+// validCapabilities checks the grammar Enables reads: "all", "typical<=N" or a list of ids.
+func validCapabilities(spec string) bool {
+	spec = strings.TrimSpace(spec)
+	if spec == "all" {
+		return true
+	}
+	if n, ok := strings.CutPrefix(spec, "typical<="); ok {
+		v, err := strconv.Atoi(n)
+		return err == nil && v >= 0 && v <= MaxTypical
+	}
+	for _, id := range strings.Split(spec, ",") {
+		if !capabilityIDPattern.MatchString(strings.TrimSpace(id)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate checks a plan's fields; every caller that saves a plan (the CLI, the console, the
+// store itself) goes through it. The error is an *InvalidError naming the field.
 func (p *Plan) Validate() error {
 	switch {
-	case p.ID == "" || len(p.ID) > 64 || strings.ContainsAny(p.ID, " \t,"):
-		return errors.New("plan name must be 1..64 characters without spaces or commas")
-	case p.CreditCap < 0:
-		return errors.New("credit cap must be >= 0")
-	case p.RatePerMinute < 1:
-		return errors.New("rate must be at least 1 request a minute")
-	case p.CreditMultiplier <= 0 || p.CreditMultiplier > 100:
-		return errors.New("multiplier must be > 0 and <= 100")
+	case p.ID == "" || len(p.ID) > 64 || strings.ContainsAny(p.ID, " \t,") || strings.ContainsFunc(p.ID, unicode.IsControl) || !utf8.ValidString(p.ID):
+		return invalidf("name", "plan name must be 1..64 characters without spaces, commas or control characters")
+	case p.CreditCap < 0 || p.CreditCap > MaxCreditCap:
+		return invalidf("cap", fmt.Sprintf("credit cap must be from 0 to %d", int64(MaxCreditCap)))
+	case p.RatePerMinute < 1 || p.RatePerMinute > MaxRatePerMinute:
+		return invalidf("rate", fmt.Sprintf("rate must be from 1 to %d requests a minute", MaxRatePerMinute))
+	case !validMultiplier(p.CreditMultiplier):
+		return invalidf("multiplier", fmt.Sprintf("multiplier must be a number > 0 and <= %d", MaxMultiplier))
 	case StageRank(p.SharpenMax) < 0:
-		return fmt.Errorf("sharpen stage must be one of %s", strings.Join(SharpenStages, ", "))
-	case p.Capabilities == "":
-		return errors.New("capabilities must be all, typical<=N or a list of ids")
-	case p.ProjectLimit < 0 || p.ItemLimit < 0:
-		return errors.New("project quotas must be >= 0")
+		return invalidf("sharpen_max", fmt.Sprintf("sharpen stage must be one of %s", strings.Join(SharpenStages, ", ")))
+	case !validCapabilities(p.Capabilities):
+		return invalidf("capabilities", fmt.Sprintf("capabilities must be all, typical<=N (N from 0 to %d) or a comma-separated list of capability ids", MaxTypical))
+	case p.ProjectLimit < 0 || p.ProjectLimit > MaxProjects:
+		return invalidf("projects", fmt.Sprintf("project quota must be from 0 to %d", MaxProjects))
+	case p.ItemLimit < 0 || p.ItemLimit > MaxItems:
+		return invalidf("items", fmt.Sprintf("item quota must be from 0 to %d", MaxItems))
+	}
+	return nil
+}
+
+var _ bun.AfterScanRowHook = (*Plan)(nil)
+
+// AfterScanRow reads a multiplier that Validate would refuse (a NaN saved before the rule; SQLite
+// hands a stored NaN back as NULL, that is 0) as 1, so a corrupt row bills list price and still
+// renders as JSON, instead of failing /v1/account and "plan list". Saving the plan again
+// writes the 1.
+func (p *Plan) AfterScanRow(context.Context) error {
+	if !validMultiplier(p.CreditMultiplier) {
+		p.CreditMultiplier = 1
 	}
 	return nil
 }
@@ -142,6 +201,9 @@ func (s *Store) SeedPlans(ctx context.Context) (int, error) {
 // Plan loads a plan by name.
 func (s *Store) Plan(ctx context.Context, id string) (*Plan, error) {
 	p := new(Plan)
+	if !storable(id) {
+		return p, ErrNotFound // no stored id holds one; the query would fail instead
+	}
 	err := s.DB.NewSelect().Model(p).Where("id = ?", id).Scan(ctx)
 	return p, notFound(err)
 }

@@ -69,6 +69,9 @@ func (s *Store) lockTenant(ctx context.Context, tx bun.Tx, tenantID string) erro
 
 // CreateProject adds a project within the plan's quota.
 func (s *Store) CreateProject(ctx context.Context, tenantID string, plan *Plan, name string) (*Project, error) {
+	if err := checkText("name", name); err != nil {
+		return nil, err
+	}
 	now := Now()
 	p := &Project{ID: NewID("prj"), TenantID: tenantID, Name: name, CreatedAt: now, UpdatedAt: now}
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -105,6 +108,9 @@ func (s *Store) Projects(ctx context.Context, tenantID string, limit, offset int
 // Project loads one of a tenant's projects.
 func (s *Store) Project(ctx context.Context, tenantID, id string) (*Project, error) {
 	p := new(Project)
+	if !storable(id) {
+		return p, ErrNotFound
+	}
 	err := s.DB.NewSelect().Model(p).ColumnExpr("p.*").
 		ColumnExpr("(SELECT COUNT(*) FROM project_items i WHERE i.project_id = p.id) AS item_count").
 		Where("p.id = ? AND p.tenant_id = ?", id, tenantID).Scan(ctx)
@@ -113,6 +119,9 @@ func (s *Store) Project(ctx context.Context, tenantID, id string) (*Project, err
 
 // DeleteProject removes a project and its items.
 func (s *Store) DeleteProject(ctx context.Context, tenantID, id string) error {
+	if !storable(id) {
+		return ErrNotFound
+	}
 	return s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Model((*ProjectItem)(nil)).Where("project_id = ? AND tenant_id = ?", id, tenantID).Exec(ctx); err != nil {
 			return err
@@ -130,6 +139,12 @@ func (s *Store) DeleteProject(ctx context.Context, tenantID, id string) error {
 
 // AddItem saves an item into a tenant's project within the plan's item quota.
 func (s *Store) AddItem(ctx context.Context, plan *Plan, item *ProjectItem) error {
+	if !storable(item.ProjectID) {
+		return ErrNotFound
+	}
+	if err := checkTexts("note", item.Note, "record_id", item.RecordID, "capability", item.Capability, "snapshot", item.Snapshot); err != nil {
+		return err
+	}
 	item.ID, item.CreatedAt = NewID("itm"), Now()
 	return s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if err := s.lockTenant(ctx, tx, item.TenantID); err != nil {
@@ -160,6 +175,9 @@ func (s *Store) AddItem(ctx context.Context, plan *Plan, item *ProjectItem) erro
 // Items lists a project's items, newest first.
 func (s *Store) Items(ctx context.Context, tenantID, projectID string, limit, offset int) ([]ProjectItem, error) {
 	var items []ProjectItem
+	if !storable(projectID) {
+		return items, nil
+	}
 	err := s.DB.NewSelect().Model(&items).Where("project_id = ? AND tenant_id = ?", projectID, tenantID).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
 	return items, err
@@ -167,6 +185,9 @@ func (s *Store) Items(ctx context.Context, tenantID, projectID string, limit, of
 
 // DeleteItem removes one item of a tenant's project.
 func (s *Store) DeleteItem(ctx context.Context, tenantID, projectID, itemID string) error {
+	if !storable(projectID) || !storable(itemID) {
+		return ErrNotFound
+	}
 	res, err := s.DB.NewDelete().Model((*ProjectItem)(nil)).
 		Where("id = ? AND project_id = ? AND tenant_id = ?", itemID, projectID, tenantID).Exec(ctx)
 	if err != nil {

@@ -31,7 +31,10 @@ type Tenant struct {
 // CreateTenant inserts a tenant on an existing plan.
 func (s *Store) CreateTenant(ctx context.Context, name, planID, email string) (*Tenant, error) {
 	if name == "" || len(name) > 200 {
-		return nil, errors.New("tenant name must be 1..200 characters")
+		return nil, invalidf("name", "tenant name must be 1..200 characters")
+	}
+	if err := checkTexts("name", name, "email", email); err != nil {
+		return nil, err
 	}
 	if _, err := s.Plan(ctx, planID); err != nil {
 		if errors.Is(err, ErrNotFound) {
@@ -48,6 +51,9 @@ func (s *Store) CreateTenant(ctx context.Context, name, planID, email string) (*
 // Tenant loads a tenant.
 func (s *Store) Tenant(ctx context.Context, id string) (*Tenant, error) {
 	t := new(Tenant)
+	if !storable(id) {
+		return t, ErrNotFound
+	}
 	err := s.DB.NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
 	return t, notFound(err)
 }
@@ -55,6 +61,9 @@ func (s *Store) Tenant(ctx context.Context, id string) (*Tenant, error) {
 // Tenants lists tenants, newest first, optionally filtered by a name or email substring.
 func (s *Store) Tenants(ctx context.Context, search string, limit, offset int) ([]Tenant, error) {
 	var ts []Tenant
+	if !storable(search) {
+		return ts, nil // no stored name, email or id holds a NUL byte or invalid UTF-8
+	}
 	q := s.DB.NewSelect().Model(&ts).OrderExpr("created_at DESC, id")
 	if search != "" {
 		like := "%" + escapeLike(search) + "%"
@@ -98,6 +107,9 @@ func (s *Store) SetStatus(ctx context.Context, tenantID, status string) (*Tenant
 }
 
 func (s *Store) updateTenant(ctx context.Context, id, column string, value any) (*Tenant, error) {
+	if !storable(id) {
+		return nil, ErrNotFound
+	}
 	res, err := s.DB.NewUpdate().Table("tenants").Set("? = ?", bun.Ident(column), value).Where("id = ?", id).Exec(ctx)
 	if err != nil {
 		return nil, err
@@ -137,6 +149,9 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, email, password, role 
 	if len(password) > 72 {
 		return nil, errors.New("password must be at most 72 bytes")
 	}
+	if err := checkText("email", email); err != nil {
+		return nil, err // checked before normalizing, which would turn invalid bytes into U+FFFD
+	}
 	if role != RoleOwner && role != RoleAdmin {
 		return nil, errors.New("role must be owner or admin")
 	}
@@ -152,7 +167,10 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, email, password, role 
 	}
 	u := &User{ID: NewID("usr"), TenantID: tenantID, Email: normalizeEmail(email), PasswordHash: string(hash), Role: role, CreatedAt: Now()}
 	if u.Email == "" || len(u.Email) > 254 {
-		return nil, errors.New("email must be 1..254 characters")
+		return nil, invalidf("email", "email must be 1..254 characters")
+	}
+	if err := checkText("email", u.Email); err != nil {
+		return nil, err
 	}
 	res, err := s.DB.NewInsert().Model(u).On("CONFLICT (email) DO NOTHING").Exec(ctx)
 	if err != nil {
@@ -184,6 +202,9 @@ var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("capgate-dummy-password"),
 // User loads a user.
 func (s *Store) User(ctx context.Context, id string) (*User, error) {
 	u := new(User)
+	if !storable(id) {
+		return u, ErrNotFound
+	}
 	err := s.DB.NewSelect().Model(u).Where("id = ?", id).Scan(ctx)
 	return u, notFound(err)
 }

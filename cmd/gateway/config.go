@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,6 +42,11 @@ type Config struct {
 	ProviderKeys map[string]string
 	// SharpenModels: SHARPEN_MODEL_<FAMILY>_<TIER> (for example SHARPEN_MODEL_OPENAI_ULTRA).
 	SharpenModels map[string]map[string]string
+	// TrustedProxies: GATEWAY_TRUSTED_PROXIES, comma-separated IPs or CIDRs of the reverse
+	// proxies whose X-Forwarded-For names the client.
+	TrustedProxies []string
+	// MetricsToken: METRICS_TOKEN (or METRICS_TOKEN_FILE), the bearer token /metrics requires.
+	MetricsToken string
 }
 
 type getenv func(string) string
@@ -111,6 +117,12 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return nil, fmt.Errorf("LOG_FORMAT %q: want text or json", c.LogFormat)
 	}
+	if c.TrustedProxies, err = trustedProxies(env("GATEWAY_TRUSTED_PROXIES")); err != nil {
+		return nil, err
+	}
+	if c.MetricsToken, err = secret(env, "METRICS_TOKEN"); err != nil {
+		return nil, err
+	}
 	mk, err := secret(env, "GATEWAY_MASTER_KEY")
 	if err != nil {
 		return nil, err
@@ -145,6 +157,27 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// trustedProxies parses GATEWAY_TRUSTED_PROXIES; a wrong entry is refused rather than ignored,
+// since an ignored one silently makes every client look like the proxy.
+func trustedProxies(v string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if strings.Contains(f, "/") {
+			if _, err := netip.ParsePrefix(f); err != nil {
+				return nil, fmt.Errorf("GATEWAY_TRUSTED_PROXIES: %q is not a CIDR such as 10.0.0.0/8", f)
+			}
+		} else if _, err := netip.ParseAddr(f); err != nil {
+			return nil, fmt.Errorf("GATEWAY_TRUSTED_PROXIES: %q is not an IP address or CIDR", f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 func or(v, def string) string {

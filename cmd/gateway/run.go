@@ -188,7 +188,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	}
 	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, Capabilities: registry.Capabilities(),
 		Logger: log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
-		SharpenModels: cfg.SharpenModels}
+		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken}
 	if rdb != nil {
 		opts.Limiter = lim
 		opts.Ready = func(ctx context.Context) error { return rdb.Ping(ctx).Err() }

@@ -19,7 +19,7 @@
 //     search_metadata.status "Error", 429 "run out of searches" as provider_allowance. A successful
 //     search whose error says Google (News) "hasn't returned any results" is an empty page.
 //   - read calls ReadPage (read.go): web.read's guarded reader
-//     (providers/webread.Read: GET {reader}/{url}, Accept: text/markdown, optional Bearer key).
+//     (providers/pageread.Read: GET {reader}/{url}, Accept: text/markdown, optional Bearer key).
 //
 // # Decisions where the spec is silent
 //

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/webread"
+	"github.com/capgate/capgate/providers/pageread"
 )
 
-// ReadPage fetches a web page as Markdown for the record action read: web.read's guarded reader
-// (SSRF checks included), with its default size bound. Tests replace it.
+// ReadPage fetches a web page as Markdown for the record action read: the guarded reader web.read
+// also uses (providers/pageread, SSRF checks included), with its default size bound. Tests
+// replace it.
 var ReadPage = func(ctx context.Context, call *providers.Call, url string) (*providers.Detail, error) {
-	return webread.Read(ctx, call, url, 0)
+	return pageread.Read(ctx, call, url, 0)
 }
 
 // readCredits is the charge of a fresh read: $0.005 per page (1 credit = $0.001); the gateway

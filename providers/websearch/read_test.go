@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/pageread"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/webread"
 )
 
 // stubReader replaces ReadPage for one test and records the URLs it was asked for.
@@ -69,7 +69,7 @@ func TestReadAction(t *testing.T) {
 	})
 
 	t.Run("through web.read's reader", func(t *testing.T) {
-		client := providertest.Client(t, append(Providers(), webread.Providers()...), nil, nil)
+		client := providertest.Client(t, append(Providers(), pageread.Providers()...), nil, nil)
 		rec := providers.Record{Title: "x", URL: "https://example.com/", Ref: refOf("https://example.com/")}
 		d, err := providertest.Action(t, client, WebSearch, providers.ModeTest, prepare(t, WebSearch, `{"query":"x"}`), "read", &rec)
 		if err != nil {

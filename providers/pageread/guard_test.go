@@ -1,4 +1,4 @@
-package webread
+package pageread
 
 import (
 	"context"
@@ -183,6 +183,47 @@ func TestRefusedBeforeAnyFetch(t *testing.T) {
 	}
 }
 
+// TestHostMappedAndLegacyIPv4Refused: the host is mapped with IDNA (UTS 46) before any check, and
+// every IPv4 form other than the standard dotted quad is refused, public or not, without a lookup.
+func TestHostMappedAndLegacyIPv4Refused(t *testing.T) {
+	cases := []struct {
+		name, url, says string
+	}{
+		{"full-width short loopback", "http://１２７。１/", "127.0.0.1"},
+		{"full-width hex", "http://０x7f。1/", "127.0.0.1"},
+		{"full-width dotted quad", "http://１２７．０．０．１/", "127.0.0.1"},
+		{"short form", "http://127.1/", "127.0.0.1"},
+		{"three parts", "http://127.0.1/", "127.0.0.1"},
+		{"octal", "http://0177.0.0.1/", "127.0.0.1"},
+		{"octal private", "http://012.0.0.1/", "10.0.0.1"},
+		{"hex integer", "http://0x7f000001/", "127.0.0.1"},
+		{"hex parts", "http://0xa9.0xfe.0xa9.0xfe/", "169.254.169.254"},
+		{"decimal integer", "http://2130706433/", "127.0.0.1"},
+		{"mixed", "http://0x7f.0.0.01/", "127.0.0.1"},
+		{"public hex", "http://0x5d.184.215.14/", "93.184.215.14"},
+		{"public decimal integer", "http://1572395790/", "93.184.215.14"},
+		{"leading zero public", "http://93.184.215.014/", "93.184.215.12"},
+		{"out of range", "http://1.2.3.999/", "standard IPv4"},
+		{"full-width localhost", "http://ｌｏｃａｌｈｏｓｔ/", "localhost"},
+		{"soft hyphen localhost", "http://loc\u00adalhost/", "localhost"},
+		{"full-width metadata name", "http://ｍｅｔａｄａｔａ.google.internal/", "metadata"},
+		{"full-width private quad", "http://１０.０.０.１/", "10.0.0.1"},
+	}
+	g := noNetwork(t) // any lookup or connection fails the test
+	withGuard(t, g)
+	client := readerClient(t, refuseReader(t), "")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, msg := g.check(tc.url)
+			if msg == "" || !strings.Contains(msg, tc.says) {
+				t.Errorf("check(%q) = %q, want a refusal naming %q", tc.url, msg, tc.says)
+			}
+			_, err := readLive(t, client, tc.url)
+			wantError(t, err, providers.CodeInvalidRequest, no, "/url")
+		})
+	}
+}
+
 // loopbackGuard lets the pre-flight reach httptest servers on 127.0.0.1 (and only loopback).
 func loopbackGuard(t *testing.T, res *mapResolver) *guard {
 	g := &guard{allowLoopbackForTests: true, resolver: res}
@@ -314,7 +355,7 @@ func TestPreflightFailures(t *testing.T) {
 		client := readerClient(t, refuseReader(t), "")
 		ctx, cancel := context.WithTimeout(context.Background(), 900*time.Millisecond)
 		defer cancel()
-		_, err := Read(ctx, providers.NewCall(WebRead, providers.Request{}, nil, providers.ModeLive, "tnt_test", client), slow.URL+"/", 0)
+		_, err := Read(ctx, providers.NewCall(readCap, providers.Request{}, nil, providers.ModeLive, "tnt_test", client), slow.URL+"/", 0)
 		wantError(t, err, providers.CodeProviderTimeout, yes)
 	})
 	t.Run("connection refused", func(t *testing.T) {
@@ -353,7 +394,8 @@ func TestCheckNormalizes(t *testing.T) {
 		"http://example.com.:8080/":                           "http://example.com:8080/",
 		"http://bücher.example/":                              "http://xn--bcher-kva.example/",
 		"http://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:81/": "http://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:81/",
-		"http://0x5d.184.215.14/":                             "http://93.184.215.14/",
+		"http://ＥＸＡＭＰＬＥ。com/":                                 "http://example.com/",
+		"http://93.184.215.14./":                              "http://93.184.215.14/",
 	}
 	for in, want := range cases {
 		tg, msg := g.check(in)

@@ -1,4 +1,4 @@
-package webread
+package pageread
 
 import (
 	"context"
@@ -244,6 +244,16 @@ func targetOf(r *http.Request) string {
 	return s
 }
 
+// readCap reads one page as web.read does (web.read lives in providers/webread, which imports
+// this package): Execute, with a request of url and max_chars.
+var readCap = &providers.Capability{
+	ID: "test.read", Title: "Read a page", Summary: "test only", Description: "test only", Topic: "Web and news",
+	Request: `{"type":"object","additionalProperties":false,"required":["url"],"properties":{` +
+		`"url":{"type":"string","minLength":1},"max_chars":{"type":"integer","minimum":1,"default":50000}}}`,
+	Paging: providers.PagingSingle, NoUpdate: true, Cost: providers.Cost{Typical: 5, Basis: "test"},
+	Deadline: 15 * time.Second, Providers: []string{ProviderID}, Execute: Execute,
+}
+
 func readerClient(t *testing.T, h http.Handler, key string) *providers.Client {
 	t.Helper()
 	return providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: h}, map[string]string{ProviderID: key})
@@ -251,7 +261,7 @@ func readerClient(t *testing.T, h http.Handler, key string) *providers.Client {
 
 func prepare(t *testing.T, body string) providers.Request {
 	t.Helper()
-	req, err := providertest.Prepare(t, WebRead, body)
+	req, err := providertest.Prepare(t, readCap, body)
 	if err != nil {
 		t.Fatalf("body %s: %v", body, err)
 	}
@@ -260,15 +270,15 @@ func prepare(t *testing.T, body string) providers.Request {
 
 func execLive(t *testing.T, c *providers.Client, body string) (*providers.Page, error) {
 	t.Helper()
-	return providertest.ExecuteState(t, c, WebRead, providers.ModeLive, prepare(t, body), nil)
+	return providertest.ExecuteState(t, c, readCap, providers.ModeLive, prepare(t, body), nil)
 }
 
 // readLive runs the guarded read without the request rules, as another capability's action does.
 func readLive(t *testing.T, c *providers.Client, rawURL string) (*providers.Detail, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), WebRead.Deadline)
+	ctx, cancel := context.WithTimeout(context.Background(), readCap.Deadline)
 	defer cancel()
-	return Read(ctx, providers.NewCall(WebRead, providers.Request{}, nil, providers.ModeLive, "tnt_test", c), rawURL, 0)
+	return Read(ctx, providers.NewCall(readCap, providers.Request{}, nil, providers.ModeLive, "tnt_test", c), rawURL, 0)
 }
 
 func sandboxFile(name string) string { return filepath.Join("sandbox", name) }

@@ -1,4 +1,4 @@
-package webread
+package pageread
 
 import (
 	"context"
@@ -131,13 +131,13 @@ func (g *guard) allowed(a netip.Addr) bool {
 type target struct {
 	URL  *url.URL
 	Host string     // lower-case ASCII host name or address, without brackets or trailing dot
-	Addr netip.Addr // the address when the host is a literal (IPv4 in any WHATWG form, or IPv6)
+	Addr netip.Addr // the address when the host is a literal (a standard dotted quad, or IPv6)
 }
 
 // check applies every check that needs no network to a URL and returns the normalized target, or
 // a message saying why the URL may not be read: scheme, user info, port, host syntax, blocked
-// names, and literal addresses (including the shorthand IPv4 forms browsers accept, such as
-// 2130706433 or 0x7f.1, which reach the same address as 127.0.0.1).
+// names, and literal addresses. The host is mapped with IDNA (UTS 46) first; the legacy IPv4
+// forms (2130706433, 0x7f.1, 127.1: the same address as 127.0.0.1) are refused outright.
 func (g *guard) check(raw string) (*target, string) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -159,36 +159,51 @@ func (g *guard) check(raw string) (*target, string) {
 			return nil, "the URL's port is not valid"
 		}
 	}
-	host := strings.TrimSuffix(u.Hostname(), ".")
-	if host == "" {
-		return nil, "the URL has no host"
-	}
 	t := &target{}
-	if a, ok := literalAddr(host); ok {
+	if strings.HasPrefix(u.Host, "[") {
+		a, err := netip.ParseAddr(u.Hostname())
+		if err != nil || !a.Is6() {
+			return nil, "the URL's host is not a valid address"
+		}
 		if a.Zone() != "" {
 			return nil, "the URL's host must not name a network interface"
 		}
-		if !g.allowed(a) {
-			return nil, fmt.Sprintf("the URL's host %s is not a public address (loopback, private, link-local, shared, multicast, reserved and cloud metadata addresses are refused)", a)
+		if why := g.refusedAddr(a); why != "" {
+			return nil, why
 		}
-		t.Addr = a
-		t.Host = a.String()
+		t.Addr, t.Host = a, a.String()
 	} else {
-		if numericHost(host) {
-			return nil, "the URL's host is not a valid address"
-		}
-		ascii, err := idna.Lookup.ToASCII(host)
+		// UTS 46 mapping first, so every later check sees the host a browser or resolver would:
+		// full-width digits and ideographic full stops (１２７。１) are 127.1, soft hyphens vanish.
+		ascii, err := idna.Lookup.ToASCII(u.Hostname())
+		ascii = strings.TrimSuffix(strings.ToLower(ascii), ".")
 		if err != nil || ascii == "" {
 			return nil, "the URL's host is not a valid host name"
 		}
-		ascii = strings.ToLower(ascii)
-		if blockedNames[ascii] || strings.HasSuffix(ascii, ".localhost") {
-			return nil, fmt.Sprintf("the URL's host %s is a local or cloud metadata name", ascii)
+		if numericHost(ascii) {
+			// Only the standard dotted quad is an address here; the legacy forms (127.1, 0177.0.0.1,
+			// 0x7f.1, 2130706433 and their mixtures) are refused before any lookup, public or not.
+			a, err := netip.ParseAddr(ascii)
+			if err != nil || !a.Is4() {
+				means := ""
+				if legacy, ok := whatwgIPv4(ascii); ok {
+					means = ", a legacy form of " + legacy.String() + ","
+				}
+				return nil, fmt.Sprintf("the URL's host %s%s is not a standard IPv4 address (write four decimal numbers, such as 93.184.215.14)", ascii, means)
+			}
+			if why := g.refusedAddr(a); why != "" {
+				return nil, why
+			}
+			t.Addr, t.Host = a, a.String()
+		} else {
+			if blockedNames[ascii] || strings.HasSuffix(ascii, ".localhost") {
+				return nil, fmt.Sprintf("the URL's host %s is a local or cloud metadata name", ascii)
+			}
+			if !strings.Contains(ascii, ".") {
+				return nil, fmt.Sprintf("the URL's host %s is a single-label name, not a public web address", ascii)
+			}
+			t.Host = ascii
 		}
-		if !strings.Contains(ascii, ".") {
-			return nil, fmt.Sprintf("the URL's host %s is a single-label name, not a public web address", ascii)
-		}
-		t.Host = ascii
 	}
 	out := *u
 	out.Scheme = scheme
@@ -196,6 +211,14 @@ func (g *guard) check(raw string) (*target, string) {
 	out.Fragment, out.RawFragment = "", ""
 	t.URL = &out
 	return t, ""
+}
+
+// refusedAddr says why a literal address may not be read, or "".
+func (g *guard) refusedAddr(a netip.Addr) string {
+	if !g.allowed(a) {
+		return fmt.Sprintf("the URL's host %s is not a public address (loopback, private, link-local, shared, multicast, reserved and cloud metadata addresses are refused)", a)
+	}
+	return ""
 }
 
 func hostPort(t *target, port string) string {
