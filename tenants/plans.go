@@ -96,7 +96,7 @@ func (p *Plan) AllowsStage(stage string) bool {
 // limiter's arithmetic overflow.
 const (
 	MaxCreditCap     = 1_000_000_000_000_000 // 10^15 credits a period
-	MaxRatePerMinute = 1_000_000_000 // benchmarks and internal tenants run effectively unlimited plans
+	MaxRatePerMinute = 1_000_000_000         // benchmarks and internal tenants run effectively unlimited plans
 	MaxMultiplier    = 100
 	MaxTypical       = 1_000_000
 	MaxProjects      = 1_000_000
