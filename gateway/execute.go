@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/gofiber/fiber/v2"
@@ -199,26 +200,50 @@ func orEmpty[T any](v []T) []T {
 // what the session stores, the cache holds and the response writes. Stored details are rendered
 // the same way.
 func renderRecord(out *session.Record, r *providers.Record) error {
-	body := make(map[string]any, len(r.Fields)+4)
-	for k, v := range r.Fields {
-		body[k] = v
+	// The record's own keys plus record_id, title, url and snippet (url and snippet only when
+	// set), sorted, as json.Marshal of the merged map would write them.
+	keys := make([]string, 0, len(r.Fields)+4)
+	for k := range r.Fields {
+		switch k {
+		case "record_id", "title", "url", "snippet":
+		default:
+			keys = append(keys, k)
+		}
 	}
-	body["record_id"] = out.ID
-	body["title"] = r.Title
+	keys = append(keys, "record_id", "title")
 	if r.URL != "" {
-		body["url"] = r.URL
-	} else {
-		delete(body, "url")
+		keys = append(keys, "url")
 	}
 	if r.Snippet != "" {
-		body["snippet"] = r.Snippet
-	} else {
-		delete(body, "snippet")
+		keys = append(keys, "snippet")
 	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return &Error{Code: providers.CodeInternal, Message: "a record could not be encoded", Cause: err}
+	slices.Sort(keys)
+	b := make([]byte, 0, 512)
+	b = append(b, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		switch k {
+		case "record_id":
+			b = appendString(b, out.ID)
+		case "title":
+			b = appendString(b, r.Title)
+		case "url":
+			b = appendString(b, r.URL)
+		case "snippet":
+			b = appendString(b, r.Snippet)
+		default:
+			b, err = appendAny(b, r.Fields[k])
+		}
+		if err != nil {
+			return &Error{Code: providers.CodeInternal, Message: "a record could not be encoded", Cause: err}
+		}
 	}
+	b = append(b, '}')
 	out.Body, out.Ref, out.Actions = b, r.Ref, r.Actions
 	for action, d := range r.Stored {
 		if d == nil {
