@@ -111,6 +111,9 @@ func NewMeter(db *DB, opts MeterOptions) *Meter {
 	return m
 }
 
+// CommitStats are the group-commit writer's transactions and the calls they carried.
+func (m *Meter) CommitStats() (batches, calls uint64) { return m.w.Stats() }
+
 // Instance is this meter's instance id.
 func (m *Meter) Instance() string { return m.opts.Instance }
 

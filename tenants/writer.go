@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -54,7 +55,13 @@ type Writer struct {
 	mu     sync.RWMutex
 	closed bool
 	wg     sync.WaitGroup
+
+	batches, calls atomic.Uint64
 }
+
+// Stats counts the transactions committed and the calls they carried (calls / batches is the
+// average batch size).
+func (w *Writer) Stats() (batches, calls uint64) { return w.batches.Load(), w.calls.Load() }
 
 // NewWriter starts a writer; Close stops it after committing what was submitted.
 func NewWriter(db *DB, log *slog.Logger) *Writer {
@@ -96,21 +103,52 @@ func (w *Writer) Close() {
 func (w *Writer) run() {
 	defer w.wg.Done()
 	batch := make([]*commit, 0, w.maxBatch)
+	last := 0
 	for c := range w.in {
 		batch = append(batch[:0], c)
-	collect:
-		for len(batch) < w.maxBatch {
+		w.collect(&batch, nil)
+		// Under concurrent load (the last batch carried several calls) a short wait lets more
+		// calls join this transaction; a lone call at low load commits at once.
+		if last > 1 && len(batch) < w.maxBatch/8 {
+			t := time.NewTimer(commitWait)
+			w.collect(&batch, t.C)
+			t.Stop()
+		}
+		last = len(batch)
+		w.commit(batch)
+		w.batches.Add(1)
+		w.calls.Add(uint64(len(batch)))
+	}
+}
+
+// commitWait is how long a batch waits for more calls under load.
+const commitWait = 300 * time.Microsecond
+
+// collect adds queued commits to the batch: what is waiting now, or, with a timer, what
+// arrives until it fires.
+func (w *Writer) collect(batch *[]*commit, until <-chan time.Time) {
+	for len(*batch) < w.maxBatch {
+		if until == nil {
 			select {
 			case more, ok := <-w.in:
 				if !ok {
-					break collect
+					return
 				}
-				batch = append(batch, more)
+				*batch = append(*batch, more)
 			default:
-				break collect
+				return
 			}
+			continue
 		}
-		w.commit(batch)
+		select {
+		case more, ok := <-w.in:
+			if !ok {
+				return
+			}
+			*batch = append(*batch, more)
+		case <-until:
+			return
+		}
 	}
 }
 

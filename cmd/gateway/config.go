@@ -75,7 +75,7 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 		LogFormat:    or(env("LOG_FORMAT"), "text"),
 		ProviderURLs: map[string]string{},
 		ProviderKeys: map[string]string{},
-		CacheMB:      64,
+		CacheMB:      32,
 	}
 	var err error
 	if c.DatabaseURL, err = secret(env, "DATABASE_URL"); err != nil {

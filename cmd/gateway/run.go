@@ -186,6 +186,13 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	} else if n > 0 {
 		log.Info("returned the expired credit leases of stopped instances", "leases", n)
 	}
+	reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_commit_batches_total",
+			Help: "Transactions of the group-commit writer (ledger rows and session writes)."},
+			func() float64 { b, _ := meter.CommitStats(); return float64(b) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_commit_calls_total",
+			Help: "Calls committed by the group-commit writer; divided by the batches, the average batch size."},
+			func() float64 { _, c := meter.CommitStats(); return float64(c) }))
 	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, Capabilities: registry.Capabilities(),
 		Logger: log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken}
