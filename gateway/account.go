@@ -16,11 +16,6 @@ type balanceJSON struct {
 	PeriodEnd *time.Time `json:"period_end"`
 }
 
-// storeError is the answer when a store fails: retryable, its detail logged, never shown.
-func storeError(err error) error {
-	return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
-}
-
 // account answers GET /v1/account.
 func (s *Server) account(c *fiber.Ctx) error {
 	p := principalOf(c)

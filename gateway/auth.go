@@ -129,7 +129,7 @@ func unauthorized(msg string) *Error {
 		Hint: "send Authorization: Bearer cap_live_… (or cap_test_… for the sandbox)"}
 }
 
-// authenticate requires a valid bearer key of an active tenant, then applies the tenant's rate limit.
+// authenticate requires a valid bearer key of an active tenant.
 func (s *Server) authenticate(c *fiber.Ctx) error {
 	h := c.Get(fiber.HeaderAuthorization)
 	if h == "" {
@@ -154,10 +154,17 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		return unauthorized("the account is suspended")
 	}
 	c.Locals("principal", p)
+	s.auth.touch(c.UserContext(), p.Key.ID)
+	return c.Next()
+}
+
+// limitRate applies the tenant's plan rate (after authenticate) and sets the RateLimit-*
+// headers; a request the agents' protocol already counted passes.
+func (s *Server) limitRate(c *fiber.Ctx) error {
 	if counted, _ := c.Locals(rateCountedLocal).(bool); counted {
-		s.auth.touch(c.UserContext(), p.Key.ID)
 		return c.Next()
 	}
+	p := principalOf(c)
 	rr, err := s.opts.Limiter.Allow(c.UserContext(), p.Tenant.ID, p.Plan.RatePerMinute)
 	if err != nil {
 		// Fail open: a limiter outage must not take the API down; it is logged and measured.
@@ -173,6 +180,5 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 				RetryAfter: rr.RetryAfter, Hint: "wait for Retry-After seconds; RateLimit-* headers show the allowance"}
 		}
 	}
-	s.auth.touch(c.UserContext(), p.Key.ID)
 	return c.Next()
 }

@@ -60,6 +60,11 @@ func toError(err error) (*Error, bool) {
 	return &Error{Code: providers.CodeInternal, Message: "an internal error occurred; it has been logged with the request id", Cause: err}, true
 }
 
+// storeError is the answer when a store fails: retryable, its detail logged, never shown.
+func storeError(err error) error {
+	return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
+}
+
 // errorHandler writes every error, fiber's own included, as the spec's envelope.
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	e, internal := toError(err)

@@ -14,25 +14,26 @@ func (s *Server) routes() {
 	app.Get("/readyz", s.readyz)
 	app.Get("/metrics", s.metricsAuth, adaptor.HTTPHandler(promhttp.HandlerFor(s.opts.Registry, promhttp.HandlerOpts{})))
 
-	app.All("/mcp", s.mcpMessageRate, s.authenticate, s.newMCPEndpoint().serve) // MCP Streamable HTTP (mcp.go)
+	app.All("/mcp", s.mcpMessageRate, s.authenticate, s.limitRate, s.newMCPEndpoint().serve) // MCP Streamable HTTP (mcp.go)
 	v1 := app.Group("/v1")
 	v1.Get("/openapi.json", s.openapi)
 
-	// Authentication is attached per route so an unknown path answers not_found, not unauthorized.
-	auth := s.authenticate
-	v1.Get("/account", auth, s.account)
-	v1.Get("/catalog", auth, s.catalog)
-	v1.Get("/guide", auth, s.guide)
-	v1.Get("/capabilities/:id", auth, s.inspect)
-	v1.Post("/capabilities/:id/execute", auth, s.idempotent, s.execute)
-	v1.Post("/follow-up", auth, s.idempotent, s.followUp)
-	v1.Post("/sharpen", auth, s.idempotent, s.sharpen)
+	// Authentication and the plan's rate limit are attached per route, so an unknown path
+	// answers not_found, not unauthorized.
+	auth, limit := s.authenticate, s.limitRate
+	v1.Get("/account", auth, limit, s.account)
+	v1.Get("/catalog", auth, limit, s.catalog)
+	v1.Get("/guide", auth, limit, s.guide)
+	v1.Get("/capabilities/:id", auth, limit, s.inspect)
+	v1.Post("/capabilities/:id/execute", auth, limit, s.idempotent, s.execute)
+	v1.Post("/follow-up", auth, limit, s.idempotent, s.followUp)
+	v1.Post("/sharpen", auth, limit, s.idempotent, s.sharpen)
 
-	v1.Get("/projects/status", auth, s.projectsRead(s.projectsStatus))
-	v1.Get("/projects", auth, s.projectsRead(s.listProjects))
-	v1.Post("/projects", auth, s.projectsWrite(projectCreateSchema, s.createProject))
-	v1.Get("/projects/:project_id", auth, s.projectsRead(s.getProject))
-	v1.Delete("/projects/:project_id", auth, s.projectsWrite(nil, s.deleteProject))
-	v1.Post("/projects/:project_id/items", auth, s.projectsWrite(itemCreateSchema, s.addItem))
-	v1.Delete("/projects/:project_id/items/:item_id", auth, s.projectsWrite(nil, s.deleteItem))
+	v1.Get("/projects/status", auth, limit, s.projectsRead(s.projectsStatus))
+	v1.Get("/projects", auth, limit, s.projectsRead(s.listProjects))
+	v1.Post("/projects", auth, limit, s.projectsWrite(projectCreateSchema, s.createProject))
+	v1.Get("/projects/:project_id", auth, limit, s.projectsRead(s.getProject))
+	v1.Delete("/projects/:project_id", auth, limit, s.projectsWrite(nil, s.deleteProject))
+	v1.Post("/projects/:project_id/items", auth, limit, s.projectsWrite(itemCreateSchema, s.addItem))
+	v1.Delete("/projects/:project_id/items/:item_id", auth, limit, s.projectsWrite(nil, s.deleteItem))
 }

@@ -95,7 +95,7 @@ type Cost struct {
 	Basis   string
 	// NoMultiplier exempts the capability from the plan's credit multiplier.
 	NoMultiplier bool
-	// ChargeEmpty charges even when a page has no records (default: also charged; kept explicit).
+	// A page with no records is charged like any other (spec: the upstream call was made).
 }
 
 // Action is a record-scope follow-up.

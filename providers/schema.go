@@ -234,7 +234,7 @@ func cloneJSON(v any) any {
 	return v
 }
 
-var schemaCache sync.Map // capability id → *Schema
+var schemaCache sync.Map // *Capability → *Schema (one compile per capability value)
 
 // Schema compiles (once) and returns the capability's request schema.
 func (c *Capability) Schema() *Schema {

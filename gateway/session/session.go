@@ -46,7 +46,9 @@ type Session struct {
 	Query       json.RawMessage
 	NextState   string
 	HasMore     bool
-	Generation  int
+	Generation  int // bumped by update; records of earlier generations stay addressable
+	// LocalOffset is how many records of the current generation were shown (local paging);
+	// LocalTotal how many the current generation holds (every paging kind).
 	LocalOffset int
 	LocalTotal  int
 	Filters     json.RawMessage
