@@ -39,14 +39,14 @@ const keyLen = 12
 // Session is one search: its stored query, paging position and every record it has shown or
 // holds (index = the record's sequence number).
 type Session struct {
-	ID          string
-	TenantID    string
-	Mode        string
-	Capability  string
-	Query       json.RawMessage
-	NextState   string
-	HasMore     bool
-	Generation  int // bumped by update; records of earlier generations stay addressable
+	ID         string
+	TenantID   string
+	Mode       string
+	Capability string
+	Query      json.RawMessage
+	NextState  string
+	HasMore    bool
+	Generation int // bumped by update; records of earlier generations stay addressable
 	// LocalOffset is how many records of the current generation were shown (local paging);
 	// LocalTotal how many the current generation holds (every paging kind).
 	LocalOffset int
