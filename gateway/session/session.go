@@ -232,16 +232,37 @@ type write struct {
 	prev   int
 }
 
+// The session row is written with driver parameters, not through bun's query builder: bun
+// inlines arguments into the SQL text, which would spell the data out in hex for SQLite to parse.
+var (
+	insertSQL = map[tenants.Dialect]string{
+		tenants.SQLite:   "INSERT INTO searches (id, record_key, tenant_id, mode, capability, version, created_at, expires_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		tenants.Postgres: "INSERT INTO searches (id, record_key, tenant_id, mode, capability, version, created_at, expires_at, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+	}
+	updateSQL = map[tenants.Dialect]string{
+		tenants.SQLite:   "UPDATE searches SET data = ?, version = ?, expires_at = ? WHERE id = ? AND version = ?",
+		tenants.Postgres: "UPDATE searches SET data = $1, version = $2, expires_at = $3 WHERE id = $4 AND version = $5",
+	}
+)
+
+// timeArg is a time as each database stores it: bun's text form on SQLite (so comparisons with
+// bun-written times hold), a timestamptz on PostgreSQL.
+func (s *Store) timeArg(t time.Time) any {
+	if s.db.Kind == tenants.SQLite {
+		return t.UTC().Format("2006-01-02 15:04:05.999999-07:00")
+	}
+	return t
+}
+
 func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
+	kind := w.s.db.Kind
 	if w.create {
 		key, _ := recordKey(w.sess.ID)
-		r := &row{ID: w.sess.ID, RecordKey: key, TenantID: w.sess.TenantID, Mode: w.sess.Mode, Capability: w.sess.Capability,
-			Version: w.sess.Version, CreatedAt: w.sess.CreatedAt, ExpiresAt: w.sess.ExpiresAt, Data: w.data}
-		_, err := tx.NewInsert().Model(r).Exec(ctx)
+		_, err := tx.Tx.ExecContext(ctx, insertSQL[kind], w.sess.ID, key, w.sess.TenantID, w.sess.Mode, w.sess.Capability,
+			w.sess.Version, w.s.timeArg(w.sess.CreatedAt), w.s.timeArg(w.sess.ExpiresAt), w.data)
 		return err
 	}
-	res, err := tx.NewUpdate().Table("searches").Set("data = ?", w.data).Set("version = ?", w.sess.Version).
-		Set("expires_at = ?", w.sess.ExpiresAt).Where("id = ? AND version = ?", w.sess.ID, w.prev).Exec(ctx)
+	res, err := tx.Tx.ExecContext(ctx, updateSQL[kind], w.data, w.sess.Version, w.s.timeArg(w.sess.ExpiresAt), w.sess.ID, w.prev)
 	if err != nil {
 		return err
 	}
