@@ -152,10 +152,22 @@ func (d *decoder) time() time.Time {
 	return time.UnixMicro(int64(d.int())).UTC()
 }
 
-// decode reads a session back; byte fields alias data, which the caller must not reuse.
+// decode reads a session back, every record included; byte fields alias data, which the
+// caller must not reuse.
 func decode(data []byte) (*Session, error) {
+	s, _, err := decodeRecords(data, -1)
+	return s, err
+}
+
+// decodeOne reads a session's fields and only its record seq (nil when there is no such
+// record); the session's Records stay nil.
+func decodeOne(data []byte, seq int) (*Session, *Record, error) {
+	return decodeRecords(data, seq)
+}
+
+func decodeRecords(data []byte, want int) (*Session, *Record, error) {
 	if len(data) == 0 {
-		return nil, errCorrupt
+		return nil, nil, errCorrupt
 	}
 	switch data[0] {
 	case formatPlain:
@@ -163,11 +175,11 @@ func decode(data []byte) (*Session, error) {
 	case formatS2:
 		plain, err := s2.Decode(nil, data[1:])
 		if err != nil {
-			return nil, errCorrupt
+			return nil, nil, errCorrupt
 		}
 		data = plain
 	default:
-		return nil, errCorrupt
+		return nil, nil, errCorrupt
 	}
 	d := decoder{b: data}
 	s := &Session{}
@@ -187,45 +199,75 @@ func decode(data []byte) (*Session, error) {
 	s.CreatedAt = d.time()
 	s.ExpiresAt = d.time()
 	n := d.uint()
-	if d.err != nil || n > uint64(len(d.b)) {
-		return nil, errCorrupt
+	if d.err != nil || n > uint64(len(d.b)) || len(s.ID) < 5+keyLen {
+		return nil, nil, errCorrupt
 	}
-	s.Records = make([]*Record, n)
-	recs := make([]Record, n)
-	for i := range recs {
-		r := &recs[i]
+	var recs []Record
+	if want < 0 {
+		s.Records = make([]*Record, n)
+		recs = make([]Record, n)
+	} else {
+		recs = make([]Record, 1)
+	}
+	var found *Record
+	for i := 0; i < int(n); i++ {
+		keep := want < 0 || i == want
+		r := &recs[0]
+		if want < 0 {
+			r = &recs[i]
+		}
 		r.Generation = d.int()
 		r.Position = d.int()
 		r.Body = d.bytes()
 		r.Ref = d.bytes()
+		r.Actions = nil
 		if na := d.uint(); na > 0 {
 			if na-1 > uint64(len(d.b)) {
-				return nil, errCorrupt
+				return nil, nil, errCorrupt
 			}
-			r.Actions = make([]string, 0, na-1)
+			if keep {
+				r.Actions = make([]string, 0, na-1)
+			}
 			for j := uint64(1); j < na && d.err == nil; j++ {
-				r.Actions = append(r.Actions, d.str())
+				if keep {
+					r.Actions = append(r.Actions, d.str())
+				} else {
+					d.bytes()
+				}
 			}
 		}
+		r.Stored = nil
 		if ns := d.uint(); ns > 0 {
 			if ns > uint64(len(d.b)) {
-				return nil, errCorrupt
+				return nil, nil, errCorrupt
 			}
-			r.Stored = make([]StoredDetail, 0, ns)
+			if keep {
+				r.Stored = make([]StoredDetail, 0, ns)
+			}
 			for j := uint64(0); j < ns && d.err == nil; j++ {
-				r.Stored = append(r.Stored, StoredDetail{Action: d.str(), Detail: d.bytes(), Links: d.bytes()})
+				sd := StoredDetail{Action: string(d.bytes()), Detail: d.bytes(), Links: d.bytes()}
+				if keep {
+					r.Stored = append(r.Stored, sd)
+				}
 			}
 		}
 		if d.err != nil {
-			return nil, d.err
+			return nil, nil, d.err
 		}
-		r.ID = recordID(s.ID, i)
-		s.Records[i] = r
+		if keep {
+			r.ID = recordID(s.ID, i)
+			if want < 0 {
+				s.Records[i] = r
+			} else {
+				found = r
+				break
+			}
+		}
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, nil, d.err
 	}
-	return s, nil
+	return s, found, nil
 }
 
 // formatDetail marks a cached record-action answer: "D" + the detail's length in decimal + ":"

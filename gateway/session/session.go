@@ -302,35 +302,36 @@ func (s *Store) forget(id string) {
 	}
 }
 
-// load reads a session by record key: the edge cache first, then the database.
-func (s *Store) load(ctx context.Context, key string, fresh bool) (*Session, error) {
+// load reads a session by record key: the edge cache first, then the database. With want >= 0
+// only that record is decoded (returned apart; the session's Records stay nil).
+func (s *Store) load(ctx context.Context, key string, fresh bool, want int) (*Session, *Record, error) {
 	if !fresh {
 		if b, err := s.cache.Get(key); err == nil {
-			if sess, err := decode(b); err == nil {
-				return sess, nil
+			if sess, rec, err := decodeRecords(b, want); err == nil {
+				return sess, rec, nil
 			}
 		}
 	}
 	r := new(row)
 	err := s.db.NewSelect().Model(r).Where("record_key = ?", key).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(r.Data) == 0 { // a tombstone
 		return &Session{ID: r.ID, TenantID: r.TenantID, Mode: r.Mode, Capability: r.Capability, Version: r.Version,
-			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil
+			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil, nil
 	}
-	sess, err := decode(r.Data)
+	sess, rec, err := decodeRecords(r.Data, want)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.now().Before(sess.ExpiresAt) {
 		_ = s.cache.Set(key, r.Data)
 	}
-	return sess, nil
+	return sess, rec, nil
 }
 
 // check applies tenant, mode and expiry to a loaded session.
@@ -344,14 +345,14 @@ func (s *Store) check(sess *Session, tenantID, mode string) error {
 	return nil
 }
 
-// Get loads a tenant's session made with a key of the given mode; a session of another tenant
-// or of the other mode (live or test) is not found.
+// Get loads a tenant's session made with a key of the given mode, its records included; a
+// session of another tenant or of the other mode (live or test) is not found.
 func (s *Store) Get(ctx context.Context, tenantID, mode, id string) (*Session, error) {
 	key, ok := recordKey(id)
 	if !ok {
 		return nil, ErrNotFound
 	}
-	sess, err := s.load(ctx, key, false)
+	sess, _, err := s.load(ctx, key, false, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -364,15 +365,16 @@ func (s *Store) Get(ctx context.Context, tenantID, mode, id string) (*Session, e
 	return sess, nil
 }
 
-// Record loads a tenant's record of the given mode, with its session.
+// Record loads a tenant's record of the given mode with its session; the session comes without
+// its other records (Records is nil): record actions read only the session's own fields.
 func (s *Store) Record(ctx context.Context, tenantID, mode, id string) (*Session, *Record, error) {
 	key, seq, ok := parseRecordID(id)
 	if !ok {
 		return nil, nil, ErrNotFound
 	}
-	sess, err := s.load(ctx, key, false)
-	if err == nil && seq >= len(sess.Records) && s.now().Before(sess.ExpiresAt) {
-		sess, err = s.load(ctx, key, true) // added by another instance since this one cached it
+	sess, rec, err := s.load(ctx, key, false, seq)
+	if err == nil && rec == nil && s.now().Before(sess.ExpiresAt) {
+		sess, rec, err = s.load(ctx, key, true, seq) // added by another instance since this one cached it
 	}
 	if err != nil {
 		return nil, nil, err
@@ -380,10 +382,10 @@ func (s *Store) Record(ctx context.Context, tenantID, mode, id string) (*Session
 	if err := s.check(sess, tenantID, mode); err != nil {
 		return nil, nil, err
 	}
-	if seq >= len(sess.Records) {
+	if rec == nil {
 		return nil, nil, ErrNotFound
 	}
-	return sess, sess.Records[seq], nil
+	return sess, rec, nil
 }
 
 // Detail returns a cached record-action answer.
