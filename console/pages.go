@@ -15,7 +15,6 @@ import (
 
 	"github.com/capgate/capgate/console/views"
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -242,8 +241,11 @@ func (cn *Console) sharpen(c *fiber.Ctx) error {
 
 func (cn *Console) saveSharpen(c *fiber.Ctx) error {
 	v := viewerOf(c)
-	err := cn.store.SetSharpenStage(c.UserContext(), v.tenant.ID, v.plan, c.FormValue("stage"))
-	return back(c, "/console/sharpen", "Saved: sharpen stage "+c.FormValue("stage")+".", err)
+	stage := c.FormValue("stage")
+	if err := cn.store.SetSharpenStage(c.UserContext(), v.tenant.ID, v.plan, stage); err != nil {
+		return back(c, "/console/sharpen", "", err)
+	}
+	return back(c, "/console/sharpen", "Saved: sharpen stage "+stage+".", nil)
 }
 
 func workoutRow(w *tenants.Workout) views.WorkoutRow {
@@ -266,50 +268,53 @@ func (cn *Console) workouts(c *fiber.Ctx) error {
 // workout is the page workout_resource.url points to; another tenant's workout is a 404. The page
 // resolves the demonstration first so it can say plainly why one cannot be played; the video
 // element then plays it through the protected redirect, which the player's cache answers.
-func (cn *Console) workout(player *fitness.Player) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
-		if errors.Is(err, tenants.ErrNotFound) {
-			return cn.notFound(c)
-		}
-		if err != nil {
-			return cn.failed(c, err)
-		}
-		row := workoutRow(w)
-		if _, err := player.VideoURL(c.UserContext(), w.Provider, w.ExerciseRef, w.VideoAvailable); err != nil {
-			row.VideoProblem = providers.MessageOf(err)
-			// A stale link worth retrying says "reload"; anything else is plainly unavailable.
-			e, _ := providers.AsError(err)
-			row.VideoStale = e != nil && e.Code == providers.CodeMediaStale && e.IsRetryable()
-		} else {
-			row.VideoURL = "/console/workouts/" + w.ID + "/video"
-		}
-		return cn.page(c, w.Title, "workouts", views.WorkoutPage(row))
+func (cn *Console) workout(c *fiber.Ctx) error {
+	w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
+	if errors.Is(err, tenants.ErrNotFound) {
+		return cn.notFound(c)
 	}
+	if err != nil {
+		return cn.failed(c, err)
+	}
+	row := workoutRow(w)
+	if _, err := cn.videoURL(c, w); err != nil {
+		row.VideoProblem = providers.MessageOf(err)
+		// A stale link worth retrying says "reload"; anything else is plainly unavailable.
+		e, _ := providers.AsError(err)
+		row.VideoStale = e != nil && e.Code == providers.CodeMediaStale && e.IsRetryable()
+	} else {
+		row.VideoURL = "/console/workouts/" + w.ID + "/video"
+	}
+	return cn.page(c, w.Title, "workouts", views.WorkoutPage(row))
+}
+
+func (cn *Console) videoURL(c *fiber.Ctx, w *tenants.Workout) (string, error) {
+	if cn.opts.Videos == nil {
+		return "", providers.Errorf(providers.CodeWorkoutUnavailable, "demonstration videos are not set up on this gateway")
+	}
+	return cn.opts.Videos.VideoURL(c.UserContext(), w.Provider, w.ExerciseRef, w.VideoAvailable)
 }
 
 // workoutVideo is the protected playback redirect: for a signed-in user of the workout's tenant,
 // a 302 to the demonstration's current (renewed when expired) video URL; another tenant's or an
 // unknown workout is the console's 404 page. A demonstration that cannot be played answers the
 // spec's error envelope as JSON: workout_unavailable (404) or media_stale (409). Free.
-func (cn *Console) workoutVideo(player *fitness.Player) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
-		if errors.Is(err, tenants.ErrNotFound) {
-			return cn.notFound(c)
-		}
-		if err != nil {
-			return cn.failed(c, err)
-		}
-		link, err := player.VideoURL(c.UserContext(), w.Provider, w.ExerciseRef, w.VideoAvailable)
-		if err != nil {
-			return playbackError(c, err)
-		}
-		// The signed URL changes on renewal: never cache the redirect, never leak this page.
-		c.Set(fiber.HeaderCacheControl, "no-store")
-		c.Set("Referrer-Policy", "no-referrer")
-		return c.Redirect(link, fiber.StatusFound)
+func (cn *Console) workoutVideo(c *fiber.Ctx) error {
+	w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
+	if errors.Is(err, tenants.ErrNotFound) {
+		return cn.notFound(c)
 	}
+	if err != nil {
+		return cn.failed(c, err)
+	}
+	link, err := cn.videoURL(c, w)
+	if err != nil {
+		return playbackError(c, err)
+	}
+	// The signed URL changes on renewal: never cache the redirect, never leak this page.
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
+	return c.Redirect(link, fiber.StatusFound)
 }
 
 // playbackError writes the spec's error envelope {error: {code, message, retryable, hint?,

@@ -16,6 +16,7 @@ import (
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/registry"
 	"github.com/capgate/capgate/tenants"
 )
@@ -152,6 +153,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	}
 	defer sessions.Close()
 
+	var signIns console.SignInLimiter
 	opts := gateway.Options{DB: db, Client: client, Capabilities: registry.Capabilities(), Sessions: sessions,
 		Logger: log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		SharpenModels: cfg.SharpenModels}
@@ -162,6 +164,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		}
 		defer rdb.Close()
 		opts.Limiter = lim
+		signIns = console.NewRedisSignInLimiter(rdb)
 		opts.Ready = func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
 		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
@@ -179,7 +182,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		envSettings[p.ID] = providers.Setting{URL: cfg.ProviderURLs[p.ID], Key: cfg.ProviderKeys[p.ID]}
 	}
 	cons := console.New(console.Options{Store: srv.Store(), Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
-		Logger: log, Env: envSettings, AccessChanged: srv.ForgetKeys})
+		Logger: log, Env: envSettings, AccessChanged: srv.ForgetKeys, SignInLimiter: signIns,
+		Videos: fitness.NewPlayer(client, fitness.PlayerOptions{SandboxVideo: console.SandboxVideo})})
 	cons.Mount(srv.App())
 	// Provider settings saved in the console apply now and are re-read every 5 s, so every
 	// instance follows an admin's change.

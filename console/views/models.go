@@ -12,6 +12,8 @@ type Nav struct {
 	CSRF    string
 	Flash   string
 	Error   string
+	// Suspended marks a suspended tenant: the pages say so and every change is refused.
+	Suspended bool
 }
 
 // Overview is the account overview.
