@@ -13,25 +13,6 @@ import (
 	"github.com/capgate/capgate/tenants"
 )
 
-func (cn *Console) audit(c *fiber.Ctx) error {
-	es, err := cn.store.AuditLog(c.UserContext(), 200, 0)
-	if err != nil {
-		return cn.failed(c, err)
-	}
-	rows := make([]views.AuditRow, 0, len(es))
-	for _, e := range es {
-		rows = append(rows, views.AuditRow{Time: e.CreatedAt, Actor: e.Actor, Action: e.Action, Target: e.Target, Before: e.BeforeState, After: e.AfterState})
-	}
-	return cn.page(c, "Audit log", "audit", views.AuditPage(rows))
-}
-
-// record writes the audit entry of an admin change; a failure to audit is logged loudly.
-func (cn *Console) record(c *fiber.Ctx, action, target string, before, after any) {
-	if err := cn.store.Audit(c.UserContext(), viewerOf(c).user.Email, action, target, before, after); err != nil {
-		cn.log.Error("audit write failed", "action", action, "target", target, "err", err)
-	}
-}
-
 func (cn *Console) planNames(ctx context.Context) ([]string, error) {
 	ps, err := cn.store.Plans(ctx)
 	if err != nil {
@@ -67,7 +48,7 @@ func (cn *Console) createTenant(c *fiber.Ctx) error {
 	if err != nil {
 		return back(c, "/console/admin/tenants", "", err)
 	}
-	cn.record(c, "tenant.create", t.ID, nil, t)
+	cn.record(c, auditTenantCreate, t.ID, nil, tenantState(t))
 	return back(c, "/console/admin/tenants", "Tenant "+t.Name+" created.", nil)
 }
 
@@ -85,7 +66,7 @@ func (cn *Console) setTenantPlan(c *fiber.Ctx) error {
 		return back(c, "/console/admin/tenants", "", err)
 	}
 	cn.opts.AccessChanged()
-	cn.record(c, "tenant.set_plan", after.ID, map[string]string{"plan": before.PlanID}, map[string]string{"plan": after.PlanID})
+	cn.record(c, auditTenantPlan, after.ID, state{"plan": before.PlanID}, state{"plan": after.PlanID})
 	return back(c, "/console/admin/tenants", "Plan changed.", nil)
 }
 
@@ -103,7 +84,7 @@ func (cn *Console) setTenantStatus(c *fiber.Ctx) error {
 		return back(c, "/console/admin/tenants", "", err)
 	}
 	cn.opts.AccessChanged()
-	cn.record(c, "tenant.set_status", after.ID, map[string]string{"status": before.Status}, map[string]string{"status": after.Status})
+	cn.record(c, auditTenantStatus, after.ID, state{"status": before.Status}, state{"status": after.Status})
 	return back(c, "/console/admin/tenants", "Tenant "+after.Status+".", nil)
 }
 
@@ -155,7 +136,7 @@ func (cn *Console) createPlan(c *fiber.Ctx) error {
 	if err := cn.store.CreatePlan(c.UserContext(), p); err != nil {
 		return back(c, "/console/admin/plans", "", err)
 	}
-	cn.record(c, "plan.create", p.ID, nil, planRow(p))
+	cn.record(c, auditPlanCreate, p.ID, nil, planState(p))
 	return back(c, "/console/admin/plans", "Plan "+p.ID+" created.", nil)
 }
 
@@ -168,7 +149,7 @@ func (cn *Console) updatePlan(c *fiber.Ctx) error {
 	if err != nil {
 		return cn.failed(c, err)
 	}
-	before := planRow(p)
+	before := planState(p)
 	if err := planForm(c, p); err != nil {
 		return back(c, "/console/admin/plans", "", err)
 	}
@@ -176,7 +157,7 @@ func (cn *Console) updatePlan(c *fiber.Ctx) error {
 		return back(c, "/console/admin/plans", "", err)
 	}
 	cn.opts.AccessChanged()
-	cn.record(c, "plan.update", p.ID, before, planRow(p))
+	cn.record(c, auditPlanUpdate, p.ID, before, planState(p))
 	return back(c, "/console/admin/plans", "Plan "+p.ID+" saved.", nil)
 }
 
@@ -254,8 +235,8 @@ func (cn *Console) saveProvider(c *fiber.Ctx) error {
 		return cn.failed(c, err)
 	}
 	cn.applyProviderSettings(ctx)
-	cn.record(c, "provider.update", id, map[string]any{"base_url": prev.BaseURL, "key": redacted(prev.KeyCiphertext != "")},
-		map[string]any{"base_url": next.BaseURL, "key": keyChange})
+	cn.record(c, auditProvider, id, state{"base_url": prev.BaseURL, "key": redacted(prev.KeyCiphertext != "")},
+		state{"base_url": next.BaseURL, "key": keyChange})
 	return back(c, "/console/admin/providers", "Provider "+id+" saved.", nil)
 }
 

@@ -98,6 +98,7 @@ func (cn *Console) Mount(app *fiber.App) {
 	in.Post("/logout", cn.logout)
 	in.Get("/", cn.overview)
 	in.Get("/catalog", cn.catalog)
+	in.Get("/catalog/:id", cn.capabilityPage)
 	in.Get("/keys", cn.keys)
 	in.Post("/keys", cn.createKey)
 	in.Post("/keys/:id/revoke", cn.revokeKey)
@@ -400,4 +401,19 @@ func (cn *Console) SyncProviders(ctx context.Context, every time.Duration) {
 			cn.applyProviderSettings(ctx)
 		}
 	}
+}
+
+// ChangeRoutes lists the state-changing routes (any method but GET and HEAD) the console has
+// mounted on app; the audit test holds every one to writing an audit row.
+func ChangeRoutes(app *fiber.App) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range app.GetRoutes(true) {
+		if r.Method == fiber.MethodGet || r.Method == fiber.MethodHead || !strings.HasPrefix(r.Path, "/console") || seen[r.Path] {
+			continue
+		}
+		seen[r.Path] = true
+		out = append(out, r.Path)
+	}
+	return out
 }

@@ -205,7 +205,7 @@ func TestSignInCookieAndCSRF(t *testing.T) {
 			t.Fatalf("created key %q (%d)", key, res.StatusCode)
 		}
 		// The key is shown once: the list shows only its prefix.
-		_, list := b.do(http.MethodGet, "/console/keys", nil)
+		_, list := b.do(http.MethodGet, "/console/keys?mode=test", nil)
 		if strings.Contains(list, key) || !strings.Contains(list, key[:12]) {
 			t.Fatal("key list shows the full key or misses its prefix")
 		}
@@ -348,7 +348,7 @@ func TestComponentsRender(t *testing.T) {
 			}
 			return "Research and reading"
 		})
-	o := views.Overview{Plan: "pro", Status: "active", Used: 20, Cap: 100, Percent: 20, PeriodEnd: time.Now(), CallsToday: 3, Mode: "live", Chart: chart}
+	o := views.Overview{Plan: "pro", Status: "active", Used: 20, Cap: 100, Percent: 20, PeriodEnd: time.Now(), CallsToday: 3, Mode: views.ModeView{Path: "/console/", Mode: "live"}, Chart: chart}
 	if err := views.OverviewPage(o).Render(context.Background(), &buf); err != nil {
 		t.Fatal(err)
 	}
