@@ -185,7 +185,14 @@ func limits(p map[string]any) string {
 		{"minItems", "at least %v items"}, {"maxItems", "at most %v items"}, {"pattern", "matches %v"}, {"format", "format %v"},
 	}
 	for _, w := range words {
-		if v, ok := p[w.key]; ok {
+		v, ok := p[w.key]
+		switch {
+		case !ok:
+		case w.key == "minLength" && fmt.Sprint(v) == "1":
+			parts = append(parts, "not empty")
+		case w.key == "pattern" && v == `\S`:
+			parts = append(parts, "not blank")
+		default:
 			parts = append(parts, fmt.Sprintf(w.say, v))
 		}
 	}
