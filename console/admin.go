@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,11 @@ func (cn *Console) planNames(ctx context.Context) ([]string, error) {
 }
 
 func (cn *Console) tenants(c *fiber.Ctx) error {
+	return cn.tenantsPage(c, fiber.StatusOK, views.TenantForm{})
+}
+
+// tenantsPage renders the tenants with the create form (refilled, with its messages, when refused).
+func (cn *Console) tenantsPage(c *fiber.Ctx, status int, form views.TenantForm) error {
 	ctx := c.UserContext()
 	q := strings.TrimSpace(c.Query("q"))
 	ts, err := cn.store.Tenants(ctx, q, 200, 0)
@@ -40,16 +46,32 @@ func (cn *Console) tenants(c *fiber.Ctx) error {
 	for _, t := range ts {
 		rows = append(rows, views.TenantRow{ID: t.ID, Name: t.Name, Email: t.Email, Plan: t.PlanID, Status: t.Status, Created: t.CreatedAt})
 	}
-	return cn.page(c, "Tenants", "tenants", views.TenantsPage(viewerOf(c).nav("tenants"), rows, plans, q))
+	nav := viewerOf(c).nav("tenants")
+	nav.Flash, nav.Error = cn.takeFlash(c)
+	return render(c, status, views.Layout("Tenants", nav, views.TenantsPage(nav, rows, plans, q, form)))
 }
 
 func (cn *Console) createTenant(c *fiber.Ctx) error {
-	t, err := cn.store.CreateTenant(c.UserContext(), strings.TrimSpace(c.FormValue("name")), c.FormValue("plan"), strings.TrimSpace(c.FormValue("email")))
+	form := views.TenantForm{Name: strings.TrimSpace(c.FormValue("name")), Email: strings.TrimSpace(c.FormValue("email")), Plan: c.FormValue("plan")}
+	t, err := cn.store.CreateTenant(c.UserContext(), form.Name, form.Plan, form.Email)
 	if err != nil {
-		return back(c, "/console/admin/tenants", "", err)
+		form.Errors = fieldOf(err, map[string]string{"tenant name": "name", "unknown plan": "plan", "email": "email"})
+		return cn.tenantsPage(c, fiber.StatusUnprocessableEntity, form)
 	}
 	cn.record(c, auditTenantCreate, t.ID, nil, tenantState(t))
 	return back(c, "/console/admin/tenants", "Tenant "+t.Name+" created.", nil)
+}
+
+// fieldOf places a store's validation message beside the field it names (by the message's
+// opening words); any other message is the form's.
+func fieldOf(err error, fields map[string]string) views.FieldErrors {
+	msg := err.Error()
+	for prefix, field := range fields {
+		if strings.HasPrefix(msg, prefix) {
+			return views.FieldErrors{field: msg}
+		}
+	}
+	return views.FieldErrors{"": msg}
 }
 
 func (cn *Console) setTenantPlan(c *fiber.Ctx) error {
@@ -89,52 +111,82 @@ func (cn *Console) setTenantStatus(c *fiber.Ctx) error {
 }
 
 func planRow(p *tenants.Plan) views.PlanRow {
-	return views.PlanRow{Name: p.ID, Cap: p.CreditCap, Rate: p.RatePerMinute, Multiplier: strconv.FormatFloat(p.CreditMultiplier, 'f', -1, 64),
-		Capabilities: p.Capabilities, SharpenMax: p.SharpenMax, Projects: p.ProjectLimit, Items: p.ItemLimit}
+	return views.PlanRow{Name: p.ID, Cap: strconv.FormatInt(p.CreditCap, 10), Rate: strconv.Itoa(p.RatePerMinute),
+		Multiplier: strconv.FormatFloat(p.CreditMultiplier, 'f', -1, 64), Capabilities: p.Capabilities, SharpenMax: p.SharpenMax,
+		Projects: strconv.Itoa(p.ProjectLimit), Items: strconv.Itoa(p.ItemLimit)}
 }
 
 func (cn *Console) plans(c *fiber.Ctx) error {
+	return cn.plansPage(c, fiber.StatusOK, views.Plans{New: newPlan}, nil)
+}
+
+// newPlan is what the create form starts from.
+var newPlan = views.PlanRow{Cap: "1000", Rate: "60", Multiplier: "1", Capabilities: "all", SharpenMax: "stock", Projects: "10", Items: "500"}
+
+// plansPage renders every plan's form and the new-plan form; refused is the submitted form
+// that was refused (its values replace the stored ones).
+func (cn *Console) plansPage(c *fiber.Ctx, status int, page views.Plans, refused *views.PlanRow) error {
 	ps, err := cn.store.Plans(c.UserContext())
 	if err != nil {
 		return cn.failed(c, err)
 	}
-	rows := make([]views.PlanRow, 0, len(ps))
 	for i := range ps {
-		rows = append(rows, planRow(&ps[i]))
+		row := planRow(&ps[i])
+		if refused != nil && page.Form == row.Name {
+			row = *refused
+		}
+		page.Rows = append(page.Rows, row)
 	}
-	return cn.page(c, "Plans", "plans", views.PlansPage(viewerOf(c).nav("plans"), rows))
+	nav := viewerOf(c).nav("plans")
+	nav.Flash, nav.Error = cn.takeFlash(c)
+	return render(c, status, views.Layout("Plans", nav, views.PlansPage(nav, page)))
 }
 
-// planForm reads a plan's fields from the form.
-func planForm(c *fiber.Ctx, p *tenants.Plan) error {
+var planFields = map[string]string{"plan name": "name", "credit cap": "cap", "rate": "rate", "multiplier": "multiplier",
+	"sharpen": "sharpen_max", "capabilities": "capabilities", "project": "projects", "item": "items"}
+
+// planForm reads a plan's fields from the form into p; the errors are by field.
+func planForm(c *fiber.Ctx, p *tenants.Plan) (views.PlanRow, views.FieldErrors) {
+	row := views.PlanRow{Name: p.ID, Cap: strings.TrimSpace(c.FormValue("cap")), Rate: strings.TrimSpace(c.FormValue("rate")),
+		Multiplier: strings.TrimSpace(c.FormValue("multiplier")), Capabilities: strings.TrimSpace(c.FormValue("capabilities")),
+		SharpenMax: c.FormValue("sharpen_max"), Projects: strings.TrimSpace(c.FormValue("projects")), Items: strings.TrimSpace(c.FormValue("items"))}
+	errs := views.FieldErrors{}
 	var err error
-	if p.CreditCap, err = strconv.ParseInt(c.FormValue("cap"), 10, 64); err != nil {
-		return errors.New("credit cap must be a whole number")
+	if p.CreditCap, err = strconv.ParseInt(row.Cap, 10, 64); err != nil {
+		errs["cap"] = "a whole number of credits"
 	}
-	if p.RatePerMinute, err = strconv.Atoi(c.FormValue("rate")); err != nil {
-		return errors.New("rate must be a whole number")
+	if p.RatePerMinute, err = strconv.Atoi(row.Rate); err != nil {
+		errs["rate"] = "a whole number of requests"
 	}
-	if p.CreditMultiplier, err = strconv.ParseFloat(c.FormValue("multiplier"), 64); err != nil {
-		return errors.New("multiplier must be a number")
+	if p.CreditMultiplier, err = strconv.ParseFloat(row.Multiplier, 64); err != nil || math.IsNaN(p.CreditMultiplier) || math.IsInf(p.CreditMultiplier, 0) {
+		errs["multiplier"] = "a number above 0, at most 100"
 	}
-	if p.ProjectLimit, err = strconv.Atoi(c.FormValue("projects")); err != nil {
-		return errors.New("projects must be a whole number")
+	if p.ProjectLimit, err = strconv.Atoi(row.Projects); err != nil {
+		errs["projects"] = "a whole number"
 	}
-	if p.ItemLimit, err = strconv.Atoi(c.FormValue("items")); err != nil {
-		return errors.New("items must be a whole number")
+	if p.ItemLimit, err = strconv.Atoi(row.Items); err != nil {
+		errs["items"] = "a whole number"
 	}
-	p.Capabilities = strings.TrimSpace(c.FormValue("capabilities"))
-	p.SharpenMax = c.FormValue("sharpen_max")
-	return p.Validate()
+	p.Capabilities, p.SharpenMax = row.Capabilities, row.SharpenMax
+	if len(errs) > 0 {
+		return row, errs
+	}
+	if err := p.Validate(); err != nil {
+		return row, fieldOf(err, planFields)
+	}
+	return row, nil
 }
 
 func (cn *Console) createPlan(c *fiber.Ctx) error {
 	p := &tenants.Plan{ID: strings.TrimSpace(c.FormValue("name"))}
-	if err := planForm(c, p); err != nil {
-		return back(c, "/console/admin/plans", "", err)
+	row, errs := planForm(c, p)
+	if errs == nil {
+		if err := cn.store.CreatePlan(c.UserContext(), p); err != nil {
+			errs = fieldOf(err, map[string]string{"plan ": "name"})
+		}
 	}
-	if err := cn.store.CreatePlan(c.UserContext(), p); err != nil {
-		return back(c, "/console/admin/plans", "", err)
+	if errs != nil {
+		return cn.plansPage(c, fiber.StatusUnprocessableEntity, views.Plans{New: row, Form: "", Errors: errs}, nil)
 	}
 	cn.record(c, auditPlanCreate, p.ID, nil, planState(p))
 	return back(c, "/console/admin/plans", "Plan "+p.ID+" created.", nil)
@@ -150,11 +202,14 @@ func (cn *Console) updatePlan(c *fiber.Ctx) error {
 		return cn.failed(c, err)
 	}
 	before := planState(p)
-	if err := planForm(c, p); err != nil {
-		return back(c, "/console/admin/plans", "", err)
+	row, errs := planForm(c, p)
+	if errs == nil {
+		if err := cn.store.UpdatePlan(ctx, p); err != nil {
+			errs = views.FieldErrors{"": err.Error()}
+		}
 	}
-	if err := cn.store.UpdatePlan(ctx, p); err != nil {
-		return back(c, "/console/admin/plans", "", err)
+	if errs != nil {
+		return cn.plansPage(c, fiber.StatusUnprocessableEntity, views.Plans{New: newPlan, Form: p.ID, Errors: errs}, &row)
 	}
 	cn.opts.AccessChanged()
 	cn.record(c, auditPlanUpdate, p.ID, before, planState(p))

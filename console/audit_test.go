@@ -124,3 +124,49 @@ func TestAuditFilterAndEmptyState(t *testing.T) {
 		}
 	}
 }
+
+func TestAdminFormsShowMessagesBesideTheField(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		e := newEnv(t, db)
+		admin := signedIn(t, e, "admin@forms.test", tenants.RoleAdmin)
+		plan := url.Values{"cap": {"1000"}, "rate": {"60"}, "multiplier": {"1"}, "projects": {"1"}, "items": {"1"}, "capabilities": {"all"}, "sharpen_max": {"stock"}}
+		with := func(v url.Values, k, val string) url.Values {
+			out := url.Values{}
+			for key, vs := range v {
+				out[key] = vs
+			}
+			out.Set(k, val)
+			return out
+		}
+		cases := []struct {
+			name, path string
+			form       url.Values
+			field      string
+		}{
+			{"NaN multiplier on create", "/console/admin/plans", with(with(plan, "name", "nan"), "multiplier", "NaN"), "multiplier"},
+			{"multiplier out of range on update", "/console/admin/plans/free", with(plan, "multiplier", "1000"), "multiplier"},
+			{"rate not a number", "/console/admin/plans/free", with(plan, "rate", "many"), "rate"},
+			{"plan name with a space", "/console/admin/plans", with(plan, "name", "two words"), "name"},
+			{"tenant without a name", "/console/admin/tenants", url.Values{"name": {""}, "plan": {"free"}}, "name"},
+			{"tenant on an unknown plan", "/console/admin/tenants", url.Values{"name": {"Acme"}, "plan": {"gold"}}, "plan"},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				res, page := admin.post(tc.path, tc.form)
+				d := doc(t, page)
+				if res.StatusCode != http.StatusUnprocessableEntity || d.Find(`[data-testid="err-`+tc.field+`"]`).Length() != 1 {
+					t.Fatalf("%d, message beside %s: %d", res.StatusCode, tc.field, d.Find(`[data-testid="err-`+tc.field+`"]`).Length())
+				}
+				// The refused input is still in the form.
+				if v := tc.form.Get(tc.field); v != "" && tc.field != "plan" {
+					if got, _ := d.Find(`[aria-invalid="true"][name="` + tc.field + `"]`).Attr("value"); got != v {
+						t.Fatalf("refused value %q, want %q", got, v)
+					}
+				}
+			})
+		}
+		if p, _ := e.store.Plan(context.Background(), "free"); p.CreditMultiplier != 1 || p.RatePerMinute != 60 {
+			t.Fatalf("a refused form changed the plan: %+v", p)
+		}
+	})
+}

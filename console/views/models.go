@@ -189,12 +189,29 @@ type TenantRow struct {
 	Created                       time.Time
 }
 
+// FieldErrors are the messages of a refused form, by field name.
+type FieldErrors map[string]string
+
+// Plans is the plans page: one form per plan and one for a new plan. Errors belong to the
+// form named Form (a plan's name, or "" for the new plan) whose submitted values are in Rows/New.
+type Plans struct {
+	Rows   []PlanRow
+	New    PlanRow
+	Form   string
+	Errors FieldErrors
+}
+
+// TenantForm is the create-a-tenant form, refilled with its messages when refused.
+type TenantForm struct {
+	Name, Email, Plan string
+	Errors            FieldErrors
+}
+
 // PlanRow is a plan for admins.
 type PlanRow struct {
 	Name, Capabilities, SharpenMax string
-	Cap                            int64
-	Rate, Projects, Items          int
-	Multiplier                     string
+	// Cap, Rate, Multiplier, Projects and Items are as typed, so a refused form shows its input.
+	Cap, Rate, Multiplier, Projects, Items string
 }
 
 // ProviderRow is an upstream provider for admins.
