@@ -17,6 +17,7 @@ const (
 	auditKeyCreate    = "key.create"
 	auditKeyRevoke    = "key.revoke"
 	auditSharpenStage = "sharpen.set_stage"
+	auditWorkoutDel   = "workout.delete"
 	auditTenantCreate = "tenant.create"
 	auditTenantPlan   = "tenant.set_plan"
 	auditTenantStatus = "tenant.set_status"
@@ -40,6 +41,10 @@ func (cn *Console) record(c *fiber.Ctx, action, target string, before, after sta
 	if err := cn.store.Audit(c.UserContext(), viewerOf(c).user.Email, action, target, before, after); err != nil {
 		cn.log.Error("audit write failed", "action", action, "target", target, "err", err)
 	}
+}
+
+func workoutState(w *tenants.Workout) state {
+	return state{"title": w.Title, "provider": w.Provider, "exercise_ref": w.ExerciseRef}
 }
 
 func tenantState(t *tenants.Tenant) state {

@@ -29,6 +29,11 @@ func TestEveryChangeIsAudited(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		workout, err := e.store.SaveWorkout(ctx, &tenants.Workout{TenantID: ownerUser.TenantID, Title: "Plank", Provider: "exercisevideo", ExerciseRef: "p1",
+			Muscles: `["core"]`, Equipment: `[]`})
+		if err != nil {
+			t.Fatal(err)
+		}
 		other, err := e.store.CreateTenant(ctx, "Other", "free", "")
 		if err != nil {
 			t.Fatal(err)
@@ -46,6 +51,7 @@ func TestEveryChangeIsAudited(t *testing.T) {
 			{"/console/keys", "/console/keys", owner, "owner@audit.test", url.Values{"mode": {"test"}, "label": {"ci"}}, "key.create", "", "label"},
 			{"/console/keys/:id/revoke", "/console/keys/" + key.ID + "/revoke", owner, "owner@audit.test", url.Values{}, "key.revoke", key.ID, "revoked"},
 			{"/console/sharpen", "/console/sharpen", owner, "owner@audit.test", url.Values{"stage": {"stage1"}}, "sharpen.set_stage", ownerUser.TenantID, "sharpen_stage"},
+			{"/console/workouts/:id/delete", "/console/workouts/" + workout.ID + "/delete", owner, "owner@audit.test", url.Values{}, "workout.delete", workout.ID, "title"},
 			{"/console/admin/tenants", "/console/admin/tenants", admin, "admin@audit.test", url.Values{"name": {"New Co"}, "plan": {"free"}}, "tenant.create", "", "name"},
 			{"/console/admin/tenants/:id/plan", "/console/admin/tenants/" + other.ID + "/plan", admin, "admin@audit.test", url.Values{"plan": {"pro"}}, "tenant.set_plan", other.ID, "plan"},
 			{"/console/admin/tenants/:id/status", "/console/admin/tenants/" + other.ID + "/status", admin, "admin@audit.test", url.Values{"status": {"suspended"}}, "tenant.set_status", other.ID, "status"},

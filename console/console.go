@@ -107,6 +107,7 @@ func (cn *Console) Mount(app *fiber.App) {
 	in.Get("/workouts", cn.workouts)
 	in.Get("/workouts/:id", cn.workout)
 	in.Get("/workouts/:id/video", cn.workoutVideo)
+	in.Post("/workouts/:id/delete", cn.deleteWorkout)
 	in.Get("/usage", cn.usage)
 	in.Get("/usage.csv", cn.usageCSV)
 	in.Get("/projects", cn.projects)

@@ -270,6 +270,12 @@ func TestCrossTenantWorkoutAndUsage(t *testing.T) {
 		if res, _ := other.do(http.MethodGet, "/console/workouts/"+w.ID, nil); res.StatusCode != 404 {
 			t.Fatalf("other tenant's workout: %d", res.StatusCode)
 		}
+		if res, _ := other.post("/console/workouts/"+w.ID+"/delete", url.Values{}); res.StatusCode != 404 {
+			t.Fatalf("other tenant deletes the workout: %d", res.StatusCode)
+		}
+		if _, err := e.store.Workout(ctx, a.TenantID, w.ID); err != nil {
+			t.Fatalf("the workout is gone after another tenant's delete: %v", err)
+		}
 		for _, path := range []string{"/console/usage", "/console/usage.csv", "/console/"} {
 			_, body := other.do(http.MethodGet, path, nil)
 			if strings.Contains(body, "req_secret_a") {

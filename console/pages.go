@@ -282,7 +282,7 @@ func (cn *Console) workouts(c *fiber.Ctx) error {
 	for i := range ws {
 		rows = append(rows, workoutRow(&ws[i]))
 	}
-	return cn.page(c, "Workouts", "workouts", views.WorkoutsPage(rows))
+	return cn.page(c, "Workouts", "workouts", views.WorkoutsPage(viewerOf(c).nav("workouts"), rows))
 }
 
 // workout is the page workout_resource.url points to; another tenant's workout is a 404. The page
@@ -305,7 +305,26 @@ func (cn *Console) workout(c *fiber.Ctx) error {
 	} else {
 		row.VideoURL = "/console/workouts/" + w.ID + "/video"
 	}
-	return cn.page(c, w.Title, "workouts", views.WorkoutPage(row))
+	return cn.page(c, w.Title, "workouts", views.WorkoutPage(viewerOf(c).nav("workouts"), row))
+}
+
+func (cn *Console) deleteWorkout(c *fiber.Ctx) error {
+	v := viewerOf(c)
+	w, err := cn.store.Workout(c.UserContext(), v.tenant.ID, c.Params("id"))
+	if errors.Is(err, tenants.ErrNotFound) {
+		return cn.notFound(c)
+	}
+	if err != nil {
+		return cn.failed(c, err)
+	}
+	if err := cn.store.DeleteWorkout(c.UserContext(), v.tenant.ID, w.ID); err != nil {
+		if errors.Is(err, tenants.ErrNotFound) {
+			return cn.notFound(c)
+		}
+		return cn.failed(c, err)
+	}
+	cn.record(c, auditWorkoutDel, w.ID, workoutState(w), nil)
+	return back(c, "/console/workouts", "Workout "+w.Title+" deleted.", nil)
 }
 
 func (cn *Console) videoURL(c *fiber.Ctx, w *tenants.Workout) (string, error) {
