@@ -154,6 +154,9 @@ func securityHeaders(c *fiber.Ctx) {
 // files' 403 for a directory, the router's 404, a handler's failure) becomes a console page with
 // the error's own status; only what is not a client error is logged and answered 500.
 func (cn *Console) errorPages(c *fiber.Ctx) error {
+	if p := c.Path(); p != "/console" && !strings.HasPrefix(p, "/console/") {
+		return c.Next() // a sibling path such as /consoles is not the console's
+	}
 	securityHeaders(c)
 	err := c.Next()
 	if err == nil {
