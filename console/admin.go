@@ -227,11 +227,12 @@ func (cn *Console) providers(c *fiber.Ctx) error {
 		ok, why := cn.opts.Client.Configured(p.ID)
 		row := views.ProviderRow{ID: p.ID, Title: p.Title, BaseURL: s.URL, Breaker: cn.opts.Client.BreakerState(p.ID),
 			Configured: ok, Reason: why, KeySet: s.Key != "", KeyRequired: p.KeyRequired}
+		_, row.Testable = providerProbes[p.ID]
 		if st, ok := stored[p.ID]; ok && st.BaseURL != "" {
 			row.BaseURL = st.BaseURL
 		}
 		if e, ok := cn.opts.Client.LastError(p.ID); ok {
-			row.LastError = e.At.Format("2006-01-02 15:04") + " " + e.Message
+			row.LastError = e.At.UTC().Format("2006-01-02 15:04:05 UTC") + " " + e.Message
 		}
 		rows = append(rows, row)
 	}

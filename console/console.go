@@ -121,6 +121,7 @@ func (cn *Console) Mount(app *fiber.App) {
 	admin.Post("/plans/:name", cn.updatePlan)
 	admin.Get("/providers", cn.providers)
 	admin.Post("/providers/:id", cn.saveProvider)
+	admin.Post("/providers/:id/test", cn.testProvider)
 	admin.Get("/audit", cn.audit)
 }
 

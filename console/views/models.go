@@ -218,6 +218,8 @@ type PlanRow struct {
 type ProviderRow struct {
 	ID, Title, BaseURL, Breaker, LastError string
 	Configured, KeySet, KeyRequired        bool
+	// Testable marks a provider with a documented cheap call for "test connection".
+	Testable bool
 	Reason                                 string
 }
 
