@@ -220,7 +220,7 @@ type ProviderRow struct {
 	Configured, KeySet, KeyRequired        bool
 	// Testable marks a provider with a documented cheap call for "test connection".
 	Testable bool
-	Reason                                 string
+	Reason   string
 }
 
 // AuditRow is one change made through the console.
