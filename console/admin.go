@@ -36,11 +36,11 @@ func (cn *Console) tenantsPage(c *fiber.Ctx, status int, form views.TenantForm) 
 	q := strings.TrimSpace(c.Query("q"))
 	ts, err := cn.store.Tenants(ctx, q, 200, 0)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	plans, err := cn.planNames(ctx)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	rows := make([]views.TenantRow, 0, len(ts))
 	for _, t := range ts {
@@ -81,7 +81,7 @@ func (cn *Console) setTenantPlan(c *fiber.Ctx) error {
 		return cn.notFound(c)
 	}
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	after, err := cn.store.SetPlan(ctx, before.ID, c.FormValue("plan"))
 	if err != nil {
@@ -99,7 +99,7 @@ func (cn *Console) setTenantStatus(c *fiber.Ctx) error {
 		return cn.notFound(c)
 	}
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	after, err := cn.store.SetStatus(ctx, before.ID, c.FormValue("status"))
 	if err != nil {
@@ -128,7 +128,7 @@ var newPlan = views.PlanRow{Cap: "1000", Rate: "60", Multiplier: "1", Capabiliti
 func (cn *Console) plansPage(c *fiber.Ctx, status int, page views.Plans, refused *views.PlanRow) error {
 	ps, err := cn.store.Plans(c.UserContext())
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	for i := range ps {
 		row := planRow(&ps[i])
@@ -199,7 +199,7 @@ func (cn *Console) updatePlan(c *fiber.Ctx) error {
 		return cn.notFound(c)
 	}
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	before := planState(p)
 	row, errs := planForm(c, p)
@@ -219,7 +219,7 @@ func (cn *Console) updatePlan(c *fiber.Ctx) error {
 func (cn *Console) providers(c *fiber.Ctx) error {
 	stored, err := cn.storedProviders(c.UserContext())
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	var rows []views.ProviderRow
 	for _, p := range cn.opts.Client.Providers() {
@@ -263,7 +263,7 @@ func (cn *Console) saveProvider(c *fiber.Ctx) error {
 	}
 	stored, err := cn.storedProviders(ctx)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	prev := stored[id]
 	next := tenants.ProviderSetting{ProviderID: id, BaseURL: strings.TrimSpace(c.FormValue("base_url")), KeyCiphertext: prev.KeyCiphertext, UpdatedBy: viewerOf(c).user.Email}
@@ -283,12 +283,12 @@ func (cn *Console) saveProvider(c *fiber.Ctx) error {
 	case key != "":
 		sealed, err := cn.opts.Sealer.Seal(id, key)
 		if err != nil {
-			return cn.failed(c, err)
+			return err
 		}
 		next.KeyCiphertext, keyChange = sealed, "set"
 	}
 	if err := cn.store.SaveProviderSetting(ctx, &next); err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	cn.applyProviderSettings(ctx)
 	cn.record(c, auditProvider, id, state{"base_url": prev.BaseURL, "key": redacted(prev.KeyCiphertext != "")},

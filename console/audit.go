@@ -124,7 +124,7 @@ func kindOf(action string) string {
 func (cn *Console) audit(c *fiber.Ctx) error {
 	es, err := cn.store.AuditLog(c.UserContext(), auditLogWindow, 0)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	a := views.Audit{Actor: c.Query("actor"), Kind: c.Query("kind")}
 	actors, kinds := map[string]bool{}, map[string]bool{}

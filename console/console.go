@@ -151,9 +151,10 @@ func securityHeaders(c *fiber.Ctx) {
 	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
 }
 
-// errorPages is the console's error mapping: an error from any console route (the static
-// files' 403 for a directory, the router's 404, a handler's failure) becomes a console page with
-// the error's own status; only what is not a client error is logged and answered 500.
+// errorPages is the console's one error mapping: an error from any console route (the static
+// files' 403 for a directory, the router's 404, a handler's failure, which handlers simply
+// return) becomes a console page with the error's own status; only what is not a client error
+// is logged, with the path, and answered 500 without details.
 func (cn *Console) errorPages(c *fiber.Ctx) error {
 	if p := c.Path(); p != "/console" && !strings.HasPrefix(p, "/console/") {
 		return c.Next() // a sibling path such as /consoles is not the console's
@@ -196,11 +197,6 @@ func (cn *Console) page(c *fiber.Ctx, title, active string, content templ.Compon
 }
 
 func (cn *Console) notFound(c *fiber.Ctx) error { return cn.errorPage(c, fiber.StatusNotFound) }
-
-func (cn *Console) failed(c *fiber.Ctx, err error) error {
-	cn.log.Error("console error", "method", c.Method(), "path", c.Path(), "err", err)
-	return cn.errorPage(c, fiber.StatusInternalServerError)
-}
 
 // back ends a form (POST/redirect/GET): the outcome travels in a signed one-time flash cookie,
 // never in the URL, so no text of a form or a link reaches the Location header or the page's
@@ -278,11 +274,11 @@ func (cn *Console) requireUser(c *fiber.Ctx) error {
 	}
 	t, err := cn.store.Tenant(ctx, u.TenantID)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	p, err := cn.store.Plan(ctx, t.PlanID)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Locals("viewer", &viewer{user: u, tenant: t, plan: p, session: s})
@@ -376,7 +372,7 @@ func (cn *Console) login(c *fiber.Ctx) error {
 	}
 	raw, _, err := cn.store.CreateConsoleSession(ctx, u.ID, SessionTTL)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	setCookie(c, sessionCookie, raw, SessionTTL)
 	clearCookie(c, loginCookie)

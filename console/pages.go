@@ -109,21 +109,21 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 	mode := modeOf(c)
 	bal, err := cn.store.Balance(ctx, v.tenant, v.plan, mode)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	start, end := tenants.PeriodAt(v.tenant.PeriodAnchor, time.Now())
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	callsToday, err := cn.store.CallsSince(ctx, v.tenant.ID, mode, today)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	callsPeriod, err := cn.store.CallsSince(ctx, v.tenant.ID, mode, start)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	usage, err := cn.store.UsageByDay(ctx, v.tenant.ID, mode, start)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	var days []time.Time
 	// The whole period is laid out, days to come included, so bars keep their width as it fills.
@@ -188,7 +188,7 @@ func (cn *Console) keys(c *fiber.Ctx) error {
 	mode := modeOf(c)
 	rows, err := cn.keyRows(c, mode)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	return cn.page(c, "API keys", "keys", views.KeysPage(viewerOf(c).nav("keys"), views.Keys{Mode: keysMode(mode), Keys: rows}))
 }
@@ -204,7 +204,7 @@ func (cn *Console) createKey(c *fiber.Ctx) error {
 	cn.record(c, auditKeyCreate, k.ID, nil, keyState(k))
 	rows, err := cn.keyRows(c, k.Mode)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	nav := v.nav("keys")
 	nav.Flash = "Key created."
@@ -218,7 +218,7 @@ func (cn *Console) revokeKey(c *fiber.Ctx) error {
 		if errors.Is(err, tenants.ErrNotFound) {
 			return cn.notFound(c)
 		}
-		return cn.failed(c, err)
+		return err
 	}
 	cn.opts.AccessChanged()
 	before := keyState(k)
@@ -242,7 +242,7 @@ func (cn *Console) sharpen(c *fiber.Ctx) error {
 	v := viewerOf(c)
 	saved, err := cn.store.SharpenStage(c.UserContext(), v.tenant.ID)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	var opts []views.StageOption
 	for _, st := range tenants.SharpenStages {
@@ -259,7 +259,7 @@ func (cn *Console) saveSharpen(c *fiber.Ctx) error {
 	stage := c.FormValue("stage")
 	prev, err := cn.store.SharpenStage(c.UserContext(), v.tenant.ID)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	if err := cn.store.SetSharpenStage(c.UserContext(), v.tenant.ID, v.plan, stage); err != nil {
 		return back(c, "/console/sharpen", "", err)
@@ -276,7 +276,7 @@ func workoutRow(w *tenants.Workout) views.WorkoutRow {
 func (cn *Console) workouts(c *fiber.Ctx) error {
 	ws, err := cn.store.Workouts(c.UserContext(), viewerOf(c).tenant.ID)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	rows := make([]views.WorkoutRow, 0, len(ws))
 	for i := range ws {
@@ -294,7 +294,7 @@ func (cn *Console) workout(c *fiber.Ctx) error {
 		return cn.notFound(c)
 	}
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	row := workoutRow(w)
 	if _, err := cn.videoURL(c, w); err != nil {
@@ -315,13 +315,13 @@ func (cn *Console) deleteWorkout(c *fiber.Ctx) error {
 		return cn.notFound(c)
 	}
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	if err := cn.store.DeleteWorkout(c.UserContext(), v.tenant.ID, w.ID); err != nil {
 		if errors.Is(err, tenants.ErrNotFound) {
 			return cn.notFound(c)
 		}
-		return cn.failed(c, err)
+		return err
 	}
 	cn.record(c, auditWorkoutDel, w.ID, workoutState(w), nil)
 	return back(c, "/console/workouts", "Workout "+w.Title+" deleted.", nil)
@@ -344,7 +344,7 @@ func (cn *Console) workoutVideo(c *fiber.Ctx) error {
 		return cn.notFound(c)
 	}
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	link, err := cn.videoURL(c, w)
 	if err != nil {
@@ -459,7 +459,7 @@ func (cn *Console) usage(c *fiber.Ctx) error {
 	}
 	es, err := cn.usageEntries(c, f, u.Key)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	u.Calls = len(es)
 	for _, e := range es {
@@ -480,7 +480,7 @@ func (cn *Console) usageCSV(c *fiber.Ctx) error {
 	}
 	es, err := cn.usageEntries(c, f, u.Key)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="capgate-usage.csv"`)
@@ -498,13 +498,13 @@ func (cn *Console) projects(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	ps, err := cn.store.Projects(ctx, v.tenant.ID, 100, 0)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	var rows []views.ProjectRow
 	for _, p := range ps {
 		items, err := cn.store.Items(ctx, v.tenant.ID, p.ID, 100, 0)
 		if err != nil {
-			return cn.failed(c, err)
+			return err
 		}
 		row := views.ProjectRow{ID: p.ID, Name: p.Name, Created: p.CreatedAt}
 		for _, it := range items {
