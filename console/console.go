@@ -55,6 +55,8 @@ type Options struct {
 	// SignInLimiter counts failed sign-ins; a fleet shares one through Redis
 	// (NewRedisSignInLimiter). Default: in memory.
 	SignInLimiter SignInLimiter
+	// SignInLimits default to DefaultSignInLimits.
+	SignInLimits SignInLimits
 }
 
 // WorkoutVideos resolves a saved workout's demonstration to a URL that plays now, or an error
@@ -81,6 +83,9 @@ func New(opts Options) *Console {
 	}
 	if opts.SignInLimiter == nil {
 		opts.SignInLimiter = NewMemorySignInLimiter()
+	}
+	if opts.SignInLimits == (SignInLimits{}) {
+		opts.SignInLimits = DefaultSignInLimits
 	}
 	return &Console{opts: opts, store: opts.Store, log: opts.Logger, limiter: opts.SignInLimiter}
 }
@@ -341,7 +346,7 @@ func (cn *Console) login(c *fiber.Ctx) error {
 	counters := []struct {
 		key   string
 		limit SignInLimit
-	}{{account, perEmail}, {address, perAddress}}
+	}{{account, cn.opts.SignInLimits.PerEmail}, {address, cn.opts.SignInLimits.PerAddress}}
 	var wait time.Duration
 	for _, k := range counters {
 		w, err := cn.limiter.Wait(ctx, k.key, k.limit)

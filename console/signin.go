@@ -18,13 +18,18 @@ type SignInLimit struct {
 	Per   time.Duration
 }
 
-// The two limits of failed sign-ins: per account (the normalised email the user lookup matches
-// on), against guessing one password from many addresses; and per client address, against one
-// address trying many accounts. An address is shared by an office behind NAT, so it gets more.
-var (
-	perEmail   = SignInLimit{Burst: 5, Per: 15 * time.Minute}
-	perAddress = SignInLimit{Burst: 20, Per: 15 * time.Minute}
-)
+// SignInLimits are the two limits of failed sign-ins: per account (the normalised email the
+// user lookup matches on), against guessing one password from many addresses; and per client
+// address, against one address trying many accounts.
+type SignInLimits struct {
+	PerEmail, PerAddress SignInLimit
+}
+
+// DefaultSignInLimits: an address is shared by an office behind NAT, so it gets more.
+var DefaultSignInLimits = SignInLimits{
+	PerEmail:   SignInLimit{Burst: 5, Per: 15 * time.Minute},
+	PerAddress: SignInLimit{Burst: 20, Per: 15 * time.Minute},
+}
 
 // SignInLimiter counts failed sign-ins per key. Only failures count; Reset is called for the
 // signed-in account's own key, never for an address or another account.
