@@ -61,9 +61,12 @@ func newEnv(t *testing.T, db *tenants.DB) *env {
 }
 
 // serve runs the console on a loopback port: tests speak real HTTP to it.
-func (e *env) serve(cn *console.Console) {
+func (e *env) serve(cn *console.Console) { e.serveWith(cn, fiber.Config{}) }
+
+func (e *env) serveWith(cn *console.Console, cfg fiber.Config) {
 	e.t.Helper()
-	e.app = fiber.New(fiber.Config{DisableStartupMessage: true})
+	cfg.DisableStartupMessage = true
+	e.app = fiber.New(cfg)
 	cn.Mount(e.app)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -4,11 +4,15 @@ import (
 	"context"
 	"go/build"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/capgate/capgate/console"
@@ -377,5 +381,40 @@ func TestConsoleDoesNotImportProviders(t *testing.T) {
 		if strings.HasPrefix(imp, "github.com/capgate/capgate/providers/") {
 			t.Errorf("console imports %s", imp)
 		}
+	}
+}
+
+// Behind the shipped reverse proxy (nginx appends the client to X-Forwarded-For), with the
+// proxy trusted, the address limit counts each client, not the proxy: one client's failures do
+// not lock out another. The console keys on c.IP(), which the server's trusted-proxy settings
+// resolve.
+func TestSignInLimitBehindAProxy(t *testing.T) {
+	db := tenantstest.SQLite(t)
+	store := tenants.NewStore(db)
+	client := providers.NewClient(registry.Providers(), providers.ClientOptions{})
+	e := &env{t: t, store: store, client: client}
+	e.serveWith(console.New(consoleOpts(t, store, client)), fiber.Config{ProxyHeader: fiber.HeaderXForwardedFor,
+		EnableTrustedProxyCheck: true, TrustedProxies: []string{"127.0.0.1"}, EnableIPValidation: true})
+	backend, err := url.Parse(e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// httputil.ReverseProxy appends the client's address to X-Forwarded-For, as nginx's
+	// $proxy_add_x_forwarded_for does, and dials the console from 127.0.0.1.
+	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(backend))
+	t.Cleanup(proxy.Close)
+	e.url = proxy.URL
+	e.user("someone@proxy.test", tenants.RoleOwner, "free")
+	guesser := e.browserFrom("127.0.5.1")
+	for i := 0; i < 20; i++ {
+		if res := guesser.signIn("nobody"+strconv.Itoa(i)+"@proxy.test", "guess"); res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("guess %d: %d", i, res.StatusCode)
+		}
+	}
+	if res := guesser.signIn("nobody-else@proxy.test", "guess"); res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("21st failure from one client: %d, want 429", res.StatusCode)
+	}
+	if res := e.browserFrom("127.0.5.2").signIn("someone@proxy.test", password); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("another client behind the same proxy: %d, want a sign-in", res.StatusCode)
 	}
 }
