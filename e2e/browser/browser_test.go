@@ -1,7 +1,10 @@
 // Package browser drives the real console in Debian's Chromium with chromedp: sign in, create a
 // key, call the API with it and see the balance and chart change, change the sharpen stage, open
-// a workout, and as admin set a provider key and see availability flip. Every page is saved as a
-// screenshot under the test's temp dir, and any console error in a page fails the test.
+// a workout, and as admin set a provider key and see availability flip. Then every console page,
+// at 1280×800 and at 390×844, is saved as a screenshot (under the test's temp dir, or
+// CAPGATE_ARTIFACTS) and checked: no horizontal overflow, navigation links that do not wrap, and
+// no serious or critical violation found by axe-core (vendored in testdata/axe-core). Any
+// console error in a page fails the test.
 package browser
 
 import (
