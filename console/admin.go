@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -10,28 +11,8 @@ import (
 
 	"github.com/capgate/capgate/console/views"
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/tenants"
 )
-
-func (cn *Console) audit(c *fiber.Ctx) error {
-	es, err := cn.store.AuditLog(c.UserContext(), 200, 0)
-	if err != nil {
-		return cn.failed(c, err)
-	}
-	rows := make([]views.AuditRow, 0, len(es))
-	for _, e := range es {
-		rows = append(rows, views.AuditRow{Time: e.CreatedAt, Actor: e.Actor, Action: e.Action, Target: e.Target, Before: e.BeforeState, After: e.AfterState})
-	}
-	return cn.page(c, "Audit log", "audit", views.AuditPage(rows))
-}
-
-// record writes the audit entry of an admin change; a failure to audit is logged loudly.
-func (cn *Console) record(c *fiber.Ctx, action, target string, before, after any) {
-	if err := cn.store.Audit(c.UserContext(), viewerOf(c).user.Email, action, target, before, after); err != nil {
-		cn.log.Error("audit write failed", "action", action, "target", target, "err", err)
-	}
-}
 
 func (cn *Console) planNames(ctx context.Context) ([]string, error) {
 	ps, err := cn.store.Plans(ctx)
@@ -46,30 +27,51 @@ func (cn *Console) planNames(ctx context.Context) ([]string, error) {
 }
 
 func (cn *Console) tenants(c *fiber.Ctx) error {
+	return cn.tenantsPage(c, fiber.StatusOK, views.TenantForm{})
+}
+
+// tenantsPage renders the tenants with the create form (refilled, with its messages, when refused).
+func (cn *Console) tenantsPage(c *fiber.Ctx, status int, form views.TenantForm) error {
 	ctx := c.UserContext()
 	q := strings.TrimSpace(c.Query("q"))
 	ts, err := cn.store.Tenants(ctx, q, 200, 0)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	plans, err := cn.planNames(ctx)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	rows := make([]views.TenantRow, 0, len(ts))
 	for _, t := range ts {
 		rows = append(rows, views.TenantRow{ID: t.ID, Name: t.Name, Email: t.Email, Plan: t.PlanID, Status: t.Status, Created: t.CreatedAt})
 	}
-	return cn.page(c, "Tenants", "tenants", views.TenantsPage(viewerOf(c).nav("tenants"), rows, plans, q))
+	nav := viewerOf(c).nav("tenants")
+	nav.Flash, nav.Error = cn.takeFlash(c)
+	return render(c, status, views.Layout("Tenants", nav, views.TenantsPage(nav, rows, plans, q, form)))
 }
 
 func (cn *Console) createTenant(c *fiber.Ctx) error {
-	t, err := cn.store.CreateTenant(c.UserContext(), strings.TrimSpace(c.FormValue("name")), c.FormValue("plan"), strings.TrimSpace(c.FormValue("email")))
+	form := views.TenantForm{Name: strings.TrimSpace(c.FormValue("name")), Email: strings.TrimSpace(c.FormValue("email")), Plan: c.FormValue("plan")}
+	t, err := cn.store.CreateTenant(c.UserContext(), form.Name, form.Plan, form.Email)
 	if err != nil {
-		return back(c, "/console/admin/tenants", "", err)
+		form.Errors = fieldOf(err, map[string]string{"tenant name": "name", "unknown plan": "plan", "email": "email"})
+		return cn.tenantsPage(c, fiber.StatusUnprocessableEntity, form)
 	}
-	cn.record(c, "tenant.create", t.ID, nil, t)
+	cn.record(c, auditTenantCreate, t.ID, nil, tenantState(t))
 	return back(c, "/console/admin/tenants", "Tenant "+t.Name+" created.", nil)
+}
+
+// fieldOf places a store's validation message beside the field it names (by the message's
+// opening words); any other message is the form's.
+func fieldOf(err error, fields map[string]string) views.FieldErrors {
+	msg := err.Error()
+	for prefix, field := range fields {
+		if strings.HasPrefix(msg, prefix) {
+			return views.FieldErrors{field: msg}
+		}
+	}
+	return views.FieldErrors{"": msg}
 }
 
 func (cn *Console) setTenantPlan(c *fiber.Ctx) error {
@@ -79,14 +81,14 @@ func (cn *Console) setTenantPlan(c *fiber.Ctx) error {
 		return cn.notFound(c)
 	}
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	after, err := cn.store.SetPlan(ctx, before.ID, c.FormValue("plan"))
 	if err != nil {
 		return back(c, "/console/admin/tenants", "", err)
 	}
 	cn.opts.AccessChanged()
-	cn.record(c, "tenant.set_plan", after.ID, map[string]string{"plan": before.PlanID}, map[string]string{"plan": after.PlanID})
+	cn.record(c, auditTenantPlan, after.ID, state{"plan": before.PlanID}, state{"plan": after.PlanID})
 	return back(c, "/console/admin/tenants", "Plan changed.", nil)
 }
 
@@ -97,66 +99,96 @@ func (cn *Console) setTenantStatus(c *fiber.Ctx) error {
 		return cn.notFound(c)
 	}
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	after, err := cn.store.SetStatus(ctx, before.ID, c.FormValue("status"))
 	if err != nil {
 		return back(c, "/console/admin/tenants", "", err)
 	}
 	cn.opts.AccessChanged()
-	cn.record(c, "tenant.set_status", after.ID, map[string]string{"status": before.Status}, map[string]string{"status": after.Status})
+	cn.record(c, auditTenantStatus, after.ID, state{"status": before.Status}, state{"status": after.Status})
 	return back(c, "/console/admin/tenants", "Tenant "+after.Status+".", nil)
 }
 
 func planRow(p *tenants.Plan) views.PlanRow {
-	return views.PlanRow{Name: p.ID, Cap: p.CreditCap, Rate: p.RatePerMinute, Multiplier: strconv.FormatFloat(p.CreditMultiplier, 'f', -1, 64),
-		Capabilities: p.Capabilities, SharpenMax: p.SharpenMax, Projects: p.ProjectLimit, Items: p.ItemLimit}
+	return views.PlanRow{Name: p.ID, Cap: strconv.FormatInt(p.CreditCap, 10), Rate: strconv.Itoa(p.RatePerMinute),
+		Multiplier: strconv.FormatFloat(p.CreditMultiplier, 'f', -1, 64), Capabilities: p.Capabilities, SharpenMax: p.SharpenMax,
+		Projects: strconv.Itoa(p.ProjectLimit), Items: strconv.Itoa(p.ItemLimit)}
 }
 
 func (cn *Console) plans(c *fiber.Ctx) error {
-	ps, err := cn.store.Plans(c.UserContext())
-	if err != nil {
-		return cn.failed(c, err)
-	}
-	rows := make([]views.PlanRow, 0, len(ps))
-	for i := range ps {
-		rows = append(rows, planRow(&ps[i]))
-	}
-	return cn.page(c, "Plans", "plans", views.PlansPage(viewerOf(c).nav("plans"), rows))
+	return cn.plansPage(c, fiber.StatusOK, views.Plans{New: newPlan}, nil)
 }
 
-// planForm reads a plan's fields from the form.
-func planForm(c *fiber.Ctx, p *tenants.Plan) error {
+// newPlan is what the create form starts from.
+var newPlan = views.PlanRow{Cap: "1000", Rate: "60", Multiplier: "1", Capabilities: "all", SharpenMax: "stock", Projects: "10", Items: "500"}
+
+// plansPage renders every plan's form and the new-plan form; refused is the submitted form
+// that was refused (its values replace the stored ones).
+func (cn *Console) plansPage(c *fiber.Ctx, status int, page views.Plans, refused *views.PlanRow) error {
+	ps, err := cn.store.Plans(c.UserContext())
+	if err != nil {
+		return err
+	}
+	for i := range ps {
+		row := planRow(&ps[i])
+		if refused != nil && page.Form == row.Name {
+			row = *refused
+		}
+		page.Rows = append(page.Rows, row)
+	}
+	nav := viewerOf(c).nav("plans")
+	nav.Flash, nav.Error = cn.takeFlash(c)
+	return render(c, status, views.Layout("Plans", nav, views.PlansPage(nav, page)))
+}
+
+var planFields = map[string]string{"plan name": "name", "credit cap": "cap", "rate": "rate", "multiplier": "multiplier",
+	"sharpen": "sharpen_max", "capabilities": "capabilities", "project": "projects", "item": "items"}
+
+// planForm reads a plan's fields from the form into p; the errors are by field.
+func planForm(c *fiber.Ctx, p *tenants.Plan) (views.PlanRow, views.FieldErrors) {
+	row := views.PlanRow{Name: p.ID, Cap: strings.TrimSpace(c.FormValue("cap")), Rate: strings.TrimSpace(c.FormValue("rate")),
+		Multiplier: strings.TrimSpace(c.FormValue("multiplier")), Capabilities: strings.TrimSpace(c.FormValue("capabilities")),
+		SharpenMax: c.FormValue("sharpen_max"), Projects: strings.TrimSpace(c.FormValue("projects")), Items: strings.TrimSpace(c.FormValue("items"))}
+	errs := views.FieldErrors{}
 	var err error
-	if p.CreditCap, err = strconv.ParseInt(c.FormValue("cap"), 10, 64); err != nil {
-		return errors.New("credit cap must be a whole number")
+	if p.CreditCap, err = strconv.ParseInt(row.Cap, 10, 64); err != nil {
+		errs["cap"] = "a whole number of credits"
 	}
-	if p.RatePerMinute, err = strconv.Atoi(c.FormValue("rate")); err != nil {
-		return errors.New("rate must be a whole number")
+	if p.RatePerMinute, err = strconv.Atoi(row.Rate); err != nil {
+		errs["rate"] = "a whole number of requests"
 	}
-	if p.CreditMultiplier, err = strconv.ParseFloat(c.FormValue("multiplier"), 64); err != nil {
-		return errors.New("multiplier must be a number")
+	if p.CreditMultiplier, err = strconv.ParseFloat(row.Multiplier, 64); err != nil || math.IsNaN(p.CreditMultiplier) || math.IsInf(p.CreditMultiplier, 0) {
+		errs["multiplier"] = "a number above 0, at most 100"
 	}
-	if p.ProjectLimit, err = strconv.Atoi(c.FormValue("projects")); err != nil {
-		return errors.New("projects must be a whole number")
+	if p.ProjectLimit, err = strconv.Atoi(row.Projects); err != nil {
+		errs["projects"] = "a whole number"
 	}
-	if p.ItemLimit, err = strconv.Atoi(c.FormValue("items")); err != nil {
-		return errors.New("items must be a whole number")
+	if p.ItemLimit, err = strconv.Atoi(row.Items); err != nil {
+		errs["items"] = "a whole number"
 	}
-	p.Capabilities = strings.TrimSpace(c.FormValue("capabilities"))
-	p.SharpenMax = c.FormValue("sharpen_max")
-	return p.Validate()
+	p.Capabilities, p.SharpenMax = row.Capabilities, row.SharpenMax
+	if len(errs) > 0 {
+		return row, errs
+	}
+	if err := p.Validate(); err != nil {
+		return row, fieldOf(err, planFields)
+	}
+	return row, nil
 }
 
 func (cn *Console) createPlan(c *fiber.Ctx) error {
 	p := &tenants.Plan{ID: strings.TrimSpace(c.FormValue("name"))}
-	if err := planForm(c, p); err != nil {
-		return back(c, "/console/admin/plans", "", err)
+	row, errs := planForm(c, p)
+	if errs == nil {
+		if err := cn.store.CreatePlan(c.UserContext(), p); err != nil {
+			errs = fieldOf(err, map[string]string{"plan ": "name"})
+		}
 	}
-	if err := cn.store.CreatePlan(c.UserContext(), p); err != nil {
-		return back(c, "/console/admin/plans", "", err)
+	if errs != nil {
+		return cn.plansPage(c, fiber.StatusUnprocessableEntity, views.Plans{New: row, Form: "", Errors: errs}, nil)
 	}
-	cn.record(c, "plan.create", p.ID, nil, planRow(p))
+	cn.record(c, auditPlanCreate, p.ID, nil, planState(p))
 	return back(c, "/console/admin/plans", "Plan "+p.ID+" created.", nil)
 }
 
@@ -167,37 +199,41 @@ func (cn *Console) updatePlan(c *fiber.Ctx) error {
 		return cn.notFound(c)
 	}
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
-	before := planRow(p)
-	if err := planForm(c, p); err != nil {
-		return back(c, "/console/admin/plans", "", err)
+	before := planState(p)
+	row, errs := planForm(c, p)
+	if errs == nil {
+		if err := cn.store.UpdatePlan(ctx, p); err != nil {
+			errs = views.FieldErrors{"": err.Error()}
+		}
 	}
-	if err := cn.store.UpdatePlan(ctx, p); err != nil {
-		return back(c, "/console/admin/plans", "", err)
+	if errs != nil {
+		return cn.plansPage(c, fiber.StatusUnprocessableEntity, views.Plans{New: newPlan, Form: p.ID, Errors: errs}, &row)
 	}
 	cn.opts.AccessChanged()
-	cn.record(c, "plan.update", p.ID, before, planRow(p))
+	cn.record(c, auditPlanUpdate, p.ID, before, planState(p))
 	return back(c, "/console/admin/plans", "Plan "+p.ID+" saved.", nil)
 }
 
 func (cn *Console) providers(c *fiber.Ctx) error {
 	stored, err := cn.storedProviders(c.UserContext())
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	var rows []views.ProviderRow
 	for _, p := range cn.opts.Client.Providers() {
 		s := cn.opts.Client.Setting(p.ID)
 		ok, why := cn.opts.Client.Configured(p.ID)
 		row := views.ProviderRow{ID: p.ID, Title: p.Title, BaseURL: s.URL, Breaker: cn.opts.Client.BreakerState(p.ID),
-			Configured: ok, Reason: why, KeySet: s.Key != "", KeyRequired: p.KeyRequired,
-			Models: reviewers.ModelsLine(p.ID, cn.opts.SharpenModels)}
+			Configured: ok, Reason: why, KeySet: s.Key != "", KeyRequired: p.KeyRequired, KeyAccepted: p.AcceptsKey(),
+			Models: cn.opts.ReviewerModels[p.ID]}
+		_, row.Testable = providerProbes[p.ID]
 		if st, ok := stored[p.ID]; ok && st.BaseURL != "" {
 			row.BaseURL = st.BaseURL
 		}
 		if e, ok := cn.opts.Client.LastError(p.ID); ok {
-			row.LastError = e.At.Format("2006-01-02 15:04") + " " + e.Message
+			row.LastError = e.At.UTC().Format("2006-01-02 15:04:05 UTC") + " " + e.Message
 		}
 		rows = append(rows, row)
 	}
@@ -228,7 +264,7 @@ func (cn *Console) saveProvider(c *fiber.Ctx) error {
 	}
 	stored, err := cn.storedProviders(ctx)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	prev := stored[id]
 	next := tenants.ProviderSetting{ProviderID: id, BaseURL: strings.TrimSpace(c.FormValue("base_url")), KeyCiphertext: prev.KeyCiphertext, UpdatedBy: viewerOf(c).user.Email}
@@ -248,16 +284,16 @@ func (cn *Console) saveProvider(c *fiber.Ctx) error {
 	case key != "":
 		sealed, err := cn.opts.Sealer.Seal(id, key)
 		if err != nil {
-			return cn.failed(c, err)
+			return err
 		}
 		next.KeyCiphertext, keyChange = sealed, "set"
 	}
 	if err := cn.store.SaveProviderSetting(ctx, &next); err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	cn.applyProviderSettings(ctx)
-	cn.record(c, "provider.update", id, map[string]any{"base_url": prev.BaseURL, "key": redacted(prev.KeyCiphertext != "")},
-		map[string]any{"base_url": next.BaseURL, "key": keyChange})
+	cn.record(c, auditProvider, id, state{"base_url": prev.BaseURL, "key": redacted(prev.KeyCiphertext != "")},
+		state{"base_url": next.BaseURL, "key": keyChange})
 	return back(c, "/console/admin/providers", "Provider "+id+" saved.", nil)
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,6 +23,7 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/registry"
+	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/tenantstest"
 )
@@ -31,24 +33,50 @@ const password = "correct horse battery staple"
 type env struct {
 	t       *testing.T
 	app     *fiber.App
+	url     string
 	store   *tenants.Store
 	client  *providers.Client
 	changed int
+}
+
+// consoleOpts are the options of a test console over db and client.
+func consoleOpts(t *testing.T, store *tenants.Store, client *providers.Client) console.Options {
+	t.Helper()
+	sealer, err := tenants.NewSealer(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return console.Options{Store: store, Client: client, Capabilities: registry.Capabilities(), Sealer: sealer,
+		Env: map[string]providers.Setting{}, Videos: fitness.NewPlayer(client, fitness.PlayerOptions{SandboxVideo: console.SandboxVideo}),
+		ReviewerModels: map[string]string{"anthropic": reviewers.ModelsLine("anthropic", nil)}}
 }
 
 func newEnv(t *testing.T, db *tenants.DB) *env {
 	t.Helper()
 	store := tenants.NewStore(db)
 	client := providers.NewClient(registry.Providers(), providers.ClientOptions{})
-	sealer, err := tenants.NewSealer(bytes.Repeat([]byte{7}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, store: store, client: client, app: fiber.New()}
-	cn := console.New(console.Options{Store: store, Client: client, Capabilities: registry.Capabilities(), Sealer: sealer,
-		Env: map[string]providers.Setting{}, AccessChanged: func() { e.changed++ }})
-	cn.Mount(e.app)
+	e := &env{t: t, store: store, client: client}
+	opts := consoleOpts(t, store, client)
+	opts.AccessChanged = func() { e.changed++ }
+	e.serve(console.New(opts))
 	return e
+}
+
+// serve runs the console on a loopback port: tests speak real HTTP to it.
+func (e *env) serve(cn *console.Console) { e.serveWith(cn, fiber.Config{}) }
+
+func (e *env) serveWith(cn *console.Console, cfg fiber.Config) {
+	e.t.Helper()
+	cfg.DisableStartupMessage = true
+	e.app = fiber.New(cfg)
+	cn.Mount(e.app)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	go func() { _ = e.app.Listener(ln) }()
+	e.t.Cleanup(func() { _ = e.app.Shutdown() })
+	e.url = "http://" + ln.Addr().String()
 }
 
 // user makes a tenant with a console user.
@@ -68,10 +96,23 @@ func (e *env) user(email, role, plan string) *tenants.User {
 
 type browser struct {
 	e       *env
+	http    *http.Client
 	cookies map[string]string
 }
 
-func (e *env) browser() *browser { return &browser{e: e, cookies: map[string]string{}} }
+func (e *env) browser() *browser { return e.browserFrom("127.0.0.1") }
+
+// browserFrom is a browser whose connections come from the loopback address ip (127.0.0.0/8),
+// so the console sees different client addresses.
+func (e *env) browserFrom(ip string) *browser {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+	client := &http.Client{
+		Transport:     &http.Transport{DialContext: d.DialContext},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Timeout:       10 * time.Second,
+	}
+	return &browser{e: e, http: client, cookies: map[string]string{}}
+}
 
 func (b *browser) do(method, path string, form url.Values) (*http.Response, string) {
 	b.e.t.Helper()
@@ -79,14 +120,17 @@ func (b *browser) do(method, path string, form url.Values) (*http.Response, stri
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
-	req := httptest.NewRequest(method, path, body)
+	req, err := http.NewRequest(method, b.e.url+path, body)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	for k, v := range b.cookies {
 		req.AddCookie(&http.Cookie{Name: k, Value: v})
 	}
-	res, err := b.e.app.Test(req, 10_000)
+	res, err := b.http.Do(req)
 	if err != nil {
 		b.e.t.Fatal(err)
 	}
@@ -166,7 +210,7 @@ func TestSignInCookieAndCSRF(t *testing.T) {
 			t.Fatalf("created key %q (%d)", key, res.StatusCode)
 		}
 		// The key is shown once: the list shows only its prefix.
-		_, list := b.do(http.MethodGet, "/console/keys", nil)
+		_, list := b.do(http.MethodGet, "/console/keys?mode=test", nil)
 		if strings.Contains(list, key) || !strings.Contains(list, key[:12]) {
 			t.Fatal("key list shows the full key or misses its prefix")
 		}
@@ -232,6 +276,12 @@ func TestCrossTenantWorkoutAndUsage(t *testing.T) {
 		other.signIn("b@c.test", password)
 		if res, _ := other.do(http.MethodGet, "/console/workouts/"+w.ID, nil); res.StatusCode != 404 {
 			t.Fatalf("other tenant's workout: %d", res.StatusCode)
+		}
+		if res, _ := other.post("/console/workouts/"+w.ID+"/delete", url.Values{}); res.StatusCode != 404 {
+			t.Fatalf("other tenant deletes the workout: %d", res.StatusCode)
+		}
+		if _, err := e.store.Workout(ctx, a.TenantID, w.ID); err != nil {
+			t.Fatalf("the workout is gone after another tenant's delete: %v", err)
 		}
 		for _, path := range []string{"/console/usage", "/console/usage.csv", "/console/"} {
 			_, body := other.do(http.MethodGet, path, nil)
@@ -314,7 +364,7 @@ func TestComponentsRender(t *testing.T) {
 			}
 			return "Research and reading"
 		})
-	o := views.Overview{Plan: "pro", Status: "active", Used: 20, Cap: 100, Percent: 20, PeriodEnd: time.Now(), CallsToday: 3, Mode: "live", Chart: chart}
+	o := views.Overview{Plan: "pro", Status: "active", Used: 20, Cap: 100, Percent: 20, PeriodEnd: time.Now(), CallsToday: 3, Mode: views.ModeView{Path: "/console/", Mode: "live"}, Chart: chart}
 	if err := views.OverviewPage(o).Render(context.Background(), &buf); err != nil {
 		t.Fatal(err)
 	}
@@ -392,14 +442,9 @@ func newPlaybackEnv(t *testing.T, db *tenants.DB) *playbackEnv {
 	if err := client.Configure(fitness.VideoProviderID, providers.Setting{URL: srv.URL, Key: playbackKey}); err != nil {
 		t.Fatal(err)
 	}
-	sealer, err := tenants.NewSealer(bytes.Repeat([]byte{7}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
 	store := tenants.NewStore(db)
-	e := &env{t: t, store: store, client: client, app: fiber.New()}
-	console.New(console.Options{Store: store, Client: client, Capabilities: registry.Capabilities(), Sealer: sealer,
-		Env: map[string]providers.Setting{}}).Mount(e.app)
+	e := &env{t: t, store: store, client: client}
+	e.serve(console.New(consoleOpts(t, store, client)))
 	pe.env = e
 	return pe
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/capgate/capgate/console/views"
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -59,7 +58,7 @@ func UsageChart(days []time.Time, usage []tenants.DailyUsage, topicOf func(strin
 			max = sum
 		}
 	}
-	c := views.Chart{Width: width, Height: height, Empty: max == 0, MaxLabel: strconv.FormatInt(max, 10) + " credits"}
+	c := views.Chart{Width: width, Height: height, Empty: max == 0, MaxLabel: views.Num(max) + " credits"}
 	if len(days) == 0 {
 		return c
 	}
@@ -107,23 +106,24 @@ func UsageChart(days []time.Time, usage []tenants.DailyUsage, topicOf func(strin
 func (cn *Console) overview(c *fiber.Ctx) error {
 	v := viewerOf(c)
 	ctx := c.UserContext()
-	mode := tenants.ModeLive
-	if c.Query("mode") == tenants.ModeTest {
-		mode = tenants.ModeTest
-	}
+	mode := modeOf(c)
 	bal, err := cn.store.Balance(ctx, v.tenant, v.plan, mode)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	start, end := tenants.PeriodAt(v.tenant.PeriodAnchor, time.Now())
 	today := time.Now().UTC().Truncate(24 * time.Hour)
-	calls, err := cn.store.CallsSince(ctx, v.tenant.ID, mode, today)
+	callsToday, err := cn.store.CallsSince(ctx, v.tenant.ID, mode, today)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
+	}
+	callsPeriod, err := cn.store.CallsSince(ctx, v.tenant.ID, mode, start)
+	if err != nil {
+		return err
 	}
 	usage, err := cn.store.UsageByDay(ctx, v.tenant.ID, mode, start)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	var days []time.Time
 	// The whole period is laid out, days to come included, so bars keep their width as it fills.
@@ -132,90 +132,103 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 	}
 	pct := 0
 	if bal.Cap > 0 {
-		pct = int(bal.Used * 100 / bal.Cap)
+		pct = int(min(bal.Used*100/bal.Cap, 100))
 	}
-	o := views.Overview{Plan: v.plan.ID, Status: v.tenant.Status, Used: bal.Used, Cap: bal.Cap, Percent: pct, PeriodEnd: bal.PeriodEnd,
-		CallsToday: calls, Mode: mode, Chart: UsageChart(days, usage, cn.topicOf)}
+	o := views.Overview{Plan: v.plan.ID, Status: v.tenant.Status, Used: bal.Used, Cap: bal.Cap, Remaining: max(bal.Cap-bal.Used, 0), Percent: pct,
+		PeriodStart: start, PeriodEnd: bal.PeriodEnd, CallsToday: callsToday, CallsPeriod: callsPeriod,
+		Mode: views.ModeView{Path: "/console/", Mode: mode}, Chart: UsageChart(days, usage, cn.topicOf), Top: topCapabilities(usage, 5)}
 	return cn.page(c, "Overview", "overview", views.OverviewPage(o))
 }
 
-func (cn *Console) available(cp *providers.Capability) (bool, string) {
-	for _, id := range cp.Providers {
-		if ok, why := cn.opts.Client.Configured(id); !ok {
-			return false, why
+// topCapabilities are the n capabilities that spent the most credits, with their share.
+func topCapabilities(usage []tenants.DailyUsage, n int) []views.TopCapability {
+	per := map[string]int64{}
+	var total int64
+	for _, u := range usage {
+		per[u.Capability] += u.Credits
+		total += u.Credits
+	}
+	var out []views.TopCapability
+	for id, credits := range per {
+		if credits > 0 {
+			out = append(out, views.TopCapability{ID: id, Credits: credits, Percent: int(credits * 100 / total)})
 		}
 	}
-	return true, ""
-}
-
-func (cn *Console) catalog(c *fiber.Ctx) error {
-	v := viewerOf(c)
-	var rows []views.CatalogRow
-	for _, cp := range cn.opts.Capabilities {
-		ok, why := cn.available(cp)
-		schema, _ := json.MarshalIndent(cp.Schema().Doc, "", "  ")
-		r := views.CatalogRow{ID: cp.ID, Title: cp.Title, Summary: cp.Summary, Topic: cp.Topic, Enabled: v.plan.Enables(cp.ID, cp.Cost.Typical),
-			Available: ok, Reason: why, TypicalCredits: cp.Cost.Typical, Schema: string(schema)}
-		for _, ex := range cp.Examples {
-			b, _ := json.MarshalIndent(ex.Body, "", "  ")
-			r.Examples = append(r.Examples, views.Example{Title: ex.Title, Body: string(b)})
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Credits != out[j].Credits {
+			return out[i].Credits > out[j].Credits
 		}
-		rows = append(rows, r)
+		return out[i].ID < out[j].ID
+	})
+	if len(out) > n {
+		out = out[:n]
 	}
-	return cn.page(c, "Catalog", "catalog", views.CatalogPage(rows))
+	return out
 }
 
-func (cn *Console) keyRows(c *fiber.Ctx) ([]views.KeyRow, error) {
+// keyRows are the tenant's keys of one mode.
+func (cn *Console) keyRows(c *fiber.Ctx, mode string) ([]views.KeyRow, error) {
 	ks, err := cn.store.Keys(c.UserContext(), viewerOf(c).tenant.ID)
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]views.KeyRow, 0, len(ks))
 	for _, k := range ks {
+		if k.Mode != mode {
+			continue
+		}
 		rows = append(rows, views.KeyRow{ID: k.ID, Prefix: k.Prefix, Label: k.Label, Mode: k.Mode, Created: k.CreatedAt, LastUsed: k.LastUsedAt, Revoked: k.RevokedAt != nil})
 	}
 	return rows, nil
 }
 
+func keysMode(mode string) views.ModeView { return views.ModeView{Path: "/console/keys", Mode: mode} }
+
 func (cn *Console) keys(c *fiber.Ctx) error {
-	rows, err := cn.keyRows(c)
+	mode := modeOf(c)
+	rows, err := cn.keyRows(c, mode)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
-	return cn.page(c, "API keys", "keys", views.KeysPage(viewerOf(c).nav("keys"), views.Keys{Keys: rows}))
+	return cn.page(c, "API keys", "keys", views.KeysPage(viewerOf(c).nav("keys"), views.Keys{Mode: keysMode(mode), Keys: rows}))
 }
 
 // createKey shows the new key once, on the answer to the POST (never in a URL or a later page).
 func (cn *Console) createKey(c *fiber.Ctx) error {
 	v := viewerOf(c)
 	mode := c.FormValue("mode")
-	_, raw, err := cn.store.CreateKey(c.UserContext(), v.tenant.ID, mode, strings.TrimSpace(c.FormValue("label")))
+	k, raw, err := cn.store.CreateKey(c.UserContext(), v.tenant.ID, mode, strings.TrimSpace(c.FormValue("label")))
 	if err != nil {
 		return back(c, "/console/keys", "", err)
 	}
-	rows, err := cn.keyRows(c)
+	cn.record(c, auditKeyCreate, k.ID, nil, keyState(k))
+	rows, err := cn.keyRows(c, k.Mode)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	nav := v.nav("keys")
 	nav.Flash = "Key created."
-	return render(c, fiber.StatusOK, views.Layout("API keys", nav, views.KeysPage(nav, views.Keys{Keys: rows, NewKey: raw})))
+	return render(c, fiber.StatusOK, views.Layout("API keys", nav, views.KeysPage(nav, views.Keys{Mode: keysMode(k.Mode), Keys: rows, NewKey: raw})))
 }
 
 func (cn *Console) revokeKey(c *fiber.Ctx) error {
 	v := viewerOf(c)
-	if _, err := cn.store.RevokeKey(c.UserContext(), c.Params("id"), v.tenant.ID); err != nil {
+	k, err := cn.store.RevokeKey(c.UserContext(), c.Params("id"), v.tenant.ID)
+	if err != nil {
 		if errors.Is(err, tenants.ErrNotFound) {
 			return cn.notFound(c)
 		}
-		return cn.failed(c, err)
+		return err
 	}
 	cn.opts.AccessChanged()
-	return back(c, "/console/keys", "Key revoked.", nil)
+	before := keyState(k)
+	before["revoked"] = false
+	cn.record(c, auditKeyRevoke, k.ID, before, keyState(k))
+	return back(c, "/console/keys?mode="+url.QueryEscape(k.Mode), "Key revoked.", nil)
 }
 
 var stageMeaning = map[string]string{
-	"stock":   "off: sharpen calls are refused",
+	"stock":   "sharpen calls are refused (the spec calls this stage stock)",
 	"stage1":  "one reviewer, a fast model",
 	"stage2":  "one reviewer, a stronger model",
 	"stage3":  "one reviewer, the vendor's strongest model",
@@ -229,21 +242,30 @@ func (cn *Console) sharpen(c *fiber.Ctx) error {
 	v := viewerOf(c)
 	saved, err := cn.store.SharpenStage(c.UserContext(), v.tenant.ID)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	var opts []views.StageOption
 	for _, st := range tenants.SharpenStages {
 		tier := stageTier[st]
 		opts = append(opts, views.StageOption{Stage: st, Tier: tier, Credits: tierCredits[tier], Meaning: stageMeaning[st],
-			Allowed: v.plan.AllowsStage(st), Selected: st == saved})
+			Allowed: v.plan.AllowsStage(st), Selected: st == saved,
+			Reason: "Not on the " + v.plan.ID + " plan, which allows up to " + views.StageName(v.plan.SharpenMax) + "."})
 	}
 	return cn.page(c, "Sharpen", "sharpen", views.SharpenPage(v.nav("sharpen"), opts))
 }
 
 func (cn *Console) saveSharpen(c *fiber.Ctx) error {
 	v := viewerOf(c)
-	err := cn.store.SetSharpenStage(c.UserContext(), v.tenant.ID, v.plan, c.FormValue("stage"))
-	return back(c, "/console/sharpen", "Saved: sharpen stage "+c.FormValue("stage")+".", err)
+	stage := c.FormValue("stage")
+	prev, err := cn.store.SharpenStage(c.UserContext(), v.tenant.ID)
+	if err != nil {
+		return err
+	}
+	if err := cn.store.SetSharpenStage(c.UserContext(), v.tenant.ID, v.plan, stage); err != nil {
+		return back(c, "/console/sharpen", "", err)
+	}
+	cn.record(c, auditSharpenStage, v.tenant.ID, state{"sharpen_stage": prev}, state{"sharpen_stage": stage})
+	return back(c, "/console/sharpen", "Saved: sharpen stage "+stage+".", nil)
 }
 
 func workoutRow(w *tenants.Workout) views.WorkoutRow {
@@ -254,62 +276,84 @@ func workoutRow(w *tenants.Workout) views.WorkoutRow {
 func (cn *Console) workouts(c *fiber.Ctx) error {
 	ws, err := cn.store.Workouts(c.UserContext(), viewerOf(c).tenant.ID)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	rows := make([]views.WorkoutRow, 0, len(ws))
 	for i := range ws {
 		rows = append(rows, workoutRow(&ws[i]))
 	}
-	return cn.page(c, "Workouts", "workouts", views.WorkoutsPage(rows))
+	return cn.page(c, "Workouts", "workouts", views.WorkoutsPage(viewerOf(c).nav("workouts"), rows))
 }
 
 // workout is the page workout_resource.url points to; another tenant's workout is a 404. The page
 // resolves the demonstration first so it can say plainly why one cannot be played; the video
 // element then plays it through the protected redirect, which the player's cache answers.
-func (cn *Console) workout(player *fitness.Player) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
+func (cn *Console) workout(c *fiber.Ctx) error {
+	w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
+	if errors.Is(err, tenants.ErrNotFound) {
+		return cn.notFound(c)
+	}
+	if err != nil {
+		return err
+	}
+	row := workoutRow(w)
+	if _, err := cn.videoURL(c, w); err != nil {
+		row.VideoProblem = providers.MessageOf(err)
+		// A stale link worth retrying says "reload"; anything else is plainly unavailable.
+		e, _ := providers.AsError(err)
+		row.VideoStale = e != nil && e.Code == providers.CodeMediaStale && e.IsRetryable()
+	} else {
+		row.VideoURL = "/console/workouts/" + w.ID + "/video"
+	}
+	return cn.page(c, w.Title, "workouts", views.WorkoutPage(viewerOf(c).nav("workouts"), row))
+}
+
+func (cn *Console) deleteWorkout(c *fiber.Ctx) error {
+	v := viewerOf(c)
+	w, err := cn.store.Workout(c.UserContext(), v.tenant.ID, c.Params("id"))
+	if errors.Is(err, tenants.ErrNotFound) {
+		return cn.notFound(c)
+	}
+	if err != nil {
+		return err
+	}
+	if err := cn.store.DeleteWorkout(c.UserContext(), v.tenant.ID, w.ID); err != nil {
 		if errors.Is(err, tenants.ErrNotFound) {
 			return cn.notFound(c)
 		}
-		if err != nil {
-			return cn.failed(c, err)
-		}
-		row := workoutRow(w)
-		if _, err := player.VideoURL(c.UserContext(), w.Provider, w.ExerciseRef, w.VideoAvailable); err != nil {
-			row.VideoProblem = providers.MessageOf(err)
-			// A stale link worth retrying says "reload"; anything else is plainly unavailable.
-			e, _ := providers.AsError(err)
-			row.VideoStale = e != nil && e.Code == providers.CodeMediaStale && e.IsRetryable()
-		} else {
-			row.VideoURL = "/console/workouts/" + w.ID + "/video"
-		}
-		return cn.page(c, w.Title, "workouts", views.WorkoutPage(row))
+		return err
 	}
+	cn.record(c, auditWorkoutDel, w.ID, workoutState(w), nil)
+	return back(c, "/console/workouts", "Workout "+w.Title+" deleted.", nil)
+}
+
+func (cn *Console) videoURL(c *fiber.Ctx, w *tenants.Workout) (string, error) {
+	if cn.opts.Videos == nil {
+		return "", providers.Errorf(providers.CodeWorkoutUnavailable, "demonstration videos are not set up on this gateway")
+	}
+	return cn.opts.Videos.VideoURL(c.UserContext(), w.Provider, w.ExerciseRef, w.VideoAvailable)
 }
 
 // workoutVideo is the protected playback redirect: for a signed-in user of the workout's tenant,
 // a 302 to the demonstration's current (renewed when expired) video URL; another tenant's or an
 // unknown workout is the console's 404 page. A demonstration that cannot be played answers the
 // spec's error envelope as JSON: workout_unavailable (404) or media_stale (409). Free.
-func (cn *Console) workoutVideo(player *fitness.Player) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
-		if errors.Is(err, tenants.ErrNotFound) {
-			return cn.notFound(c)
-		}
-		if err != nil {
-			return cn.failed(c, err)
-		}
-		link, err := player.VideoURL(c.UserContext(), w.Provider, w.ExerciseRef, w.VideoAvailable)
-		if err != nil {
-			return playbackError(c, err)
-		}
-		// The signed URL changes on renewal: never cache the redirect, never leak this page.
-		c.Set(fiber.HeaderCacheControl, "no-store")
-		c.Set("Referrer-Policy", "no-referrer")
-		return c.Redirect(link, fiber.StatusFound)
+func (cn *Console) workoutVideo(c *fiber.Ctx) error {
+	w, err := cn.store.Workout(c.UserContext(), viewerOf(c).tenant.ID, c.Params("id"))
+	if errors.Is(err, tenants.ErrNotFound) {
+		return cn.notFound(c)
 	}
+	if err != nil {
+		return err
+	}
+	link, err := cn.videoURL(c, w)
+	if err != nil {
+		return playbackError(c, err)
+	}
+	// The signed URL changes on renewal: never cache the redirect, never leak this page.
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
+	return c.Redirect(link, fiber.StatusFound)
 }
 
 // playbackError writes the spec's error envelope {error: {code, message, retryable, hint?,
@@ -330,11 +374,13 @@ func playbackError(c *fiber.Ctx, err error) error {
 	return c.Status(e.HTTPStatus()).JSON(map[string]any{"error": body})
 }
 
-// usageFilter reads the usage page's filter.
+// usageFilter reads the usage page's filter; the CSV uses the same.
 func (cn *Console) usageFilter(c *fiber.Ctx) (tenants.UsageFilter, views.Usage, error) {
 	v := viewerOf(c)
-	f := tenants.UsageFilter{TenantID: v.tenant.ID, Capability: c.Query("capability")}
-	u := views.Usage{Capability: f.Capability, From: c.Query("from"), To: c.Query("to"), Page: 1}
+	mode := modeOf(c)
+	f := tenants.UsageFilter{TenantID: v.tenant.ID, Mode: mode, Capability: c.Query("capability")}
+	u := views.Usage{Mode: views.ModeView{Path: "/console/usage", Mode: mode}, Capability: f.Capability, Key: c.Query("key"),
+		From: c.Query("from"), To: c.Query("to"), Page: 1}
 	if f.Capability != "" && f.Capability != "sharpen" && !cn.knownCapability(f.Capability) {
 		return f, u, errors.New("unknown capability")
 	}
@@ -355,8 +401,13 @@ func (cn *Console) usageFilter(c *fiber.Ctx) (tenants.UsageFilter, views.Usage, 
 	if p, err := strconv.Atoi(c.Query("page")); err == nil && p > 1 {
 		u.Page = p
 	}
-	q := url.Values{}
-	for k, val := range map[string]string{"capability": u.Capability, "from": u.From, "to": u.To} {
+	keys, err := cn.keyRows(c, mode)
+	if err != nil {
+		return f, u, err
+	}
+	u.Keys = keys
+	q := url.Values{"mode": {mode}}
+	for k, val := range map[string]string{"capability": u.Capability, "key": u.Key, "from": u.From, "to": u.To} {
 		if val != "" {
 			q.Set(k, val)
 		}
@@ -379,36 +430,57 @@ func (cn *Console) knownCapability(id string) bool {
 	return false
 }
 
-const usagePageSize = 50
+const (
+	usagePageSize = 50
+	// usageMax bounds what one usage view or CSV reads.
+	usageMax = 100000
+)
+
+// usageEntries are the ledger entries of the filter, the key included, newest first.
+func (cn *Console) usageEntries(c *fiber.Ctx, f tenants.UsageFilter, key string) ([]tenants.LedgerEntry, error) {
+	f.Limit = usageMax
+	es, err := cn.store.Usage(c.UserContext(), f)
+	if err != nil || key == "" {
+		return es, err
+	}
+	kept := es[:0]
+	for _, e := range es {
+		if e.KeyID == key {
+			kept = append(kept, e)
+		}
+	}
+	return kept, nil
+}
 
 func (cn *Console) usage(c *fiber.Ctx) error {
 	f, u, err := cn.usageFilter(c)
 	if err != nil {
 		return back(c, "/console/usage", "", err)
 	}
-	f.Limit, f.Offset = usagePageSize+1, (u.Page-1)*usagePageSize
-	es, err := cn.store.Usage(c.UserContext(), f)
+	es, err := cn.usageEntries(c, f, u.Key)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
-	if len(es) > usagePageSize {
-		es, u.HasNext = es[:usagePageSize], true
-	}
+	u.Calls = len(es)
 	for _, e := range es {
+		u.Credits += e.Credits
+	}
+	u.Pages = max((len(es)+usagePageSize-1)/usagePageSize, 1)
+	u.Page = min(u.Page, u.Pages)
+	for _, e := range es[min((u.Page-1)*usagePageSize, len(es)):min(u.Page*usagePageSize, len(es))] {
 		u.Rows = append(u.Rows, views.UsageRow{Time: e.CreatedAt, Capability: e.Capability, Action: e.Action, Mode: e.Mode, Credits: e.Credits, RequestID: e.RequestID})
 	}
 	return cn.page(c, "Usage", "usage", views.UsagePage(u))
 }
 
 func (cn *Console) usageCSV(c *fiber.Ctx) error {
-	f, _, err := cn.usageFilter(c)
+	f, u, err := cn.usageFilter(c)
 	if err != nil {
 		return back(c, "/console/usage", "", err)
 	}
-	f.Limit = 100000
-	es, err := cn.store.Usage(c.UserContext(), f)
+	es, err := cn.usageEntries(c, f, u.Key)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="capgate-usage.csv"`)
@@ -426,13 +498,13 @@ func (cn *Console) projects(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	ps, err := cn.store.Projects(ctx, v.tenant.ID, 100, 0)
 	if err != nil {
-		return cn.failed(c, err)
+		return err
 	}
 	var rows []views.ProjectRow
 	for _, p := range ps {
 		items, err := cn.store.Items(ctx, v.tenant.ID, p.ID, 100, 0)
 		if err != nil {
-			return cn.failed(c, err)
+			return err
 		}
 		row := views.ProjectRow{ID: p.ID, Name: p.Name, Created: p.CreatedAt}
 		for _, it := range items {

@@ -62,6 +62,12 @@ type Provider struct {
 	MaxBody int64
 }
 
+// AcceptsKey tells whether the provider takes a key of its own, required or optional (keyless
+// providers, and hosts that use another provider's key, take none).
+func (p *Provider) AcceptsKey() bool {
+	return p.KeyRequired || p.Authorize != nil || p.KeyedURL != ""
+}
+
 // Setting is a provider's deployment configuration.
 type Setting struct {
 	URL string

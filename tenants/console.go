@@ -211,6 +211,18 @@ func (s *Store) Workout(ctx context.Context, tenantID, id string) (*Workout, err
 	return w, notFound(err)
 }
 
+// DeleteWorkout removes a tenant's saved workout; another tenant's or an unknown one is ErrNotFound.
+func (s *Store) DeleteWorkout(ctx context.Context, tenantID, id string) error {
+	res, err := s.DB.NewDelete().TableExpr("workouts").Where("id = ? AND tenant_id = ?", id, tenantID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
 // DailyUsage is credits and calls of one day and capability.
 type DailyUsage struct {
 	Day        string `bun:"day"`

@@ -209,6 +209,10 @@ func (s *Store) User(ctx context.Context, id string) (*User, error) {
 	return u, notFound(err)
 }
 
+// NormalizeEmail is the form of an email that user lookups match on; the console's sign-in limit
+// keys on it too, so spellings of one address share one counter.
+func NormalizeEmail(e string) string { return normalizeEmail(e) }
+
 func normalizeEmail(e string) string {
 	out := []rune{}
 	for _, r := range e {

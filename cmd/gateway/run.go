@@ -20,7 +20,9 @@ import (
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/registry"
+	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -177,6 +179,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	}
 	defer sessions.Close()
 
+	var signIns console.SignInLimiter
 	store := tenants.NewStore(db)
 	meter := tenants.NewMeter(db, tenants.MeterOptions{LeaseTTL: cfg.LeaseTTL, Logger: log})
 	// Leases go back to their periods once the server has stopped answering.
@@ -198,6 +201,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken}
 	if rdb != nil {
 		opts.Limiter = lim
+		signIns = console.NewRedisSignInLimiter(rdb)
 		opts.Ready = func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
 	}
 	srv := gateway.New(opts)
@@ -210,7 +214,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		envSettings[p.ID] = providers.Setting{URL: cfg.ProviderURLs[p.ID], Key: cfg.ProviderKeys[p.ID]}
 	}
 	cons := console.New(console.Options{Store: store, Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
-		Logger: log, Env: envSettings, SharpenModels: cfg.SharpenModels, AccessChanged: srv.ForgetKeys})
+		Logger: log, Env: envSettings, ReviewerModels: reviewerModels(cfg.SharpenModels), AccessChanged: srv.ForgetKeys, SignInLimiter: signIns,
+		Videos: fitness.NewPlayer(client, fitness.PlayerOptions{SandboxVideo: console.SandboxVideo})})
 	cons.Mount(srv.App())
 	// Provider settings saved in the console apply now and are re-read every 5 s, so every
 	// instance follows an admin's change.
@@ -293,4 +298,13 @@ func contactNotice(ps []*providers.Provider) string {
 	}
 	return fmt.Sprintf("%s is not set: %s require contact details in the User-Agent and stay unavailable to live keys "+
 		"until it is (an email address or URL, e.g. %s=ops@example.com).", providers.ContactSetting, strings.Join(names, ", "), providers.ContactSetting)
+}
+
+// reviewerModels names, per reviewer family, the model each sharpen tier uses.
+func reviewerModels(overrides map[string]map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, f := range reviewers.Families() {
+		out[f.ID] = reviewers.ModelsLine(f.ID, overrides)
+	}
+	return out
 }

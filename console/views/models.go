@@ -12,18 +12,34 @@ type Nav struct {
 	CSRF    string
 	Flash   string
 	Error   string
+	// Suspended marks a suspended tenant: the pages say so and every change is refused.
+	Suspended bool
+}
+
+// ModeView is the live/test switch of a page whose data depends on the key mode.
+type ModeView struct {
+	Path string // the page, without query
+	Mode string // live or test
 }
 
 // Overview is the account overview.
 type Overview struct {
-	Plan       string
-	Status     string
-	Used, Cap  int64
-	Percent    int
-	PeriodEnd  time.Time
-	CallsToday int
-	Mode       string
-	Chart      Chart
+	Plan                    string
+	Status                  string
+	Used, Cap, Remaining    int64
+	Percent                 int
+	PeriodStart, PeriodEnd  time.Time
+	CallsToday, CallsPeriod int
+	Mode                    ModeView
+	Chart                   Chart
+	Top                     []TopCapability
+}
+
+// TopCapability is a capability's share of the period.
+type TopCapability struct {
+	ID      string
+	Credits int64
+	Percent int
 }
 
 // Chart is a stacked bar chart drawn as SVG on the server.
@@ -58,14 +74,41 @@ type LegendItem struct {
 type CatalogRow struct {
 	ID, Title, Summary, Topic string
 	Enabled, Available        bool
-	Reason                    string
-	TypicalCredits            int
-	Schema                    string
-	Examples                  []Example
+	// Reason says in words why the capability cannot be called in this mode.
+	Reason         string
+	TypicalCredits int
 }
 
-// Example is an inspect example.
-type Example struct{ Title, Body string }
+// Catalog is the catalog page with its filter.
+type Catalog struct {
+	Mode              ModeView
+	Rows              []CatalogRow
+	Topics            []string
+	Q, Topic, Enabled string
+	Available         string
+	Total             int
+}
+
+// CapabilityDetail is one capability's page.
+type CapabilityDetail struct {
+	CatalogRow
+	Mode        ModeView
+	Description string
+	CostBasis   string
+	Paging      string
+	Actions     []string
+	Fields      []Field
+	Examples    []Example
+}
+
+// Field is one request field.
+type Field struct {
+	Name, Type, Default, Limits, Description string
+	Required                                 bool
+}
+
+// Example is an inspect example with its curl command.
+type Example struct{ Title, Body, Curl string }
 
 // KeyRow is one API key.
 type KeyRow struct {
@@ -77,12 +120,15 @@ type KeyRow struct {
 
 // Keys is the keys page.
 type Keys struct {
+	Mode   ModeView
 	Keys   []KeyRow
 	NewKey string
 }
 
 // StageOption is a sharpen stage.
 type StageOption struct {
+	// Reason says why a stage cannot be chosen.
+	Reason               string
 	Stage, Tier, Meaning string
 	Credits              int
 	Allowed, Selected    bool
@@ -112,12 +158,16 @@ type UsageRow struct {
 
 // Usage is the usage page.
 type Usage struct {
-	Rows                 []UsageRow
-	Capabilities         []string
-	Capability, From, To string
-	Page                 int
-	HasNext              bool
-	Query                string
+	Mode                      ModeView
+	Rows                      []UsageRow
+	Capabilities              []string
+	Keys                      []KeyRow
+	Capability, Key, From, To string
+	Page, Pages               int
+	Calls                     int
+	Credits                   int64
+	// Query is the filter as a query string (without page), for the pager and the CSV.
+	Query string
 }
 
 // ProjectRow is a project with its items.
@@ -139,24 +189,57 @@ type TenantRow struct {
 	Created                       time.Time
 }
 
+// FieldErrors are the messages of a refused form, by field name.
+type FieldErrors map[string]string
+
+// Plans is the plans page: one form per plan and one for a new plan. Errors belong to the
+// form named Form (a plan's name, or "" for the new plan) whose submitted values are in Rows/New.
+type Plans struct {
+	Rows   []PlanRow
+	New    PlanRow
+	Form   string
+	Errors FieldErrors
+}
+
+// TenantForm is the create-a-tenant form, refilled with its messages when refused.
+type TenantForm struct {
+	Name, Email, Plan string
+	Errors            FieldErrors
+}
+
 // PlanRow is a plan for admins.
 type PlanRow struct {
 	Name, Capabilities, SharpenMax string
-	Cap                            int64
-	Rate, Projects, Items          int
-	Multiplier                     string
+	// Cap, Rate, Multiplier, Projects and Items are as typed, so a refused form shows its input.
+	Cap, Rate, Multiplier, Projects, Items string
 }
 
 // ProviderRow is an upstream provider for admins.
 type ProviderRow struct {
 	ID, Title, BaseURL, Breaker, LastError string
 	Configured, KeySet, KeyRequired        bool
-	Reason                                 string
-	Models                                 string // a reviewer family's model per sharpen tier
+	// KeyAccepted: the provider takes a key (required or optional); keyless ones show no key fields.
+	KeyAccepted bool
+	// Testable marks a provider with a documented cheap call for "test connection".
+	Testable bool
+	Reason   string
+	Models   string // a reviewer family's model per sharpen tier
 }
 
-// AuditRow is one admin change.
+// AuditRow is one change made through the console.
 type AuditRow struct {
-	Time                                 time.Time
-	Actor, Action, Target, Before, After string
+	Time                  time.Time
+	Actor, Action, Target string
+	Changes               []Change
+}
+
+// Change is one field of a change, in the API's JSON names (secrets redacted).
+type Change struct{ Field, Before, After string }
+
+// Audit is the audit log page with its filter.
+type Audit struct {
+	Rows          []AuditRow
+	Actors, Kinds []string
+	Actor, Kind   string
+	Filtered      bool
 }

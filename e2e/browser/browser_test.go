@@ -1,7 +1,10 @@
 // Package browser drives the real console in Debian's Chromium with chromedp: sign in, create a
 // key, call the API with it and see the balance and chart change, change the sharpen stage, open
-// a workout, and as admin set a provider key and see availability flip. Every page is saved as a
-// screenshot under the test's temp dir, and any console error in a page fails the test.
+// a workout, and as admin set a provider key and see availability flip. Then every console page,
+// at 1280×800 and at 390×844, is saved as a screenshot (under the test's temp dir, or
+// CAPGATE_ARTIFACTS) and checked: no horizontal overflow, navigation links that do not wrap, and
+// no serious or critical violation found by axe-core (vendored in testdata/axe-core). Any
+// console error in a page fails the test.
 package browser
 
 import (
@@ -261,9 +264,10 @@ func TestConsoleJourney(t *testing.T) {
 		chromedp.Click(css(`[data-testid="login-submit"]`)), chromedp.WaitVisible(css(`[data-testid="plan"]`)))
 	b.shot(t, "02-overview")
 
-	// Create a test key with a label; it is shown once.
-	b.run(t, chromedp.Navigate(s.url+"/console/keys"), chromedp.WaitVisible(css(`#label`)),
-		chromedp.SendKeys(css(`#label`), "browser test"), chromedp.SetValue(css(`#mode`), "test"),
+	// Create a test key with a label (the keys page in test mode); it is shown once.
+	b.run(t, chromedp.Navigate(s.url+"/console/keys"), chromedp.WaitVisible(css(`[data-testid="mode-switch"]`)),
+		chromedp.Click(css(`[data-testid="mode-switch"] a:last-child`)), chromedp.WaitVisible(css(`#label`)),
+		chromedp.SendKeys(css(`#label`), "browser test"),
 		chromedp.Click(css(`[data-testid="create-key"]`)), chromedp.WaitVisible(css(`[data-testid="new-key"]`)))
 	key := value(t, b, chromedp.Value(css(`[data-testid="new-key-value"]`)))
 	b.shot(t, "03-new-key")
@@ -344,6 +348,7 @@ func TestConsoleJourney(t *testing.T) {
 		provider = "anthropic"
 	}
 	b.run(t, chromedp.Navigate(s.url+"/console/admin/providers"), chromedp.WaitVisible(css(`[data-testid="providers"]`)),
+		chromedp.Click(css(`[data-testid="provider-`+provider+`"] summary`)), chromedp.WaitVisible(css(`[data-testid="key-input-`+provider+`"]`)),
 		chromedp.SendKeys(css(`[data-testid="key-input-`+provider+`"]`), "e2e-secret-key-value"),
 		chromedp.Click(css(`[data-testid="save-`+provider+`"]`)), chromedp.WaitVisible(css(`[data-testid="flash"]`)))
 	b.shot(t, "14-providers")
@@ -361,7 +366,75 @@ func TestConsoleJourney(t *testing.T) {
 			}
 		}
 	}
-	// Phone width.
-	b.run(t, chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.url+"/console/"), chromedp.WaitVisible(css(`[data-testid="plan"]`)))
-	b.shot(t, "15-overview-phone")
+	checkEveryPage(t, s, b, workoutURL)
+}
+
+// checkEveryPage visits every console page at desktop and phone size: a screenshot of each, no
+// horizontal overflow, navigation that does not wrap, and no serious or critical accessibility
+// violation found by axe-core.
+func checkEveryPage(t *testing.T, s *server, b *browser, workoutURL string) {
+	pages := []string{"/console/", "/console/?mode=test", "/console/catalog", "/console/catalog?mode=test&q=search", "/console/catalog/books.search?mode=test",
+		"/console/keys", "/console/keys?mode=test", "/console/usage?mode=test", "/console/sharpen", "/console/workouts", strings.TrimPrefix(workoutURL, s.url),
+		"/console/projects", "/console/admin/tenants", "/console/admin/plans", "/console/admin/providers", "/console/admin/audit"}
+	sizes := []struct {
+		name          string
+		width, height int64
+	}{{"desktop", 1280, 800}, {"phone", 390, 844}}
+	for _, size := range sizes {
+		b.run(t, chromedp.EmulateViewport(size.width, size.height))
+		for i, p := range pages {
+			t.Run(fmt.Sprintf("%s %s", size.name, p), func(t *testing.T) {
+				b.run(t, chromedp.Navigate(s.url+p), chromedp.WaitVisible(css(`main h1`)))
+				b.shot(t, fmt.Sprintf("page-%s-%02d-%s", size.name, i, slug(p)))
+				overflow := value(t, b, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+				if overflow > 0 {
+					wide := value(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('body *')]
+						.filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && ![...e.children].some(c => c.getBoundingClientRect().right > window.innerWidth + 1))
+						.filter(e => !e.closest('.nav, pre'))
+						.slice(0, 5).map(e => e.tagName.toLowerCase() + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`))
+					t.Errorf("the page is %d px wider than the %d px window; widest: %v", overflow, size.width, wide)
+				}
+				// Navigation: every link on one line; one column in the sidebar (desktop), one
+				// row that scrolls sideways (phone).
+				nav := value(t, b, chromedp.Evaluate[string](`(() => {
+					const links = [...document.querySelectorAll('[data-testid="nav"] a')];
+					const lh = parseFloat(getComputedStyle(links[0]).lineHeight) || 24;
+					const wrapped = links.filter(a => a.getClientRects().length > 1 || a.getBoundingClientRect().height > lh * 1.6 + 16).map(a => a.textContent);
+					const xs = new Set(links.map(a => Math.round(a.getBoundingClientRect().left)));
+					const ys = new Set(links.map(a => Math.round(a.getBoundingClientRect().top)));
+					if (wrapped.length) return 'link text wraps: ' + wrapped.join(', ');
+					if (window.innerWidth >= 900 && xs.size !== 1) return 'sidebar links are not one column';
+					if (window.innerWidth < 900 && ys.size !== 1) return 'top bar links wrap onto ' + ys.size + ' rows';
+					return '';
+				})()`))
+				if nav != "" {
+					t.Errorf("navigation: %s", nav)
+				}
+				for _, v := range axeViolations(t, b) {
+					t.Errorf("accessibility: %s", v)
+				}
+			})
+		}
+	}
+}
+
+func slug(p string) string {
+	return strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.TrimPrefix(p, "/console/"), "-"), "-")
+}
+
+// axeViolations runs the vendored axe-core on the page and lists its serious and critical
+// violations.
+func axeViolations(t *testing.T, b *browser) []string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](string(src)+";true")); err != nil {
+		t.Fatalf("inject axe-core: %v", err)
+	}
+	out := value(t, b, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ['violations']}).then(r =>
+		r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+			.map(v => v.impact + ' ' + v.id + ': ' + v.help + ' — ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')))`, chromedp.EvalAwaitPromise))
+	return out
 }

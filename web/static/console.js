@@ -13,3 +13,7 @@ document.addEventListener("click", function (ev) {
     done();
   }
 });
+
+// On a narrow screen the navigation scrolls sideways: bring the current page's link into view.
+var current = document.querySelector('[data-testid="nav"] [aria-current="page"]');
+if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest", inline: "center" });
