@@ -161,7 +161,7 @@ func NewClient(provs []*Provider, opts ClientOptions) *Client {
 			c.limiters[id] = rate.NewLimiter(rate.Limit(p.RequestsPerSecond), 1)
 		}
 		if p.Sandbox != nil {
-			c.sandbox[id] = &http.Client{Transport: handlerTransport{p.Sandbox}}
+			c.sandbox[id] = &http.Client{Transport: handlerTransport{SandboxOf(p)}}
 		}
 	}
 	return c

@@ -1,0 +1,368 @@
+package gateway_test
+
+// Test mode answers any valid request (issue 18): bodies generated from each capability's own
+// request schema execute with a test key, and every follow-up the answer offers works.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capgate/capgate/gateway"
+	"github.com/capgate/capgate/gateway/gatewaytest"
+	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/registry"
+)
+
+// bodiesPerCapability is how many distinct valid bodies each capability must answer.
+const bodiesPerCapability = 50
+
+// unlimited admits every call: the property test makes thousands of calls in a minute.
+type unlimited struct{}
+
+func (unlimited) Allow(context.Context, string, int) (gateway.RateResult, error) {
+	return gateway.RateResult{Allowed: true, Limit: 1 << 20, Remaining: 1 << 20}, nil
+}
+
+// textPool is free text of every kind a caller may send: queries, places, names, packages.
+var textPool = []string{
+	"dune", "Paris", "express", "left-pad", "climate change", "Lisbon", "Porto", "quantum computing",
+	"coffee", "jazz", "marathon training", "Tokyo", "rust", "solar panels", "Bach", "machine learning",
+	"New York", "garlic", "privacy", "apple", "bicycle", "Berlin", "hamlet", "Kyoto", "chicken",
+	"renewable energy", "Madrid", "love", "Seattle", "typescript", "a", "Zürich café", "São Paulo",
+}
+
+// codePool are short structured values; a schema pattern picks those it accepts.
+var codePool = []string{
+	"us", "US", "de", "fr", "GB", "en", "en-US", "pt-BR", "eng", "fra", "USD", "EUR", "GBP", "JPY",
+	"AAPL", "MSFT", "GOOGL", "AAPL:NASDAQ", "0000320193", "320193", "12345", "7", "usrep277438", "usrep347483",
+	"20200101", "priority:20190101", "publication:20231231", "express", "left-pad", "@babel/parser",
+	"requests", "numpy", "django", "flask-login", "last-day", "last-week", "last-month", "last-year",
+	"0000320193-24-000123", "32016R0679", "62014CJ0362", "golang", "CDG", "JFK", "LIS", "OPO", "LAX",
+}
+
+func datePool(now time.Time) []string {
+	var out []string
+	for _, d := range []int{-3650, -400, -30, -7, -1, 0, 1, 2, 7, 14, 30, 60, 90} {
+		out = append(out, now.AddDate(0, 0, d).Format("2006-01-02"))
+	}
+	out = append(out, now.AddDate(-1, 0, 0).Format("2006-01-02")+":"+now.AddDate(0, 0, -1).Format("2006-01-02"))
+	return out
+}
+
+// bodyGen draws request bodies from a JSON schema, seeded; every enum value and the boundary
+// numbers come up, optional fields are on and off.
+type bodyGen struct {
+	r        *rand.Rand
+	i        int // the body's index: body 0 has only required fields, body 1 every field
+	examples map[string][]any
+	dates    []string
+	patterns map[string]*regexp.Regexp
+}
+
+func (g *bodyGen) pattern(p string) *regexp.Regexp {
+	if re, ok := g.patterns[p]; ok {
+		return re
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		re = nil
+	}
+	g.patterns[p] = re
+	return re
+}
+
+func (g *bodyGen) value(s map[string]any, key string) any {
+	if ex := g.examples[key]; len(ex) > 0 && g.r.IntN(3) == 0 {
+		return ex[g.r.IntN(len(ex))]
+	}
+	if c, ok := s["const"]; ok {
+		return c
+	}
+	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
+		return e[(g.i+g.r.IntN(2))%len(e)]
+	}
+	for _, k := range []string{"oneOf", "anyOf"} {
+		if bs, ok := s[k].([]any); ok && len(bs) > 0 {
+			b, _ := bs[g.r.IntN(len(bs))].(map[string]any)
+			merged := map[string]any{}
+			for k2, v := range s {
+				if k2 != k {
+					merged[k2] = v
+				}
+			}
+			for k2, v := range b {
+				merged[k2] = v
+			}
+			return g.value(merged, key)
+		}
+	}
+	typ := s["type"]
+	if ts, ok := typ.([]any); ok {
+		var nonNull []any
+		for _, t := range ts {
+			if t != "null" {
+				nonNull = append(nonNull, t)
+			}
+		}
+		typ = nonNull[g.r.IntN(len(nonNull))]
+	}
+	if typ == nil {
+		if _, ok := s["properties"]; ok {
+			typ = "object"
+		}
+	}
+	switch typ {
+	case "object":
+		return g.object(s)
+	case "array":
+		items, _ := s["items"].(map[string]any)
+		lo, hi := intOf(s["minItems"], 0), intOf(s["maxItems"], 4)
+		hi = min(hi, lo+4)
+		n := lo + g.r.IntN(hi-lo+1)
+		var out []any
+		for tries := 0; len(out) < n && tries < 10*n+10; tries++ {
+			v := g.value(items, key)
+			if s["uniqueItems"] == true && slices.ContainsFunc(out, func(x any) bool { return fmt.Sprint(x) == fmt.Sprint(v) }) {
+				continue
+			}
+			out = append(out, v)
+		}
+		if out == nil {
+			out = []any{}
+		}
+		return out
+	case "integer", "number":
+		lo, hasLo := numOf(s["minimum"])
+		hi, hasHi := numOf(s["maximum"])
+		if !hasLo {
+			lo = 0
+		}
+		if !hasHi {
+			hi = lo + 50
+		}
+		if em, ok := numOf(s["exclusiveMinimum"]); ok {
+			lo = em + 1
+		}
+		if em, ok := numOf(s["exclusiveMaximum"]); ok {
+			hi = em - 1
+		}
+		var v float64
+		switch g.r.IntN(4) {
+		case 0:
+			v = lo
+		case 1:
+			v = hi
+		default:
+			v = lo + float64(g.r.IntN(int(min(hi-lo, 1e6))+1))
+			if typ == "number" && g.r.IntN(2) == 0 {
+				v = lo + (hi-lo)*g.r.Float64()
+			}
+		}
+		if typ == "integer" {
+			return json.Number(fmt.Sprint(int64(v)))
+		}
+		return json.Number(fmt.Sprintf("%g", v))
+	case "boolean":
+		return g.r.IntN(2) == 0
+	default:
+		return g.str(s)
+	}
+}
+
+func (g *bodyGen) str(s map[string]any) string {
+	lo, hi := intOf(s["minLength"], 0), intOf(s["maxLength"], 1<<20)
+	var pool []string
+	switch s["format"] {
+	case "date-time":
+		return time.Now().UTC().Add(time.Duration(g.r.IntN(72)) * time.Hour).Truncate(time.Hour).Format(time.RFC3339)
+	case "date":
+		pool = g.dates
+	case "uri":
+		pool = []string{"https://go.dev/doc/effective_go", "https://www.example.org/a/b", "https://en.wikipedia.org/wiki/Dune_(novel)"}
+	}
+	if p, ok := s["pattern"].(string); ok && p != `\S` {
+		re := g.pattern(p)
+		for _, c := range append(append(append([]string{}, codePool...), g.dates...), textPool...) {
+			if re != nil && re.MatchString(c) {
+				pool = append(pool, c)
+			}
+		}
+		if p == `^[Hh][Tt][Tt][Pp][Ss]?://` {
+			pool = []string{"https://go.dev/doc/effective_go", "https://www.example.org/a/b", "http://news.example.com/story/1"}
+		}
+	}
+	if pool == nil {
+		pool = textPool
+	}
+	var fit []string
+	for _, c := range pool {
+		if n := len([]rune(c)); n >= lo && n <= hi {
+			fit = append(fit, c)
+		}
+	}
+	if len(fit) == 0 {
+		return strings.Repeat("a", max(lo, 1))
+	}
+	return fit[g.r.IntN(len(fit))]
+}
+
+func (g *bodyGen) object(s map[string]any) map[string]any {
+	props, _ := s["properties"].(map[string]any)
+	req := map[string]bool{}
+	if rs, ok := s["required"].([]any); ok {
+		for _, r := range rs {
+			req[r.(string)] = true
+		}
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := map[string]any{}
+	for _, k := range keys {
+		on := req[k] || g.i == 1 || (g.i > 1 && g.r.IntN(2) == 0)
+		if !on {
+			continue
+		}
+		ps, _ := props[k].(map[string]any)
+		out[k] = g.value(ps, k)
+	}
+	return out
+}
+
+func intOf(v any, def int) int {
+	if f, ok := numOf(v); ok {
+		return int(f)
+	}
+	return def
+}
+
+func numOf(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// validBodies draws n distinct bodies that pass the capability's schema and rules.
+func validBodies(tb testing.TB, cp *providers.Capability, n int) []map[string]any {
+	tb.Helper()
+	examples := map[string][]any{}
+	for _, ex := range cp.Examples {
+		for k, v := range ex.Body {
+			examples[k] = append(examples[k], v)
+		}
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(cp.Request), &doc); err != nil {
+		tb.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var out []map[string]any
+	for i := 0; len(out) < n && i < 200*n; i++ {
+		g := &bodyGen{r: rand.New(rand.NewPCG(uint64(i), 18)), i: i, examples: examples, dates: datePool(time.Now().UTC()), patterns: map[string]*regexp.Regexp{}}
+		body := g.object(doc)
+		enc, _ := json.Marshal(body)
+		if seen[string(enc)] {
+			continue
+		}
+		req, err := providers.DecodeBody(enc)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := cp.Prepare(req, nil); err != nil {
+			continue
+		}
+		seen[string(enc)] = true
+		out = append(out, body)
+	}
+	if len(out) < n {
+		tb.Fatalf("only %d valid bodies of %s could be drawn from its schema", len(out), cp.ID)
+	}
+	return out
+}
+
+// TestTestModeAnswersAnyValidBody is the property test of issue 18.
+func TestTestModeAnswersAnyValidBody(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
+	for _, cp := range registry.Capabilities() {
+		t.Run(cp.ID, func(t *testing.T) {
+			_, _, key := e.NewTenant("pro")
+			bodies := validBodies(t, cp, bodiesPerCapability)
+			for i, body := range bodies {
+				checkTestModeBody(t, e, key, cp, body, bodies[(i+1)%len(bodies)])
+				if t.Failed() {
+					return
+				}
+			}
+		})
+	}
+}
+
+// checkTestModeBody executes body, pages with more until has_more is false, runs every record
+// action of every record of the first page, and updates the search to other.
+func checkTestModeBody(t *testing.T, e *gatewaytest.Env, key string, cp *providers.Capability, body, other map[string]any) {
+	t.Helper()
+	enc, _ := json.Marshal(body)
+	r := e.Do(http.MethodPost, "/v1/capabilities/"+cp.ID+"/execute", key, body)
+	if r.Status != http.StatusOK {
+		t.Errorf("%s: %d %s", enc, r.Status, r.Body)
+		return
+	}
+	sid, _ := r.JSON["search_id"].(string)
+	actions := anyStrings(r.JSON["record_actions"])
+	for _, x := range r.JSON["results"].([]any) {
+		rec := x.(map[string]any)
+		for _, a := range actions {
+			f := e.Do(http.MethodPost, "/v1/follow-up", key, map[string]any{"record_id": rec["record_id"], "action": a})
+			if f.Status == http.StatusBadRequest && strings.Contains(string(f.Body), "is not an action of this record") {
+				continue
+			}
+			if f.Status != http.StatusOK {
+				t.Errorf("%s: record action %s on %q: %d %s", enc, a, rec["title"], f.Status, f.Body)
+			}
+		}
+	}
+	next := anyStrings(nextOf(r)["actions"])
+	if slices.Contains(next, "more") {
+		more := r
+		for page := 0; more.JSON["has_more"] == true; page++ {
+			if page == 30 {
+				t.Errorf("%s: has_more still true after 30 pages", enc)
+				break
+			}
+			more = e.Do(http.MethodPost, "/v1/follow-up", key, map[string]any{"search_id": sid, "action": "more"})
+			if more.Status != http.StatusOK {
+				t.Errorf("%s: more (page %d): %d %s", enc, page+2, more.Status, more.Body)
+				break
+			}
+		}
+	}
+	if slices.Contains(next, "update") {
+		params := map[string]any{}
+		for k := range body {
+			params[k] = nil
+		}
+		for k, v := range other {
+			params[k] = v
+		}
+		u := e.Do(http.MethodPost, "/v1/follow-up", key, map[string]any{"search_id": sid, "action": "update", "params": params})
+		if u.Status != http.StatusOK {
+			t.Errorf("%s: update to %v: %d %s", enc, other, u.Status, u.Body)
+		}
+	}
+}
