@@ -143,6 +143,11 @@ func (g *bodyGen) value(s map[string]any, key string) any {
 	case "integer", "number":
 		lo, hasLo := numOf(s["minimum"])
 		hi, hasHi := numOf(s["maximum"])
+		if strings.HasSuffix(key, "offset") {
+			// An offset past the data is refused by live mode too (it depends on the data, not
+			// the schema): offsets stay within the first results.
+			hi, hasHi = lo+20, true
+		}
 		if !hasLo {
 			lo = 0
 		}
@@ -237,7 +242,51 @@ func (g *bodyGen) object(s map[string]any) map[string]any {
 		ps, _ := props[k].(map[string]any)
 		out[k] = g.value(ps, k)
 	}
+	// allOf branches of the form if {k: const v} then {shape}: the shape of the chosen v applies.
+	all, _ := s["allOf"].([]any)
+	for _, b := range all {
+		br, _ := b.(map[string]any)
+		cond, _ := br["if"].(map[string]any)
+		then, _ := br["then"].(map[string]any)
+		if cond == nil || then == nil || !g.holds(cond, out) {
+			continue
+		}
+		shape := g.object(then)
+		if then["additionalProperties"] == false {
+			tp, _ := then["properties"].(map[string]any)
+			for k := range out {
+				if _, ok := tp[k]; !ok {
+					delete(out, k)
+				}
+			}
+		}
+		for k, v := range shape {
+			if _, set := out[k]; !set || k != firstKey(cond) {
+				out[k] = v
+			}
+		}
+	}
 	return out
+}
+
+// holds tells whether an if-schema made of consts holds for obj.
+func (g *bodyGen) holds(cond, obj map[string]any) bool {
+	props, _ := cond["properties"].(map[string]any)
+	for k, v := range props {
+		c, _ := v.(map[string]any)
+		if want, ok := c["const"]; ok && fmt.Sprint(obj[k]) != fmt.Sprint(want) {
+			return false
+		}
+	}
+	return len(props) > 0
+}
+
+func firstKey(cond map[string]any) string {
+	props, _ := cond["properties"].(map[string]any)
+	for k := range props {
+		return k
+	}
+	return ""
 }
 
 func intOf(v any, def int) int {
