@@ -186,7 +186,8 @@ func SeedOf(parts ...string) *rand.Rand {
 
 // SandboxMiss is the reserved value of every capability family that answers, in test mode, the
 // way the live upstream answers a miss (an unknown package, a place that does not exist): a
-// package, repository, ticker or id named sandbox-not-found, a place named Nowhere.
+// package, repository or name containing sandbox-not-found, a place named Nowhere, and for
+// numeric ids six or more nines (999999, usrep999999, CIK 9999999999).
 const (
 	SandboxMiss      = "sandbox-not-found"
 	SandboxMissPlace = "Nowhere"
@@ -197,7 +198,14 @@ const (
 func IsSandboxMiss(v string) bool {
 	v = strings.ToLower(strings.TrimSpace(v))
 	return strings.Contains(v, SandboxMiss) || v == strings.ToLower(SandboxMissPlace) ||
-		strings.HasPrefix(v, strings.ToLower(SandboxMissPlace)+",")
+		strings.HasPrefix(v, strings.ToLower(SandboxMissPlace)+",") || isNinesID(v)
+}
+
+// isNinesID tells whether an id is the reserved miss of families whose ids are numbers and
+// cannot hold a word: its digits (after a letter prefix such as usrep) are six or more nines.
+func isNinesID(v string) bool {
+	digits := strings.TrimLeft(v, "abcdefghijklmnopqrstuvwxyz")
+	return len(digits) >= 6 && strings.Trim(digits, "9") == ""
 }
 
 // TitleCase capitalises the words of a query for generated titles ("left-pad" stays as is).

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -15,7 +16,35 @@ func RenameFixture(fixture []byte, from, to string) []byte {
 	}
 	RewriteStrings(doc, func(_, s string) string { return ReplaceFold(s, from, to) })
 	renameKeys(doc, from, to)
+	renameNumbers(doc, from, to)
 	return JSONBytes(doc)
+}
+
+// renameNumbers replaces numbers equal to from (a numeric id) by to when to is a number.
+func renameNumbers(v any, from, to string) {
+	n, err := strconv.ParseInt(to, 10, 64)
+	if err != nil {
+		return
+	}
+	to = strconv.FormatInt(n, 10) // JSON numbers have no leading zeros
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			if n, ok := c.(json.Number); ok && string(n) == from {
+				x[k] = json.Number(to)
+				continue
+			}
+			renameNumbers(c, from, to)
+		}
+	case []any:
+		for i, c := range x {
+			if n, ok := c.(json.Number); ok && string(n) == from {
+				x[i] = json.Number(to)
+				continue
+			}
+			renameNumbers(c, from, to)
+		}
+	}
 }
 
 // renameKeys renames object keys that contain from (a packument's versions map, a tag map).
