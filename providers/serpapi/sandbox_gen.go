@@ -16,29 +16,6 @@ func init() {
 	providers.RegisterGenerators(ProviderID, providers.GeneratedRoute{Path: "/search.json", Generate: generateSearch})
 }
 
-// questionWords are dropped from a recorded query to find its topic ("how tall is the eiffel
-// tower" is about "eiffel tower").
-var questionWords = map[string]bool{"how": true, "tall": true, "is": true, "the": true, "what": true, "a": true, "of": true, "in": true}
-
-// topicOf is a query without operators (site:, a ticker's exchange) and question words.
-func topicOf(q string) string {
-	var words []string
-	for _, w := range strings.Fields(q) {
-		if strings.Contains(w, ":") && !strings.HasSuffix(w, ":") {
-			if head, _, _ := strings.Cut(w, ":"); head != "" && strings.ToUpper(head) == head {
-				words = append(words, head) // a ticker such as GOOGL:NASDAQ
-			}
-			continue
-		}
-		words = append(words, w)
-	}
-	out := words
-	for len(out) > 1 && questionWords[strings.ToLower(out[0])] {
-		out = out[1:]
-	}
-	return strings.Join(out, " ")
-}
-
 // sandboxTotal is how many results an offset-paged engine holds for any query in the sandbox.
 const sandboxTotal = 30
 
@@ -90,41 +67,8 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		}
 	}
 	if recorded != "" && asked != "" && !strings.EqualFold(strings.TrimSpace(asked), strings.TrimSpace(recorded)) {
-		rewriteTopic(doc, recorded, asked)
+		providers.RewriteTopic(doc, recorded, asked)
 		params["q"] = asked
 	}
 	return providers.JSONBytes(doc), http.StatusOK
-}
-
-// rewriteTopic replaces the recorded query's topic by the asked one in every text of the answer;
-// comma-separated queries (trends comparisons) are replaced term by term.
-func rewriteTopic(doc map[string]any, recorded, asked string) {
-	from, to := strings.Split(recorded, ","), strings.Split(asked, ",")
-	type pair struct{ from, to string }
-	var pairs []pair
-	for i, f := range from {
-		t := to[min(i, len(to)-1)]
-		ft, tt := topicOf(strings.TrimSpace(f)), topicOf(strings.TrimSpace(t))
-		if ft == "" || tt == "" {
-			continue
-		}
-		pairs = append(pairs, pair{ft, tt})
-		// A multi-word topic also appears by its last word alone ("the Eiffel Tower" → "Tower").
-		if fw := strings.Fields(ft); len(fw) > 1 && len(fw[0]) > 3 {
-			pairs = append(pairs, pair{fw[0], tt})
-		}
-	}
-	providers.RewriteStrings(doc, func(key, s string) string {
-		if strings.HasPrefix(s, "http") || strings.Contains(s, "://") || key == "q" || strings.HasSuffix(key, "_token") || strings.HasSuffix(key, "_id") {
-			return s
-		}
-		for _, p := range pairs {
-			repl := p.to
-			if s != "" && strings.ToUpper(s[:1]) == s[:1] {
-				repl = providers.TitleCase(p.to)
-			}
-			s = providers.ReplaceFold(s, p.from, repl)
-		}
-		return s
-	})
 }

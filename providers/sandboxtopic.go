@@ -1,0 +1,157 @@
+package providers
+
+import (
+	"net/http"
+	"strings"
+	"unicode"
+)
+
+// questionWords are dropped from a recorded query to find its topic ("how tall is the eiffel
+// tower" is about "eiffel tower").
+var questionWords = map[string]bool{"how": true, "tall": true, "is": true, "the": true, "what": true, "a": true, "of": true, "in": true, "to": true}
+
+// topicOf is a query without operators (site:, a ticker's exchange) and question words.
+func topicOf(q string) string {
+	var words []string
+	for _, w := range strings.Fields(q) {
+		if strings.Contains(w, ":") && !strings.HasSuffix(w, ":") {
+			if head, _, _ := strings.Cut(w, ":"); head != "" && strings.ToUpper(head) == head {
+				words = append(words, head) // a ticker such as GOOGL:NASDAQ
+			}
+			continue
+		}
+		words = append(words, w)
+	}
+	out := words
+	for len(out) > 1 && questionWords[strings.ToLower(out[0])] {
+		out = out[1:]
+	}
+	return strings.Join(out, " ")
+}
+
+// RewriteTopic replaces the recorded query's topic by the asked one in every text of the answer;
+// comma-separated queries (trends comparisons) are replaced term by term.
+func RewriteTopic(doc any, recorded, asked string) {
+	from, to := strings.Split(recorded, ","), strings.Split(asked, ",")
+	type pair struct{ from, to string }
+	var pairs []pair
+	for i, f := range from {
+		if i >= len(to) {
+			break
+		}
+		t := to[i]
+		ft, tt := topicOf(strings.TrimSpace(f)), topicOf(strings.TrimSpace(t))
+		if ft == "" || tt == "" {
+			continue
+		}
+		pairs = append(pairs, pair{ft, tt})
+		// A multi-word topic also appears by its first word alone ("Eiffel" of "eiffel tower").
+		if fw := strings.Fields(ft); len(fw) > 1 && len(fw[0]) > 3 {
+			pairs = append(pairs, pair{fw[0], tt})
+		}
+	}
+	RewriteStrings(doc, func(key, s string) string {
+		if strings.HasPrefix(s, "http") || strings.Contains(s, "://") || key == "q" || strings.HasSuffix(key, "_token") || strings.HasSuffix(key, "_id") {
+			return s
+		}
+		for _, p := range pairs {
+			repl := p.to
+			if s != "" && strings.ToUpper(s[:1]) == s[:1] {
+				repl = TitleCase(p.to)
+			}
+			s = replaceWord(s, p.from, repl)
+		}
+		return s
+	})
+}
+
+// TopicSearch is the generator of a search endpoint whose recorded answers were for the queries
+// recorded: the answer's texts take the topic of the query parameter param instead of the
+// recorded topic found in the answer. A recorded query, a query whose topic the answer already
+// holds, or no query gets the recorded answer.
+func TopicSearch(param string, recorded ...string) Generator {
+	return func(r *http.Request, fixture []byte, status int) ([]byte, int) {
+		asked := strings.TrimSpace(r.URL.Query().Get(param))
+		if status != http.StatusOK || asked == "" {
+			return fixture, status
+		}
+		text := strings.ToLower(string(fixture))
+		if holdsWords(plainWords(text), plainWords(topicOf(asked))) {
+			return fixture, status // the answer is already about the asked topic
+		}
+		for _, rec := range recorded {
+			if plainWords(asked) == plainWords(rec) {
+				return fixture, status
+			}
+		}
+		for _, rec := range recorded {
+			if t := topicOf(rec); t == "" || !strings.Contains(text, strings.ToLower(strings.Fields(t)[0])) {
+				continue
+			}
+			doc := decodeAny(fixture)
+			if doc == nil {
+				return fixture, status
+			}
+			RewriteTopic(doc, rec, asked)
+			return JSONBytes(doc), status
+		}
+		return fixture, status
+	}
+}
+
+// replaceWord replaces the case-insensitive occurrences of old in s that stand as whole words.
+func replaceWord(s, old, repl string) string {
+	lower, lold := strings.ToLower(s), strings.ToLower(old)
+	if old == "" || len(lower) != len(s) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(lower, lold)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(old)
+		if isWordByte(lower, i-1) || isWordByte(lower, end) {
+			b.WriteString(s[:end])
+		} else {
+			b.WriteString(s[:i])
+			b.WriteString(repl)
+		}
+		s, lower = s[end:], lower[end:]
+	}
+}
+
+func isWordByte(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// plainWords is s in lower case with every run of non-letters, non-digits as one space.
+func plainWords(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
+}
+
+// holdsWords tells whether every word of topic appears as a word of text.
+func holdsWords(text, topic string) bool {
+	words := strings.Fields(topic)
+	if len(words) == 0 {
+		return false
+	}
+	have := map[string]bool{}
+	for _, w := range strings.Fields(text) {
+		have[w] = true
+	}
+	for _, w := range words {
+		if !have[w] {
+			return false
+		}
+	}
+	return true
+}
