@@ -19,12 +19,14 @@ func (s *Server) routes() {
 
 	// Authentication is attached per route so an unknown path answers not_found, not unauthorized.
 	auth := s.authenticate
+	// Test keys reach their own sandbox (and may rehearse failures): sandboxfault.go.
+	sandbox := s.sandboxFault
 	v1.Get("/account", auth, s.account)
 	v1.Get("/catalog", auth, s.catalog)
 	v1.Get("/guide", auth, s.guide)
 	v1.Get("/capabilities/:id", auth, s.inspect)
-	v1.Post("/capabilities/:id/execute", auth, s.idempotent, s.execute)
-	v1.Post("/follow-up", auth, s.idempotent, s.followUp)
+	v1.Post("/capabilities/:id/execute", auth, sandbox, s.idempotent, s.execute)
+	v1.Post("/follow-up", auth, sandbox, s.idempotent, s.followUp)
 	v1.Post("/sharpen", auth, s.idempotent, s.sharpen)
 
 	v1.Get("/projects/status", auth, s.projectsRead(s.projectsStatus))

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -422,5 +423,150 @@ func checkTestModeBody(t *testing.T, e *gatewaytest.Env, key string, cp *provide
 		if u.Status != http.StatusOK {
 			t.Errorf("%s: update to %v: %d %s", enc, other, u.Status, u.Body)
 		}
+	}
+}
+
+// faultUpstream answers every live call with the fault currently set, exactly as the sandbox
+// makes it, so a test-key call with the header can be compared with a live call meeting the same
+// upstream behaviour.
+type faultUpstream struct{ fault atomic.Value }
+
+func (f *faultUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	fault, _ := f.fault.Load().(providers.SandboxFault)
+	if !providers.WriteSandboxFault(w, fault) {
+		http.Error(w, `{"error":"no fault set"}`, http.StatusInternalServerError)
+	}
+}
+
+// liveComparable tells whether a capability's live path can run against the fake upstream here:
+// web.read's live pre-flight resolves and connects to the page's own host, which this machine
+// cannot reach.
+func liveComparable(cp *providers.Capability) bool { return cp.ID != "web.read" }
+
+// faultCapabilities picks one capability per provider family (its first provider), with its
+// first example.
+func faultCapabilities() []*providers.Capability {
+	seen := map[string]bool{}
+	var out []*providers.Capability
+	for _, cp := range registry.Capabilities() {
+		if len(cp.Providers) == 0 || seen[cp.Providers[0]] || len(cp.Examples) == 0 {
+			continue
+		}
+		seen[cp.Providers[0]] = true
+		out = append(out, cp)
+	}
+	return out
+}
+
+// TestSandboxFaults: each fault of the header, on one capability per provider family, gives what
+// live mode answers to the same upstream behaviour (status, code, Retry-After), and the test
+// balance stays as it was.
+func TestSandboxFaults(t *testing.T) {
+	up := &faultUpstream{}
+	fakes, keys := map[string]http.Handler{}, map[string]string{}
+	for _, p := range registry.Providers() {
+		fakes[p.ID], keys[p.ID] = up, "k"
+	}
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}, Fakes: fakes, Keys: keys, BreakerTimeout: time.Minute})
+	faults := []providers.SandboxFault{providers.FaultError, providers.FaultRateLimited, providers.FaultAllowance, providers.FaultGarbage}
+	// What the client makes of each upstream behaviour, checked where live mode cannot run here
+	// (adapters may refine it: GitHub reads a long Retry-After as its rate limit). A garbage body
+	// is not listed: an adapter that reads any text (a reader, an HTML page) takes it as content,
+	// live and test alike.
+	expected := map[providers.SandboxFault]struct {
+		status     int
+		code       string
+		retryAfter bool
+	}{
+		providers.FaultError:       {http.StatusBadGateway, "provider_error", false},
+		providers.FaultRateLimited: {http.StatusTooManyRequests, "rate_limited", true},
+		providers.FaultAllowance:   {http.StatusServiceUnavailable, "provider_allowance", true},
+	}
+	for _, cp := range faultCapabilities() {
+		t.Run(cp.ID, func(t *testing.T) {
+			path := "/v1/capabilities/" + cp.ID + "/execute"
+			body := cp.Examples[0].Body
+			livePaused := false
+			for _, f := range faults {
+				// A fresh tenant per fault: repeated faults would open its sandbox breaker.
+				tn, live, test := e.NewTenant("pro")
+				usedTest, usedLive := used(t, e, tn, "test"), used(t, e, tn, "live")
+				got := e.DoHeaders(http.MethodPost, path, test, body, map[string]string{gateway.SandboxFaultHeader: string(f)})
+				if w, ok := expected[f]; ok && !liveComparable(cp) && (got.Status != w.status || got.ErrorCode() != w.code || (w.retryAfter && got.Header.Get("Retry-After") == "")) {
+					t.Errorf("%s: test mode answered %d %s (Retry-After %q), want %d %s", f, got.Status, got.ErrorCode(), got.Header.Get("Retry-After"), w.status, w.code)
+				}
+				if u := used(t, e, tn, "test"); got.Status != http.StatusOK && u != usedTest {
+					t.Errorf("%s: the test balance moved from %d to %d", f, usedTest, u)
+				}
+				if !liveComparable(cp) || livePaused {
+					continue
+				}
+				up.fault.Store(f)
+				want := e.Do(http.MethodPost, path, live, body)
+				if got.Status != want.Status || got.ErrorCode() != want.ErrorCode() || got.Header.Get("Retry-After") != want.Header.Get("Retry-After") {
+					t.Errorf("%s: test mode answered %d %s (Retry-After %q), live %d %s (Retry-After %q)\n%s\n%s", f,
+						got.Status, got.ErrorCode(), got.Header.Get("Retry-After"), want.Status, want.ErrorCode(), want.Header.Get("Retry-After"), got.Body, want.Body)
+				}
+				if u := used(t, e, tn, "live"); want.Status != http.StatusOK && u != usedLive {
+					t.Errorf("%s: the live balance moved from %d to %d", f, usedLive, u)
+				}
+				// pypistats' adapter pauses every live lookup of the process after a 429 (by design),
+				// so later live answers are the pause, not the fault; its test mode pauses per tenant.
+				livePaused = cp.ID == "pypkg.downloads" && want.Status == http.StatusTooManyRequests
+			}
+			_, _, test := e.NewTenant("pro")
+			r := e.DoHeaders(http.MethodPost, path, test, body, map[string]string{gateway.SandboxFaultHeader: string(providers.FaultTimeout)})
+			if r.Status != http.StatusGatewayTimeout || r.ErrorCode() != "provider_timeout" {
+				t.Errorf("provider_timeout: %d %s", r.Status, r.Body)
+			}
+			r = e.DoHeaders(http.MethodPost, path, test, body, map[string]string{gateway.SandboxFaultHeader: string(providers.FaultBreakerOpen)})
+			if r.Status != http.StatusServiceUnavailable || r.ErrorCode() != "service_unavailable" || r.Header.Get("Retry-After") == "" {
+				t.Errorf("breaker_open: %d %s %q", r.Status, r.Body, r.Header.Get("Retry-After"))
+			}
+		})
+	}
+}
+
+// TestSandboxBreakerOpensPerTenant: repeated provider_error faults open the tenant's sandbox
+// breaker (calls without the header then fail fast too), while another tenant's test calls and
+// the live breaker are untouched.
+func TestSandboxBreakerOpensPerTenant(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}, BreakerTimeout: time.Minute})
+	const path = "/v1/capabilities/books.search/execute"
+	body := map[string]any{"query": "dune"}
+	fault := map[string]string{gateway.SandboxFaultHeader: string(providers.FaultError)}
+	_, _, a := e.NewTenant("pro")
+	_, _, b := e.NewTenant("pro")
+	for i := range 3 { // gatewaytest's BreakerFailures
+		if r := e.DoHeaders(http.MethodPost, path, a, body, fault); r.ErrorCode() != "provider_error" {
+			t.Fatalf("fault %d: %d %s", i+1, r.Status, r.Body)
+		}
+	}
+	r := e.Do(http.MethodPost, path, a, body)
+	if r.Status != http.StatusServiceUnavailable || r.ErrorCode() != "service_unavailable" || r.Header.Get("Retry-After") != "60" {
+		t.Fatalf("after repeated faults: %d %s (Retry-After %q), want the open breaker", r.Status, r.Body, r.Header.Get("Retry-After"))
+	}
+	if r := e.Do(http.MethodPost, path, b, body); r.Status != http.StatusOK {
+		t.Fatalf("another tenant's test call: %d %s", r.Status, r.Body)
+	}
+	if s := e.Client.BreakerState("openlibrary"); s != "closed" {
+		t.Fatalf("the live breaker is %s", s)
+	}
+}
+
+// TestSandboxFaultHeaderRefusals: the header is refused with a live key and with an unknown code.
+func TestSandboxFaultHeaderRefusals(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{})
+	const path = "/v1/capabilities/books.search/execute"
+	body := map[string]any{"query": "dune"}
+	r := e.DoHeaders(http.MethodPost, path, e.LiveKey, body, map[string]string{gateway.SandboxFaultHeader: "provider_error"})
+	wantError(t, r, http.StatusBadRequest, "invalid_request")
+	r = e.DoHeaders(http.MethodPost, path, e.TestKey, body, map[string]string{gateway.SandboxFaultHeader: "meteor_strike"})
+	wantError(t, r, http.StatusBadRequest, "invalid_request")
+	r = e.DoHeaders(http.MethodPost, "/v1/follow-up", e.LiveKey, map[string]any{"search_id": "srch_0000000000000000", "action": "more"},
+		map[string]string{gateway.SandboxFaultHeader: "garbage"})
+	wantError(t, r, http.StatusBadRequest, "invalid_request")
+	if u := used(t, e, e.Tenant, "live"); u != 0 {
+		t.Fatalf("a refused header charged %d", u)
 	}
 }

@@ -76,6 +76,8 @@ type Client struct {
 	breakers map[string]*gobreaker.CircuitBreaker[*Response]
 	limiters map[string]*rate.Limiter
 	sandbox  map[string]*http.Client
+	// testBreakers are test mode's own breakers, per tenant (sandboxfault.go).
+	testBreakers sandboxBreakers
 
 	mCalls   *prometheus.CounterVec
 	mLatency *prometheus.HistogramVec
@@ -354,7 +356,7 @@ func (u *Upstream) Do(req *http.Request) (*Response, error) {
 		u.p.Authorize(req, u.Key)
 	}
 	if u.mode == ModeTest {
-		return u.send(u.c.sandbox[id], req)
+		return u.sandboxDo(req)
 	}
 	if l := u.c.limiters[id]; l != nil {
 		if err := l.Wait(ctx); err != nil {
@@ -543,6 +545,11 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 type handlerTransport struct{ h http.Handler }
 
 func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if f := sandboxScopeOf(req.Context()).fault; f == FaultTimeout {
+		return nil, sandboxTimeout{}
+	} else if res := faultResponse(f, req); res != nil {
+		return res, nil
+	}
 	rec := newRecorder()
 	t.h.ServeHTTP(rec, req)
 	return rec.result(req), nil
