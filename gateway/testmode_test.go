@@ -570,3 +570,76 @@ func TestSandboxFaultHeaderRefusals(t *testing.T) {
 		t.Fatalf("a refused header charged %d", u)
 	}
 }
+
+// TestSandboxReservedMisses: the reserved miss of each family answers as live mode answers a
+// miss: a search finds nothing (200, no results, has_more false), a lookup is refused with the
+// code and field live mode uses.
+func TestSandboxReservedMisses(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
+	const miss = providers.SandboxMiss
+	searches := []struct {
+		id   string
+		body map[string]any
+	}{
+		{"web.search", map[string]any{"query": miss}},
+		{"news.search", map[string]any{"query": miss}},
+		{"academic.search", map[string]any{"query": miss}},
+		{"books.search", map[string]any{"query": miss}},
+		{"classics.search", map[string]any{"query": miss}},
+		{"repo.search", map[string]any{"query": miss}},
+		{"jspkg.search", map[string]any{"text": miss}},
+		{"pypkg.search", map[string]any{"query": miss}},
+		{"music.search", map[string]any{"query": miss}},
+		{"social.search", map[string]any{"query": miss, "platform": "platform_a"}},
+		{"social.search", map[string]any{"query": miss, "platform": "platform_b"}},
+		{"video.search", map[string]any{"query": miss}},
+		{"recipes.search", map[string]any{"query": miss}},
+		{"fitness.exercises", map[string]any{"query": miss}},
+		{"realestate.search", map[string]any{"query": miss}},
+		{"shopping.search", map[string]any{"query": miss}},
+		{"jobs.search", map[string]any{"query": miss}},
+		{"places.search", map[string]any{"query": miss}},
+		{"patents.search", map[string]any{"query": miss}},
+		{"legal.search", map[string]any{"search": map[string]any{"jurisdiction": "us", "query": miss}}},
+		{"legal.search", map[string]any{"search": map[string]any{"jurisdiction": "eu", "query": miss}}},
+		{"scripture.search", map[string]any{"text": "bible", "query": miss}},
+		{"scripture.search", map[string]any{"text": "quran", "query": miss}},
+	}
+	for _, c := range searches {
+		r := e.Do(http.MethodPost, "/v1/capabilities/"+c.id+"/execute", e.TestKey, c.body)
+		if res, _ := r.JSON["results"].([]any); r.Status != http.StatusOK || len(res) != 0 || r.JSON["has_more"] != false {
+			t.Errorf("%s %v: %d %s, want 200 without results", c.id, c.body, r.Status, r.Body)
+		}
+	}
+	lookups := []struct {
+		id     string
+		body   map[string]any
+		status int
+		code   string
+		path   string
+	}{
+		{"weather.forecast", map[string]any{"location": providers.SandboxMissPlace}, 400, "invalid_request", "/location"},
+		{"navigation.route", map[string]any{"origin": "Berlin", "destination": providers.SandboxMissPlace}, 400, "invalid_request", "/destination"},
+		{"navigation.matrix", map[string]any{"origins": []any{providers.SandboxMissPlace}, "destinations": []any{"Berlin"}}, 400, "invalid_request", "/origins/0"},
+		{"jspkg.package", map[string]any{"package": miss}, 400, "invalid_request", "/package"},
+		{"jspkg.package", map[string]any{"package": "express", "version": miss}, 400, "invalid_request", "/version"},
+		{"jspkg.downloads", map[string]any{"package": miss}, 400, "invalid_request", "/package"},
+		{"pypkg.details", map[string]any{"package": miss}, 400, "invalid_request", "/package"},
+		{"pypkg.versions", map[string]any{"package": miss}, 400, "invalid_request", "/package"},
+		{"pypkg.downloads", map[string]any{"package": miss}, 404, "not_found", ""},
+		{"web.read", map[string]any{"url": "https://" + miss + ".com/"}, 400, "invalid_request", "/url"},
+		{"companies.financials", map[string]any{"company": map[string]any{"cik": "9999999999"}}, 400, "invalid_request", "/company/cik"},
+		{"legal.read", map[string]any{"document": map[string]any{"source": "us_reports", "item_id": "usrep999999"}}, 404, "not_found", ""},
+		{"legal.read", map[string]any{"document": map[string]any{"source": "eurlex", "celex": "0SANDBOX-NOT-FOUND"}}, 404, "not_found", ""},
+		{"legal.read", map[string]any{"document": map[string]any{"source": "scholar", "caselaw_id": "999999"}}, 404, "not_found", ""},
+	}
+	for _, c := range lookups {
+		r := e.Do(http.MethodPost, "/v1/capabilities/"+c.id+"/execute", e.TestKey, c.body)
+		if r.Status != c.status || r.ErrorCode() != c.code || (c.path != "" && !slices.Contains(r.Violations(), c.path)) {
+			t.Errorf("%s %v: %d %s, want %d %s at %q", c.id, c.body, r.Status, r.Body, c.status, c.code, c.path)
+		}
+		if hint, _ := r.JSON["error"].(map[string]any)["hint"].(string); strings.Contains(strings.ToLower(hint), "sandbox") {
+			t.Errorf("%s: the miss answers with a sandbox hint, not as live: %q", c.id, hint)
+		}
+	}
+}

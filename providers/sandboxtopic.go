@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"unicode"
@@ -68,12 +69,16 @@ func RewriteTopic(doc any, recorded, asked string) {
 // TopicSearch is the generator of a search endpoint whose recorded answers were for the queries
 // recorded: the answer's texts take the topic of the query parameter param instead of the
 // recorded topic found in the answer. A recorded query, a query whose topic the answer already
-// holds, or no query gets the recorded answer.
+// holds, or no query gets the recorded answer; the reserved miss (sandbox-not-found) gets the
+// recorded answer without results, as a search without hits answers.
 func TopicSearch(param string, recorded ...string) Generator {
 	return func(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		asked := strings.TrimSpace(r.URL.Query().Get(param))
 		if status != http.StatusOK || asked == "" {
 			return fixture, status
+		}
+		if IsSandboxMiss(asked) {
+			return EmptyAnswer(fixture), status
 		}
 		text := strings.ToLower(string(fixture))
 		if holdsWords(plainWords(text), plainWords(topicOf(asked))) {
@@ -154,4 +159,47 @@ func holdsWords(text, topic string) bool {
 		}
 	}
 	return true
+}
+
+// countKeys are the total-count fields of search answers, zeroed with their results.
+var countKeys = map[string]bool{"numFound": true, "num_found": true, "count": true, "total_count": true, "totalResults": true,
+	"result_count": true, "total": true, "totalhits": true, "dist": true, "total_results": true}
+
+// EmptyAnswer is a search answer without results: every list of objects emptied, every total
+// count zeroed, cursors to a next page removed.
+func EmptyAnswer(fixture []byte) []byte {
+	doc := decodeAny(fixture)
+	if doc == nil {
+		return fixture
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if arr, ok := c.([]any); ok && len(arr) > 0 {
+					if _, obj := arr[0].(map[string]any); obj {
+						x[k] = []any{}
+						continue
+					}
+				}
+				switch {
+				case countKeys[k]:
+					if _, ok := c.(json.Number); ok {
+						x[k] = 0
+					}
+				case k == "after" || k == "next" || k == "nextPageToken" || k == "next_token" || k == "next_page_token":
+					x[k] = nil
+				default:
+					walk(c)
+				}
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	return JSONBytes(doc)
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // The sandbox knows every opinion and cluster (issue 18): an id without a recording is a recorded
-// one under the requested id; the reserved miss is an id of six or more nines (999999).
+// one under the requested id; the reserved miss is an id of six or more nines (999999), and a
+// search for sandbox-not-found finds nothing.
 func init() {
 	providers.RegisterGenerators(ProviderID, providers.GeneratedRoute{Path: APIPrefix + "*", Generate: generateRecord})
 }
@@ -22,6 +23,12 @@ var recordedIDs = map[string][]string{
 }
 
 func generateRecord(r *http.Request, fixture []byte, status int) ([]byte, int) {
+	if providers.IsSandboxMiss(r.URL.Query().Get("q")) {
+		// The reserved miss answers as a search without hits.
+		if b, err := fs.ReadFile(sandboxFS, "sandbox/search_empty.json"); err == nil {
+			return b, http.StatusOK
+		}
+	}
 	if status != http.StatusNotFound {
 		return fixture, status
 	}

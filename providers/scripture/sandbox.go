@@ -16,12 +16,24 @@ import (
 // verses; a surah holds its real number of ayahs.
 func init() {
 	providers.RegisterGenerators(bibleAPIID, providers.GeneratedRoute{Path: "/*", Generate: generatePassage})
+	providers.RegisterGenerators(apiBibleID, providers.GeneratedRoute{Path: "/v1/bibles/*", Generate: missFinds("query")})
 	providers.RegisterGenerators(quranID,
+		providers.GeneratedRoute{Path: "/api/v4/search", Generate: missFinds("q")},
 		providers.GeneratedRoute{Path: "/api/v4/verses/by_key/*", Generate: generateQuranKey},
 		providers.GeneratedRoute{Path: "/api/v4/verses/by_chapter/*", Generate: generateQuranChapter})
 }
 
 const sandboxChapterVerses = 20
+
+// missFinds answers a search for the reserved miss (sandbox-not-found) without results.
+func missFinds(param string) providers.Generator {
+	return func(r *http.Request, fixture []byte, status int) ([]byte, int) {
+		if status == http.StatusOK && providers.IsSandboxMiss(r.URL.Query().Get(param)) {
+			return providers.EmptyAnswer(fixture), status
+		}
+		return fixture, status
+	}
+}
 
 // sandboxVerses reads bible-api's "C", "C:V", "C:V-W" or "C:V-C2:W".
 func sandboxVerses(nums string) (out [][2]int, ok bool) {

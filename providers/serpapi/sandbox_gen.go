@@ -1,7 +1,9 @@
 package serpapi
 
 import (
+	"io/fs"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 
@@ -50,6 +52,13 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		return fixture, status
 	}
 	q := r.URL.Query()
+	if providers.IsSandboxMiss(q.Get("q")) {
+		// The reserved miss answers as the engine answers a search without results.
+		if b, err := fs.ReadFile(sandboxFS, path.Join("sandbox", path.Base(q.Get("engine")), "empty.json")); err == nil {
+			return b, http.StatusOK
+		}
+		return providers.EmptyAnswer(fixture), http.StatusOK
+	}
 	params, _ := doc["search_parameters"].(map[string]any)
 	recorded, _ := params["q"].(string)
 	asked := q.Get("q")
