@@ -643,3 +643,21 @@ func TestSandboxReservedMisses(t *testing.T) {
 		}
 	}
 }
+
+// TestGuideExplainsTestMode: the guide names the fault header, every fault code and every
+// reserved miss.
+func TestGuideExplainsTestMode(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{})
+	r := e.Do(http.MethodGet, "/v1/guide", e.TestKey, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("guide: %d", r.Status)
+	}
+	g := string(r.Body)
+	want := []string{"## Test mode", gateway.SandboxFaultHeader, "separate test balance", "Nowhere", "sandbox-not-found", "9999999999"}
+	want = append(want, providers.SandboxFaultCodes()...)
+	for _, w := range want {
+		if !strings.Contains(g, w) {
+			t.Errorf("the guide does not mention %q", w)
+		}
+	}
+}

@@ -309,3 +309,22 @@ func SandboxOf(p *Provider) http.Handler {
 	}
 	return p.Sandbox
 }
+
+// SandboxMissExample is one reserved miss, for the guide.
+type SandboxMissExample struct {
+	Capabilities string
+	Value        string
+	Answer       string
+}
+
+// SandboxMisses lists the reserved misses of the families, as the guide and docs/test-mode.md show them.
+var SandboxMisses = []SandboxMissExample{
+	{"every search (web, news, academic, books, classics, repo, jspkg, pypkg, music, social, video, recipes, fitness, realestate, shopping, jobs, places, patents, legal, scripture)",
+		"a query containing `sandbox-not-found`", "200 without results, has_more false"},
+	{"weather.forecast, navigation.route, navigation.matrix", "the place `Nowhere`", "400 invalid_request at the place's field"},
+	{"jspkg.package, jspkg.downloads, pypkg.details, pypkg.versions", "the package (or version) `sandbox-not-found`", "400 invalid_request at /package (/version)"},
+	{"pypkg.downloads", "the package `sandbox-not-found`", "404 not_found"},
+	{"web.read (and the read action)", "a host containing `sandbox-not-found`, a single-label host, or one under .invalid, .test, .localhost, .local, .internal, .example", "400 invalid_request at /url: the host does not resolve"},
+	{"companies.financials", "the CIK `9999999999`", "400 invalid_request at /company/cik"},
+	{"legal.read", "the item `usrep999999`, the CELEX number `0SANDBOX-NOT-FOUND`, the case `999999`", "404 not_found"},
+}
