@@ -661,3 +661,53 @@ func TestGuideExplainsTestMode(t *testing.T) {
 		}
 	}
 }
+
+// volatile are record keys that carry the time of the call or the cache state, not the answer.
+var volatile = []string{"record_id", "fetched_at", "cache_hit"}
+
+func stableResults(r *gatewaytest.Response) string {
+	res, _ := r.JSON["results"].([]any)
+	for _, x := range res {
+		if m, ok := x.(map[string]any); ok {
+			for _, k := range volatile {
+				delete(m, k)
+			}
+		}
+	}
+	b, _ := json.Marshal(res)
+	return string(b)
+}
+
+// TestTestModeIsDeterministicAndReflectsTheQuery: the same body gives the same records, and a
+// search's records carry the asked query's words.
+func TestTestModeIsDeterministicAndReflectsTheQuery(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
+	for _, cp := range registry.Capabilities() {
+		t.Run(cp.ID, func(t *testing.T) {
+			for _, body := range validBodies(t, cp, 10) {
+				a := e.Do(http.MethodPost, "/v1/capabilities/"+cp.ID+"/execute", e.TestKey, body)
+				b := e.Do(http.MethodPost, "/v1/capabilities/"+cp.ID+"/execute", e.TestKey, body)
+				if a.Status != http.StatusOK || stableResults(a) != stableResults(b) {
+					t.Errorf("%v: two answers differ (%d):\n%s\n%s", body, a.Status, stableResults(a), stableResults(b))
+				}
+			}
+		})
+	}
+	searches := map[string]string{"web.search": "query", "news.search": "query", "academic.search": "query", "books.search": "query",
+		"classics.search": "query", "music.search": "query", "video.search": "query", "recipes.search": "query", "fitness.exercises": "query",
+		"social.search": "query", "shopping.search": "query", "jobs.search": "query", "places.search": "query", "patents.search": "query",
+		"realestate.search": "query", "repo.search": "query", "jspkg.search": "text"}
+	for id, field := range searches {
+		for _, q := range []string{"dune", "quantum computing", "Lisbon"} {
+			body := map[string]any{field: q}
+			if id == "social.search" {
+				body["platform"] = "platform_b"
+			}
+			r := e.Do(http.MethodPost, "/v1/capabilities/"+id+"/execute", e.TestKey, body)
+			word := strings.ToLower(strings.Fields(q)[0])
+			if !strings.Contains(strings.ToLower(stableResults(r)), word) {
+				t.Errorf("%s %q: no record mentions %q: %d %.300s", id, q, word, r.Status, r.Body)
+			}
+		}
+	}
+}

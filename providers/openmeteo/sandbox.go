@@ -3,9 +3,12 @@ package openmeteo
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/capgate/capgate/providers"
@@ -73,9 +76,9 @@ func generateAt(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	now := time.Now().UTC().Add(time.Duration(p.UTCOffset) * time.Second)
 	if cur, ok := doc["current"].(map[string]any); ok {
 		cur["time"] = now.Truncate(15 * time.Minute).Format("2006-01-02T15:04")
-		for k, v := range cur {
+		for _, k := range slices.Sorted(maps.Keys(cur)) {
 			if k != "time" && k != "interval" {
-				cur[k] = jitter(v, rnd.Float64())
+				cur[k] = bounded(k, jitter(cur[k], rnd.Float64()))
 			}
 		}
 	}
@@ -98,8 +101,8 @@ func generateForecast(r *http.Request, fixture []byte, status int) ([]byte, int)
 	}
 	rnd := providers.SandboxRand(r, 1)
 	today := time.Now().UTC().Add(time.Duration(p.UTCOffset) * time.Second)
-	for k, v := range daily {
-		arr, _ := v.([]any)
+	for _, k := range slices.Sorted(maps.Keys(daily)) {
+		arr, _ := daily[k].([]any)
 		if len(arr) == 0 {
 			continue
 		}
@@ -120,7 +123,7 @@ func generateForecast(r *http.Request, fixture []byte, status int) ([]byte, int)
 			case "weather_code":
 				next[i] = src
 			default:
-				next[i] = jitter(src, rnd.Float64())
+				next[i] = bounded(k, jitter(src, rnd.Float64()))
 			}
 		}
 		daily[k] = next
@@ -142,6 +145,14 @@ func numberOf(v any) (float64, error) {
 		return 0, fmt.Errorf("not a number")
 	}
 	return n.Float64()
+}
+
+// bounded keeps percentages (humidity, precipitation probability) at most 100.
+func bounded(key string, v any) any {
+	if n, ok := v.(int64); ok && n > 100 && (strings.Contains(key, "humidity") || strings.Contains(key, "probability")) {
+		return int64(100)
+	}
+	return v
 }
 
 // jitter varies a recorded number by up to ±20 %, keeping integers integral and nulls null.
