@@ -697,6 +697,32 @@ func TestTestModeIsDeterministicAndReflectsTheQuery(t *testing.T) {
 		"classics.search": "query", "music.search": "query", "video.search": "query", "recipes.search": "query", "fitness.exercises": "query",
 		"social.search": "query", "shopping.search": "query", "jobs.search": "query", "places.search": "query", "patents.search": "query",
 		"realestate.search": "query", "repo.search": "query", "jspkg.search": "text"}
+	in := func(days int) string { return time.Now().UTC().AddDate(0, 0, days).Format("2006-01-02") }
+	structured := []struct {
+		id   string
+		body map[string]any
+		want []string
+	}{
+		{"weather.forecast", map[string]any{"location": "Paris", "days": 4}, []string{"Paris", in(3)}},
+		{"weather.forecast", map[string]any{"location": "Quixote Springs"}, []string{"Quixote Springs"}},
+		{"navigation.route", map[string]any{"origin": "Lisbon", "destination": "Porto"}, []string{"Lisbon", "Porto"}},
+		{"flights.search", map[string]any{"origin": "LIS", "destination": "OPO", "departure_date": in(40)}, []string{"LIS", "OPO", in(40)}},
+		{"hotels.search", map[string]any{"destination": "Kyoto", "check_in": in(30), "check_out": in(33)}, []string{"Kyoto"}},
+		{"transit.routes", map[string]any{"origin": "Rua Augusta, Lisbon", "destination": "Avenida da Liberdade, Porto"}, []string{"Lisbon", "Porto"}},
+		{"jspkg.package", map[string]any{"package": "express"}, []string{"express"}},
+		{"jspkg.downloads", map[string]any{"package": "left-pad", "period": "2024-01-01:2024-01-31"}, []string{"left-pad", "2024-01-31"}},
+		{"pypkg.details", map[string]any{"package": "left-pad"}, []string{"left-pad"}},
+		{"web.read", map[string]any{"url": "https://go.dev/doc/effective_go"}, []string{"Effective Go", "go.dev"}},
+		{"companies.financials", map[string]any{"company": map[string]any{"cik": "789019"}}, []string{"789019"}},
+	}
+	for _, c := range structured {
+		r := e.Do(http.MethodPost, "/v1/capabilities/"+c.id+"/execute", e.TestKey, c.body)
+		for _, w := range c.want {
+			if !strings.Contains(stableResults(r)+fmt.Sprint(r.JSON["notes"]), w) {
+				t.Errorf("%s %v: the answer does not mention %q: %d %.400s", c.id, c.body, w, r.Status, r.Body)
+			}
+		}
+	}
 	for id, field := range searches {
 		for _, q := range []string{"dune", "quantum computing", "Lisbon"} {
 			body := map[string]any{field: q}

@@ -60,7 +60,7 @@ func RewriteTopic(doc any, recorded, asked string) {
 			if s != "" && strings.ToUpper(s[:1]) == s[:1] {
 				repl = TitleCase(p.to)
 			}
-			s = replaceWord(s, p.from, repl)
+			s = ReplaceWord(s, p.from, repl)
 		}
 		return s
 	})
@@ -106,8 +106,8 @@ func TopicSearch(param string, recorded ...string) Generator {
 	}
 }
 
-// replaceWord replaces the case-insensitive occurrences of old in s that stand as whole words.
-func replaceWord(s, old, repl string) string {
+// ReplaceWord replaces the case-insensitive occurrences of old in s that stand as whole words.
+func ReplaceWord(s, old, repl string) string {
 	lower, lold := strings.ToLower(s), strings.ToLower(old)
 	if old == "" || len(lower) != len(s) {
 		return s

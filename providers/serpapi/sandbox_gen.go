@@ -1,8 +1,10 @@
 package serpapi
 
 import (
+	"encoding/json"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -77,7 +79,69 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	}
 	if recorded != "" && asked != "" && !strings.EqualFold(strings.TrimSpace(asked), strings.TrimSpace(recorded)) {
 		providers.RewriteTopic(doc, recorded, asked)
+		if local, ok := localNames[recorded]; ok {
+			providers.RewriteTopic(doc, local, asked)
+			movePlaces(doc, recorded, asked)
+		}
 		params["q"] = asked
 	}
+	rewriteParams(doc, params, q)
 	return providers.JSONBytes(doc), http.StatusOK
+}
+
+// echoed are the request parameters whose recorded values the answers repeat (airports, dates,
+// places): a different asked value replaces the recorded one wherever it stands as a word.
+var echoed = []string{"departure_id", "arrival_id", "outbound_date", "return_date", "check_in_date", "check_out_date"}
+
+func rewriteParams(doc map[string]any, params map[string]any, q url.Values) {
+	for _, k := range echoed {
+		rec, _ := params[k].(string)
+		asked := q.Get(k)
+		if rec == "" || asked == "" || rec == asked || strings.Contains(asked, ",") {
+			continue
+		}
+		providers.RewriteStrings(doc, func(_, s string) string {
+			if strings.Contains(s, "://") {
+				return s
+			}
+			return providers.ReplaceWord(s, rec, asked)
+		})
+		params[k] = asked
+	}
+}
+
+// localNames are the local spellings of recorded place queries that the recorded answers use.
+var localNames = map[string]string{"Lisbon": "Lisboa"}
+
+// movePlaces shifts every gps_coordinates of an answer about the recorded place to the asked one.
+func movePlaces(doc map[string]any, recorded, asked string) {
+	from, ok1 := providers.PlaceNamed(recorded)
+	to, ok2 := providers.PlaceNamed(asked)
+	if !ok1 || !ok2 {
+		return
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if g, ok := x["gps_coordinates"].(map[string]any); ok {
+				if lat, ok := g["latitude"].(json.Number); ok {
+					f, _ := lat.Float64()
+					g["latitude"] = f - from.Lat + to.Lat
+				}
+				if lon, ok := g["longitude"].(json.Number); ok {
+					f, _ := lon.Float64()
+					g["longitude"] = f - from.Lon + to.Lon
+				}
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
 }
