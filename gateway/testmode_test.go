@@ -26,6 +26,9 @@ import (
 // bodiesPerCapability is how many distinct valid bodies each capability must answer.
 const bodiesPerCapability = 50
 
+// maxPages bounds more: a local result set of a few hundred records paged one by one ends within it.
+const maxPages = 400
+
 // unlimited admits every call: the property test makes thousands of calls in a minute.
 type unlimited struct{}
 
@@ -65,6 +68,7 @@ type bodyGen struct {
 	r        *rand.Rand
 	cap      string
 	i        int // the body's index: body 0 has only required fields, body 1 every field
+	k        int // enum values drawn so far
 	examples map[string][]any
 	dates    []string
 	patterns map[string]*regexp.Regexp
@@ -98,7 +102,9 @@ func (g *bodyGen) value(s map[string]any, key string) any {
 		return c
 	}
 	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
-		return e[(g.i+g.r.IntN(2))%len(e)]
+		// Cycle through the values across bodies and across the items of one array.
+		g.k++
+		return e[(g.i+g.k+g.r.IntN(2))%len(e)]
 	}
 	for _, k := range []string{"oneOf", "anyOf"} {
 		if bs, ok := s[k].([]any); ok && len(bs) > 0 {
@@ -136,7 +142,7 @@ func (g *bodyGen) value(s map[string]any, key string) any {
 	case "array":
 		items, _ := s["items"].(map[string]any)
 		lo, hi := intOf(s["minItems"], 0), intOf(s["maxItems"], 4)
-		hi = min(hi, lo+4)
+		hi = min(hi, lo+3)
 		n := lo + g.r.IntN(hi-lo+1)
 		var out []any
 		for tries := 0; len(out) < n && tries < 10*n+10; tries++ {
@@ -330,9 +336,17 @@ func validBodies(tb testing.TB, cp *providers.Capability, n int) []map[string]an
 	if err := json.Unmarshal([]byte(cp.Request), &doc); err != nil {
 		tb.Fatal(err)
 	}
+	// Every enum value must come up: drawing goes on past n while values are missing, keeping
+	// only the bodies that bring a missing one.
+	missing := map[string]bool{}
+	for path, values := range schemaEnums(doc) {
+		for _, v := range values {
+			missing[path+"="+fmt.Sprint(v)] = true
+		}
+	}
 	seen := map[string]bool{}
 	var out []map[string]any
-	for i := 0; len(out) < n && i < 200*n; i++ {
+	for i := 0; (len(out) < n || (n >= bodiesPerCapability && len(missing) > 0)) && i < 400*n; i++ {
 		g := &bodyGen{r: rand.New(rand.NewPCG(uint64(i), 18)), cap: cp.ID, i: i, examples: examples, dates: datePool(time.Now().UTC()), patterns: map[string]*regexp.Regexp{}}
 		body := g.object(doc)
 		enc, _ := json.Marshal(body)
@@ -346,12 +360,72 @@ func validBodies(tb testing.TB, cp *providers.Capability, n int) []map[string]an
 		if _, err := cp.Prepare(req, nil); err != nil {
 			continue
 		}
+		brings := false
+		for _, pv := range bodyValues(body) {
+			if missing[pv] {
+				brings = true
+				delete(missing, pv)
+			}
+		}
+		if len(out) >= n && !brings {
+			continue
+		}
 		seen[string(enc)] = true
 		out = append(out, body)
 	}
 	if len(out) < n {
 		tb.Fatalf("only %d valid bodies of %s could be drawn from its schema", len(out), cp.ID)
 	}
+	if n >= bodiesPerCapability {
+		for pv := range missing {
+			tb.Errorf("%s: no valid body could be drawn with %s", cp.ID, pv)
+		}
+	}
+	return out
+}
+
+// schemaEnums lists the enums of a schema's properties (nested objects and array items included)
+// by path.
+func schemaEnums(doc map[string]any) map[string][]any {
+	enums := map[string][]any{}
+	var walk func(path string, s map[string]any)
+	walk = func(path string, s map[string]any) {
+		if e, ok := s["enum"].([]any); ok {
+			enums[path] = e
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			walk(path+"[]", items)
+		}
+		props, _ := s["properties"].(map[string]any)
+		for k, v := range props {
+			if ps, ok := v.(map[string]any); ok {
+				walk(path+"/"+k, ps)
+			}
+		}
+	}
+	walk("", doc)
+	return enums
+}
+
+// bodyValues lists the path=value pairs of a body's leaves.
+func bodyValues(body map[string]any) []string {
+	var out []string
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				walk(path+"/"+k, c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(path+"[]", c)
+			}
+		default:
+			out = append(out, path+"="+fmt.Sprint(x))
+		}
+	}
+	walk("", body)
 	return out
 }
 
@@ -400,8 +474,8 @@ func checkTestModeBody(t *testing.T, e *gatewaytest.Env, key string, cp *provide
 	if slices.Contains(next, "more") {
 		more := r
 		for page := 0; more.JSON["has_more"] == true; page++ {
-			if page == 30 {
-				t.Errorf("%s: has_more still true after 30 pages", enc)
+			if page == maxPages {
+				t.Errorf("%s: has_more still true after %d pages", enc, maxPages)
 				break
 			}
 			more = e.Do(http.MethodPost, "/v1/follow-up", key, map[string]any{"search_id": sid, "action": "more"})
