@@ -811,3 +811,28 @@ func TestTestModeIsDeterministicAndReflectsTheQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxFaultOnFollowUps: the header works on follow-ups too (a record lookup, more), the
+// failed follow-up is refunded, and the same follow-up without the header then answers.
+func TestSandboxFaultOnFollowUps(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
+	tn, _, key := e.NewTenant("pro")
+	r := e.Do(http.MethodPost, "/v1/capabilities/books.search/execute", key, map[string]any{"query": "dune", "num": 2})
+	wantOK(t, r)
+	rec := r.JSON["results"].([]any)[0].(map[string]any)
+	before := used(t, e, tn, "test")
+	fault := map[string]string{gateway.SandboxFaultHeader: string(providers.FaultTimeout)}
+	d := e.DoHeaders(http.MethodPost, "/v1/follow-up", key, map[string]any{"record_id": rec["record_id"], "action": "details"}, fault)
+	wantError(t, d, http.StatusGatewayTimeout, "provider_timeout")
+	m := e.DoHeaders(http.MethodPost, "/v1/follow-up", key, map[string]any{"search_id": r.JSON["search_id"], "action": "more"},
+		map[string]string{gateway.SandboxFaultHeader: string(providers.FaultRateLimited)})
+	wantError(t, m, http.StatusTooManyRequests, "rate_limited")
+	if m.Header.Get("Retry-After") != "7" {
+		t.Errorf("more: Retry-After %q", m.Header.Get("Retry-After"))
+	}
+	if u := used(t, e, tn, "test"); u != before {
+		t.Fatalf("failed follow-ups moved the test balance from %d to %d", before, u)
+	}
+	wantOK(t, e.Do(http.MethodPost, "/v1/follow-up", key, map[string]any{"record_id": rec["record_id"], "action": "details"}))
+	wantOK(t, e.Do(http.MethodPost, "/v1/follow-up", key, map[string]any{"search_id": r.JSON["search_id"], "action": "more"}))
+}
