@@ -81,6 +81,7 @@ func GeneratedSandbox(recorded http.Handler, routes ...GeneratedRoute) http.Hand
 		rec := newRecorder()
 		recorded.ServeHTTP(rec, r.Clone(r.Context()))
 		for _, rt := range routes {
+			restoreBody(r, body)
 			if !routeMatches(rt.Method, rt.Path, rt.Match, r) {
 				continue
 			}
