@@ -39,7 +39,7 @@ var SandboxFaults = map[SandboxFault]string{
 	FaultError:       "the upstream fails (HTTP 503): 502 provider_error, retryable",
 	FaultRateLimited: "the upstream rate-limits the gateway (HTTP 429, Retry-After 7): 429 rate_limited with Retry-After",
 	FaultAllowance:   "the gateway's allowance at the upstream is used up (HTTP 429, Retry-After 3600): 503 provider_allowance",
-	FaultGarbage:     "the upstream answers 200 with a body that is not its documented format: 502 provider_error",
+	FaultGarbage:     "the upstream answers 200 with a body that is not its documented format: 502 provider_error (an adapter that reads any text as content, such as web.read's reader, takes it as live does)",
 	FaultBreakerOpen: "the upstream's breaker is open: 503 service_unavailable with Retry-After",
 }
 
