@@ -13,10 +13,13 @@ import (
 // The sandbox knows every package and version (issue 18) but the reserved miss sandbox-not-found
 // (as a package or a version): a package it has no recording of is one of the recorded packages
 // renamed (its document, its manifests), any version or tag asked for is the latest manifest
-// renamed, and download counts are drawn from the name and the day.
+// renamed, and download counts are drawn from the name and the day. Searches carry the asked
+// words.
 func init() {
 	providers.RegisterGenerators(RegistryID, providers.GeneratedRoute{Path: "/*", Generate: generatePackage,
 		Match: func(r *http.Request) bool { return !strings.HasPrefix(r.URL.Path, "/-/") }})
+	providers.RegisterGenerators(RegistryID, providers.GeneratedRoute{Path: "/-/v1/search",
+		Generate: providers.TopicSearch("text", "argument parser")})
 	providers.RegisterGenerators(DownloadsID, providers.GeneratedRoute{Path: "/downloads/*", Generate: generateDownloads})
 }
 
