@@ -3,6 +3,7 @@ package providers
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -204,4 +205,34 @@ func EmptyAnswer(fixture []byte) []byte {
 	}
 	walk(doc)
 	return JSONBytes(doc)
+}
+
+// LimitResults makes a generator honour the page size the request asks for (param: per_page,
+// limit, maxResults…): the answer's result list (its longest top-level list of objects) is cut to
+// that size, as the upstream cuts its page.
+func LimitResults(param string, gen Generator) Generator {
+	return func(r *http.Request, fixture []byte, status int) ([]byte, int) {
+		out, st := gen(r, fixture, status)
+		size, err := strconv.Atoi(r.URL.Query().Get(param))
+		if err != nil || size < 1 || st != http.StatusOK {
+			return out, st
+		}
+		doc, ok := decodeAny(out).(map[string]any)
+		if !ok {
+			return out, st
+		}
+		key, longest := "", 0
+		for k, v := range doc {
+			if arr, ok := v.([]any); ok && len(arr) > longest {
+				if _, obj := arr[0].(map[string]any); obj {
+					key, longest = k, len(arr)
+				}
+			}
+		}
+		if longest <= size {
+			return out, st
+		}
+		doc[key] = doc[key].([]any)[:size]
+		return JSONBytes(doc), st
+	}
 }

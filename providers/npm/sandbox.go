@@ -19,7 +19,7 @@ func init() {
 	providers.RegisterGenerators(RegistryID, providers.GeneratedRoute{Path: "/*", Generate: generatePackage,
 		Match: func(r *http.Request) bool { return !strings.HasPrefix(r.URL.Path, "/-/") }})
 	providers.RegisterGenerators(RegistryID, providers.GeneratedRoute{Path: "/-/v1/search",
-		Generate: providers.TopicSearch("text", "argument parser")})
+		Generate: providers.LimitResults("size", providers.TopicSearch("text", "argument parser"))})
 	providers.RegisterGenerators(DownloadsID, providers.GeneratedRoute{Path: "/downloads/*", Generate: generateDownloads})
 }
 

@@ -9,12 +9,12 @@ import (
 	"github.com/capgate/capgate/providers"
 )
 
-// The sandbox's searches carry the asked query's words, and every video has a transcript (issue
-// 18): a video without a recorded transcript gets one of the recorded transcripts (chosen by its
-// id), so the transcript action answers on every sandbox record.
+// The sandbox's searches carry the asked query's words and page size, and every video has a
+// transcript (issue 18): a video without a recorded transcript gets one of the recorded transcripts
+// (chosen by its id), so the transcript action answers on every sandbox record.
 func init() {
 	providers.RegisterGenerators(youtubeID, providers.GeneratedRoute{Path: "/youtube/v3/search",
-		Generate: providers.TopicSearch("q", "how to surf", "go concurrency patterns")})
+		Generate: providers.LimitResults("maxResults", providers.TopicSearch("q", "how to surf", "go concurrency patterns"))})
 	providers.RegisterGenerators(transcriptsID, providers.GeneratedRoute{Path: "/v1/transcript", Generate: generateTranscript})
 }
 
