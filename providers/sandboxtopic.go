@@ -10,7 +10,9 @@ import (
 
 // questionWords are dropped from a recorded query to find its topic ("how tall is the eiffel
 // tower" is about "eiffel tower").
-var questionWords = map[string]bool{"how": true, "tall": true, "is": true, "the": true, "what": true, "a": true, "of": true, "in": true, "to": true}
+var questionWords = map[string]bool{
+	"how": true, "tall": true, "is": true, "the": true, "what": true, "a": true, "of": true, "in": true, "to": true,
+}
 
 // topicOf is a query without operators (site:, a ticker's exchange) and question words.
 func topicOf(q string) string {
@@ -53,7 +55,8 @@ func RewriteTopic(doc any, recorded, asked string) {
 		}
 	}
 	RewriteStrings(doc, func(key, s string) string {
-		if strings.HasPrefix(s, "http") || strings.Contains(s, "://") || key == "q" || strings.HasSuffix(key, "_token") || strings.HasSuffix(key, "_id") {
+		if strings.HasPrefix(s, "http") || strings.Contains(s, "://") || key == "q" ||
+			strings.HasSuffix(key, "_token") || strings.HasSuffix(key, "_id") {
 			return s
 		}
 		for _, p := range pairs {
