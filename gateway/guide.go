@@ -29,7 +29,7 @@ plus sharpen (a second-opinion review of a draft answer by another model vendor)
    ` + "`next.example`" + ` in every execute response is a follow-up body that is valid right now.
 
 Authenticate every call with ` + "`Authorization: Bearer cap_live_…`" + `. A ` + "`cap_test_…`" + ` key runs the same API against a
-sandbox of recorded provider answers and counts against a separate test balance.
+sandbox of provider answers and counts against a separate test balance (see Test mode below).
 
 ## Credits
 Every execute and follow-up response carries ` + "`charged_credits`" + ` and ` + "`balance {used, cap, period_end}`" + `.
@@ -47,6 +47,7 @@ Retry only when ` + "`retryable`" + ` is true, after ` + "`Retry-After`" + ` sec
 	for _, c := range providers.Codes() {
 		fmt.Fprintf(&b, "| %s | %d | %s |\n", c, c.Status(), codeMeaning[c])
 	}
+	writeTestMode(&b)
 	b.WriteString("\n## Capabilities\n")
 	topic := ""
 	for _, cp := range caps {
@@ -92,6 +93,44 @@ var codeMeaning = map[providers.Code]string{
 	providers.CodeProviderAllowance:     "the upstream allowance of this deployment is used up",
 	providers.CodeNotFound:              "no such route or resource",
 	providers.CodeInternal:              "an internal failure; it was logged with the request id",
+}
+
+// writeTestMode is the guide's section on test keys: what is synthetic, the reserved misses and
+// the fault header.
+func writeTestMode(b *strings.Builder) {
+	b.WriteString(`
+## Test mode
+A ` + "`cap_test_…`" + ` key runs every capability against a sandbox at the upstream transport: the same validation,
+rules, adapters, paging, sessions, follow-ups and error envelope as live, with a separate test balance (test calls
+never touch the live balance). Any body that passes the schema and the rules answers 200 with records made from
+your request: the query's words in titles, the requested place, package, dates, units, counts and paging. The same
+body always gives the same answer. Recorded provider answers are the base material (the examples answer them
+as recorded); everything else is synthetic: do not read facts, prices or texts from test mode. Every follow-up a
+test answer offers works: ` + "`more`" + ` until has_more is false, ` + "`update`" + `, and every record action (the read
+action of a search result reads any public-looking URL).
+
+Reserved values answer exactly as live mode answers a miss:
+
+| capabilities | value | answer |
+|---|---|---|
+`)
+	for _, m := range providers.SandboxMisses {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", m.Capabilities, m.Value, m.Answer)
+	}
+	b.WriteString(`
+Rehearse failures with the header ` + "`" + SandboxFaultHeader + `: <code>` + "`" + ` on an execute or follow-up with a test
+key: the sandbox upstream fails that way and the gateway answers exactly what live mode answers to it (status,
+code, Retry-After, the reservation refunded, so the test balance does not move). The header is refused with a
+live key (` + "`400 invalid_request`" + `), as is an unknown code. Each tenant has its own sandbox breakers: after repeated
+failures (provider_error, provider_timeout) the provider's sandbox breaker opens and your test calls to it answer
+` + "`503 service_unavailable`" + ` with Retry-After until it closes; live breakers and other tenants are never affected.
+
+| code | what the upstream does, and what you get |
+|---|---|
+`)
+	for _, c := range providers.SandboxFaultCodes() {
+		fmt.Fprintf(b, "| %s | %s |\n", c, providers.SandboxFaults[providers.SandboxFault(c)])
+	}
 }
 
 // guide answers GET /v1/guide.

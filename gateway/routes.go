@@ -19,14 +19,15 @@ func (s *Server) routes() {
 	v1.Get("/openapi.json", s.openapi)
 
 	// Authentication and the plan's rate limit are attached per route, so an unknown path
-	// answers not_found, not unauthorized.
-	auth, limit := s.authenticate, s.limitRate
+	// answers not_found, not unauthorized. Test keys reach their own sandbox and may rehearse
+	// failures (sandboxfault.go).
+	auth, limit, sandbox := s.authenticate, s.limitRate, s.sandboxFault
 	v1.Get("/account", auth, limit, s.account)
 	v1.Get("/catalog", auth, limit, s.catalog)
 	v1.Get("/guide", auth, limit, s.guide)
 	v1.Get("/capabilities/:id", auth, limit, s.inspect)
-	v1.Post("/capabilities/:id/execute", auth, limit, s.idempotent, s.execute)
-	v1.Post("/follow-up", auth, limit, s.idempotent, s.followUp)
+	v1.Post("/capabilities/:id/execute", auth, limit, sandbox, s.idempotent, s.execute)
+	v1.Post("/follow-up", auth, limit, sandbox, s.idempotent, s.followUp)
 	v1.Post("/sharpen", auth, limit, s.idempotent, s.sharpen)
 
 	v1.Get("/projects/status", auth, limit, s.projectsRead(s.projectsStatus))

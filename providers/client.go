@@ -106,6 +106,8 @@ type Client struct {
 	limits   map[string][]pacedLimit
 	pacer    Pacer
 	sandbox  map[string]*http.Client
+	// testBreakers are test mode's own breakers, per tenant (sandboxfault.go).
+	testBreakers sandboxBreakers
 
 	mCalls   *prometheus.CounterVec
 	mLatency *prometheus.HistogramVec
@@ -193,7 +195,7 @@ func NewClient(provs []*Provider, opts ClientOptions) *Client {
 		c.mBreaker.WithLabelValues(id).Set(0)
 		c.limits[id] = limitsOf(p)
 		if p.Sandbox != nil {
-			c.sandbox[id] = &http.Client{Transport: handlerTransport{p.Sandbox}}
+			c.sandbox[id] = &http.Client{Transport: handlerTransport{SandboxOf(p)}}
 		}
 	}
 	return c
@@ -410,7 +412,7 @@ func (u *Upstream) Do(req *http.Request) (*Response, error) {
 		u.p.Authorize(req, u.Key)
 	}
 	if u.mode == ModeTest {
-		return u.send(u.c.sandbox[id], req)
+		return u.sandboxDo(req)
 	}
 	if len(u.c.limits[id]) > 0 {
 		if err := u.c.pace(ctx, u); err != nil {
@@ -599,6 +601,11 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 type handlerTransport struct{ h http.Handler }
 
 func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if f := sandboxScopeOf(req.Context()).fault; f == FaultTimeout {
+		return nil, sandboxTimeout{}
+	} else if res := faultResponse(f, req); res != nil {
+		return res, nil
+	}
 	rec := newRecorder()
 	t.h.ServeHTTP(rec, req)
 	return rec.result(req), nil

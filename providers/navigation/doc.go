@@ -142,8 +142,8 @@
 //   - Nominatim: the jsonv2 entry shape is a recorded answer quoted in a geocoder library's tests;
 //     the error body shape is Nominatim's server code (nominatim_api/server/asgi_adaptor.py).
 //   - Sandbox fixtures (sandbox/) follow these shapes field for field, but their values (routes,
-//     steps, durations, place ids) are realistic, not recordings. The sandbox knows the places
-//     Berlin, Potsdam, Leipzig, Hamburg and Helgoland (any other name answers [] and is refused
-//     with a hint), and its matrices are 3×3 (requests with more distinct origins or
-//     destinations get a provider_error in test mode).
+//     steps, durations, place ids) are realistic, not recordings. They answer the examples'
+//     places (Berlin, Potsdam, Leipzig, Hamburg, Helgoland); sandbox.go generates the answer for
+//     any other place and any number of points from them (docs/test-mode.md), and the reserved
+//     place Nowhere answers [] as Nominatim answers a miss.
 package navigation

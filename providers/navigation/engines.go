@@ -259,6 +259,11 @@ func orsFailure(err error, paths pointPaths) (string, error) {
 	if !ok || e.UpstreamStatus == 0 {
 		return "", err
 	}
+	if e.UpstreamStatus == http.StatusTooManyRequests && e.RetryAfter > orsMinuteWindow {
+		// A 429 that asks for more than the per-minute window is an allowance used up, whatever
+		// the status says: the client's provider_allowance mapping (with its Retry-After) stands.
+		return "", err
+	}
 	if e.UpstreamStatus == http.StatusTooManyRequests {
 		// ORS answers its per-minute limit (40 directions a minute on the standard plan, a sliding
 		// window) with 429 and its daily quota with 403; a 429 is over within the window.

@@ -345,7 +345,7 @@ func TestDownloadsExamples(t *testing.T) {
 		})
 	}
 	t.Run("sandbox unknown package", func(t *testing.T) {
-		_, err := providertest.Execute(t, newClient(t, nil, nil), Downloads, providers.ModeTest, `{"package":"not-in-the-sandbox"}`)
+		_, err := providertest.Execute(t, newClient(t, nil, nil), Downloads, providers.ModeTest, `{"package":"sandbox-not-found"}`)
 		wantViolation(t, err, "/package")
 	})
 	t.Run("sandbox golden", func(t *testing.T) {

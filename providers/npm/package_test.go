@@ -340,9 +340,9 @@ func TestPackageExamples(t *testing.T) {
 	}
 	t.Run("sandbox refusals", func(t *testing.T) {
 		client := newClient(t, nil, nil)
-		_, err := providertest.Execute(t, client, Package, providers.ModeTest, `{"package":"yargs","version":"99.0.0"}`)
+		_, err := providertest.Execute(t, client, Package, providers.ModeTest, `{"package":"yargs","version":"sandbox-not-found"}`)
 		wantViolation(t, err, "/version")
-		_, err = providertest.Execute(t, client, Package, providers.ModeTest, `{"package":"not-in-the-sandbox"}`)
+		_, err = providertest.Execute(t, client, Package, providers.ModeTest, `{"package":"sandbox-not-found"}`)
 		wantViolation(t, err, "/package")
 	})
 	t.Run("sandbox golden", func(t *testing.T) {

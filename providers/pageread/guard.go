@@ -324,10 +324,7 @@ func (g *guard) lookup(ctx context.Context, mode providers.Mode, host string) ([
 		return []netip.Addr{a}, nil
 	}
 	if mode == providers.ModeTest {
-		if addrs, ok := sandboxHosts[host]; ok {
-			return addrs, nil
-		}
-		return nil, &net.DNSError{Err: "no such host in the sandbox", Name: host, IsNotFound: true}
+		return sandboxLookup(host)
 	}
 	r := g.resolver
 	if r == nil {
@@ -373,11 +370,8 @@ func resolveError(ctx context.Context, host string, err error, mode providers.Mo
 	}
 	var de *net.DNSError
 	if errors.As(err, &de) && de.IsNotFound {
-		e := providers.InvalidField("/url", fmt.Sprintf("the URL's host %s does not resolve", host))
-		if mode == providers.ModeTest {
-			e.Hint = "The sandbox knows only the hosts of this capability's examples (example.com and en.wikipedia.org)."
-		}
-		return e
+		// Test mode answers its reserved misses exactly as live mode answers a name that does not resolve.
+		return providers.InvalidField("/url", fmt.Sprintf("the URL's host %s does not resolve", host))
 	}
 	if ctx.Err() != nil || isTimeout(err) {
 		return &providers.Error{Code: providers.CodeProviderTimeout, Message: fmt.Sprintf("resolving %s did not finish in time", host), Cause: err}

@@ -413,8 +413,16 @@ func TestCheckNormalizes(t *testing.T) {
 	if _, msg := g.check("http://%zz/"); msg == "" {
 		t.Error("an unparsable URL was allowed")
 	}
-	// The sandbox lookup never resolves names it does not know.
-	if _, err := g.lookup(context.Background(), providers.ModeTest, "www.example.org"); err == nil {
-		t.Error("the sandbox resolved an unknown host")
+	// The sandbox lookup never performs DNS: public-looking names get a public address derived
+	// from the name, the reserved misses and special-use names none.
+	a1, err1 := g.lookup(context.Background(), providers.ModeTest, "www.example.org")
+	a2, err2 := g.lookup(context.Background(), providers.ModeTest, "www.example.org")
+	if err1 != nil || err2 != nil || len(a1) != 1 || a1[0] != a2[0] || !publicAddr(a1[0]) {
+		t.Errorf("the sandbox gave www.example.org %v (%v), want one stable public address", a1, err1)
+	}
+	for _, h := range []string{"sandbox-not-found.com", "intranet", "printer.local", "x.invalid", "db.internal"} {
+		if _, err := g.lookup(context.Background(), providers.ModeTest, h); err == nil {
+			t.Errorf("the sandbox resolved %s", h)
+		}
 	}
 }

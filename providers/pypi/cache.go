@@ -147,23 +147,43 @@ func roundWait(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// downloadCaches holds one cache per mode, so sandbox (test key) lookups never fill or read the
-// live cache.
-type downloadCaches struct{ live, test *downloadCache }
-
-func newDownloadCaches(now func() time.Time) *downloadCaches {
-	return &downloadCaches{live: newDownloadCache(now), test: newDownloadCache(now)}
+// downloadCaches holds the live cache and one test cache per tenant, so sandbox (test key)
+// lookups never fill or read the live cache, and a tenant rehearsing a 429 (Capgate-Sandbox-Fault)
+// pauses only its own sandbox lookups.
+type downloadCaches struct {
+	now  func() time.Time
+	live *downloadCache
+	mu   sync.Mutex
+	test map[string]*downloadCache
 }
 
-// processCaches is the process's cache pair; tests swap in a fresh pair with their own clock.
+func newDownloadCaches(now func() time.Time) *downloadCaches {
+	return &downloadCaches{now: now, live: newDownloadCache(now), test: map[string]*downloadCache{}}
+}
+
+func (cs *downloadCaches) testFor(tenant string) *downloadCache {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	c, ok := cs.test[tenant]
+	if !ok {
+		if len(cs.test) >= 10000 {
+			cs.test = map[string]*downloadCache{} // bounded; a sandbox cache is cheap to refill
+		}
+		c = newDownloadCache(cs.now)
+		cs.test[tenant] = c
+	}
+	return c
+}
+
+// processCaches is the process's caches; tests swap in fresh ones with their own clock.
 var processCaches atomic.Pointer[downloadCaches]
 
 func init() { processCaches.Store(newDownloadCaches(time.Now)) }
 
-func cacheFor(mode providers.Mode) *downloadCache {
+func cacheFor(mode providers.Mode, tenant string) *downloadCache {
 	cs := processCaches.Load()
 	if mode == providers.ModeTest {
-		return cs.test
+		return cs.testFor(tenant)
 	}
 	return cs.live
 }

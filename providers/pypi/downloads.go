@@ -73,7 +73,7 @@ func executeDownloads(ctx context.Context, call *providers.Call) (*providers.Pag
 	if kind != "overall" {
 		kind = "recent"
 	}
-	c := cacheFor(call.Mode)
+	c := cacheFor(call.Mode, call.Tenant)
 	key := kind + " " + name
 	if e, ok := c.get(key); ok {
 		return downloadsPage(name, kind, e, true), nil

@@ -185,7 +185,7 @@ func TestDownloadsFailuresFreeTheirSlot(t *testing.T) {
 			t.Fatalf("error = %v", err)
 		}
 	}
-	c := cacheFor(providers.ModeLive)
+	c := cacheFor(providers.ModeLive, "")
 	c.mu.Lock()
 	n, p := len(c.entries), len(c.pending)
 	c.mu.Unlock()

@@ -396,12 +396,12 @@ func TestSandboxGolden(t *testing.T) {
 	t.Run("unknown project", func(t *testing.T) {
 		client := providertest.Client(t, Providers(), nil, nil)
 		for _, c := range []*providers.Capability{Details, Versions} {
-			_, err := execute(t, client, c, providers.ModeTest, `{"package":"no-such-project"}`)
+			_, err := execute(t, client, c, providers.ModeTest, `{"package":"sandbox-not-found"}`)
 			if !reflect.DeepEqual(violationPaths(err), []string{"/package"}) {
 				t.Errorf("%s: error = %v", c.ID, err)
 			}
 		}
-		_, err := execute(t, client, Downloads, providers.ModeTest, `{"package":"no-such-project"}`)
+		_, err := execute(t, client, Downloads, providers.ModeTest, `{"package":"sandbox-not-found"}`)
 		if providertest.ErrorCode(err) != providers.CodeNotFound {
 			t.Errorf("downloads: error = %v", err)
 		}

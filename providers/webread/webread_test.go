@@ -253,18 +253,25 @@ func TestSandbox(t *testing.T) {
 			t.Errorf("notes = %v", page.Notes)
 		}
 	})
-	t.Run("unknown host", func(t *testing.T) {
-		_, err := providertest.Execute(t, client, WebRead, providers.ModeTest, `{"url":"https://www.example.org/"}`)
+	t.Run("reserved miss", func(t *testing.T) {
+		_, err := providertest.Execute(t, client, WebRead, providers.ModeTest, `{"url":"https://sandbox-not-found.com/"}`)
 		e := wantError(t, err, providers.CodeInvalidRequest, "/url")
-		if !strings.Contains(e.Hint, "sandbox") {
-			t.Errorf("hint = %q", e.Hint)
+		if e.Hint != "" || e.Message != "the URL's host sandbox-not-found.com does not resolve" {
+			t.Errorf("the reserved miss answers %q (hint %q), not as live", e.Message, e.Hint)
 		}
 	})
-	t.Run("known host, unrecorded page", func(t *testing.T) {
-		_, err := providertest.Execute(t, client, WebRead, providers.ModeTest, `{"url":"https://example.com/other"}`)
-		e := wantError(t, err, providers.CodeInvalidRequest)
-		if !strings.Contains(e.Hint, "example") {
-			t.Errorf("hint = %q", e.Hint)
+	t.Run("any public page", func(t *testing.T) {
+		for _, u := range []string{"https://go.dev/doc/effective_go", "https://example.com/other", "https://www.reuters.com/markets/a-story-2024-10-01/?x=1"} {
+			body := `{"url":"` + u + `"}`
+			page, err := providertest.Execute(t, client, WebRead, providers.ModeTest, body)
+			if err != nil {
+				t.Fatalf("%s: %v", u, err)
+			}
+			again, _ := providertest.Execute(t, client, WebRead, providers.ModeTest, body)
+			if len(page.Records) != 1 || page.Records[0].URL != u || page.Records[0].Title == "" ||
+				!reflect.DeepEqual(providertest.RecordsJSON(page), providertest.RecordsJSON(again)) {
+				t.Errorf("%s: %+v", u, page.Records)
+			}
 		}
 	})
 }
