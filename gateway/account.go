@@ -9,13 +9,6 @@ import (
 	"github.com/capgate/capgate/providers"
 )
 
-// balanceJSON is the spec's Balance.
-type balanceJSON struct {
-	Used      int64      `json:"used"`
-	Cap       int64      `json:"cap"`
-	PeriodEnd *time.Time `json:"period_end"`
-}
-
 func (s *Server) balance(ctx context.Context, p *Principal) (balanceJSON, error) {
 	b, err := s.store.Balance(ctx, p.Tenant, p.Plan, p.Key.Mode)
 	if err != nil {

@@ -14,14 +14,6 @@ import (
 // Projects are durable research folders (DESIGN.md section 7). Their routes answer with their own
 // envelope: {status: ok|error, commit_status: committed|replayed|not_committed, request_id, data|error}.
 
-type projectsEnvelope struct {
-	Status       string          `json:"status"`
-	CommitStatus string          `json:"commit_status"`
-	RequestID    string          `json:"request_id"`
-	Data         json.RawMessage `json:"data,omitempty"`
-	Error        *errorBody      `json:"error,omitempty"`
-}
-
 const (
 	committed    = "committed"
 	replayed     = "replayed"
@@ -206,11 +198,6 @@ func (s *Server) createProject(c *fiber.Ctx, p *Principal, body providers.Reques
 		return 0, nil, projectStoreError(err, "project")
 	}
 	return 201, pr, nil
-}
-
-type itemJSON struct {
-	tenants.ProjectItem
-	Record json.RawMessage `json:"record,omitempty"`
 }
 
 func itemsJSON(items []tenants.ProjectItem) []itemJSON {
