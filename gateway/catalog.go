@@ -49,11 +49,7 @@ func (s *Server) sharpenObject(c *fiber.Ctx, p *Principal) (catalogSharpen, erro
 // catalog answers GET /v1/catalog.
 func (s *Server) catalog(c *fiber.Ctx) error {
 	p := principalOf(c)
-	out := struct {
-		Capabilities []catalogCapability `json:"capabilities"`
-		Sharpen      catalogSharpen      `json:"sharpen"`
-		Instructions string              `json:"instructions"`
-	}{Capabilities: make([]catalogCapability, 0, len(s.order)), Instructions: catalogInstructions}
+	out := catalogResponse{Capabilities: make([]catalogCapability, 0, len(s.order)), Instructions: catalogInstructions}
 	for _, cp := range s.order {
 		ok, why := s.available(cp, p.Mode())
 		out.Capabilities = append(out.Capabilities, catalogCapability{
