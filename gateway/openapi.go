@@ -154,10 +154,16 @@ var statusMeaning = map[int]string{
 
 // Error statuses per kind of operation.
 var (
-	readErrors    = []int{401, 429, 500, 503}
-	billedErrors  = []int{400, 401, 402, 403, 409, 413, 429, 500, 502, 503, 504}
-	projectsReads = []int{400, 401, 403, 404, 429, 500, 503}
-	projectsWrite = []int{400, 401, 403, 404, 409, 413, 429, 500, 503}
+	readErrors   = []int{401, 429, 500, 503}
+	billedErrors = []int{400, 401, 402, 403, 409, 413, 429, 500, 502, 503, 504}
+	// Projects: 400 a bad limit or offset, a missing durable request id or an invalid body; 403 not
+	// in the plan or a quota used up; 404 an unknown project, item or record; 409 a request id
+	// reused with another body; 410 a record whose search expired.
+	pagedReadErrors = []int{400, 401, 429, 500, 503}
+	projectErrors   = []int{400, 401, 404, 429, 500, 503}
+	createErrors    = []int{400, 401, 403, 409, 413, 429, 500, 503}
+	addItemErrors   = []int{400, 401, 403, 404, 409, 410, 413, 429, 500, 503}
+	deleteErrors    = []int{400, 401, 404, 409, 429, 500, 503}
 )
 
 func header(desc string, schema map[string]any, required bool) map[string]any {
@@ -330,23 +336,23 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		"/readyz": {"get": {id: OpGetReady, summary: "Readiness: database reachable, migrations current, dependencies up", tags: []string{"Operations"}, public: true,
 			ok: ref("ReadyResponse"), errors: []int{500, 503}}},
 		"/v1/projects/status": {"get": {id: OpGetProjectsStatus, summary: "Projects access and quota for the plan", tags: []string{"Projects"},
-			ok: ref("ProjectsStatusEnvelope"), errors: projectsReads, projects: true}},
+			ok: ref("ProjectsStatusEnvelope"), errors: readErrors, projects: true}},
 		"/v1/projects": {
 			"get": {id: OpListProjects, summary: "List projects, newest first", tags: []string{"Projects"}, params: pageParams3,
-				ok: ref("ProjectListEnvelope"), errors: projectsReads, projects: true},
+				ok: ref("ProjectListEnvelope"), errors: pagedReadErrors, projects: true},
 			"post": {id: OpCreateProject, summary: "Create a project (durable request id required: Idempotency-Key or request_id)", tags: []string{"Projects"},
-				body: ref("ProjectCreate"), okStatus: 201, ok: ref("ProjectEnvelope"), errors: projectsWrite, idempotent: true, projects: true},
+				body: ref("ProjectCreate"), okStatus: 201, ok: ref("ProjectEnvelope"), errors: createErrors, idempotent: true, projects: true},
 		},
 		"/v1/projects/{project_id}": {
 			"get": {id: OpGetProject, summary: "A project with a page of its items", tags: []string{"Projects"}, params: append([]any{projectID}, pageParams3...),
-				ok: ref("ProjectDetailEnvelope"), errors: projectsReads, projects: true},
+				ok: ref("ProjectDetailEnvelope"), errors: projectErrors, projects: true},
 			"delete": {id: OpDeleteProject, summary: "Delete a project and its items (durable request id required)", tags: []string{"Projects"}, params: []any{projectID},
-				ok: ref("ProjectDeletedEnvelope"), errors: projectsWrite, idempotent: true, projects: true},
+				ok: ref("ProjectDeletedEnvelope"), errors: deleteErrors, idempotent: true, projects: true},
 		},
 		"/v1/projects/{project_id}/items": {"post": {id: OpAddProjectItem, summary: "Save a record snapshot or a note (durable request id required)", tags: []string{"Projects"},
-			params: []any{projectID}, body: ref("ProjectItemCreate"), okStatus: 201, ok: ref("ProjectItemEnvelope"), errors: projectsWrite, idempotent: true, projects: true}},
+			params: []any{projectID}, body: ref("ProjectItemCreate"), okStatus: 201, ok: ref("ProjectItemEnvelope"), errors: addItemErrors, idempotent: true, projects: true}},
 		"/v1/projects/{project_id}/items/{item_id}": {"delete": {id: OpDeleteProjectItem, summary: "Delete an item (durable request id required)", tags: []string{"Projects"},
-			params: []any{projectID, pathParam("item_id", "the item's id")}, ok: ref("ItemDeletedEnvelope"), errors: projectsWrite, idempotent: true, projects: true}},
+			params: []any{projectID, pathParam("item_id", "the item's id")}, ok: ref("ItemDeletedEnvelope"), errors: deleteErrors, idempotent: true, projects: true}},
 	}
 	topics := map[string]bool{}
 	for _, cp := range caps {

@@ -9,4 +9,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 dir=${1:-e2e/client}
 mkdir -p "$dir"
 go run ./e2e/client/openapidoc "$dir/openapi.json"
-go tool oapi-codegen -package client -generate types,client -o "$dir/client.gen.go" "$dir/openapi.json"
+go tool oapi-codegen -config e2e/client/oapi-codegen.yaml -o "$dir/client.gen.go" "$dir/openapi.json"

@@ -37,13 +37,13 @@ func (e AccountCreditsMode) Valid() bool {
 
 // Defines values for AccountResponseCadence.
 const (
-	Monthly AccountResponseCadence = "monthly"
+	AccountResponseCadenceMonthly AccountResponseCadence = "monthly"
 )
 
 // Valid indicates whether the value is a known member of the AccountResponseCadence enum.
 func (e AccountResponseCadence) Valid() bool {
 	switch e {
-	case Monthly:
+	case AccountResponseCadenceMonthly:
 		return true
 	default:
 		return false
@@ -124,13 +124,13 @@ func (e AccountResponseSharpenStage) Valid() bool {
 
 // Defines values for CapabilityExecuteMethod.
 const (
-	POST CapabilityExecuteMethod = "POST"
+	CapabilityExecuteMethodPOST CapabilityExecuteMethod = "POST"
 )
 
 // Valid indicates whether the value is a known member of the CapabilityExecuteMethod enum.
 func (e CapabilityExecuteMethod) Valid() bool {
 	switch e {
-	case POST:
+	case CapabilityExecuteMethodPOST:
 		return true
 	default:
 		return false
@@ -190,64 +190,64 @@ func (e CatalogSharpenTier) Valid() bool {
 
 // Defines values for ErrorBodyCode.
 const (
-	CapabilityDisabled    ErrorBodyCode = "capability_disabled"
-	CapabilityUnavailable ErrorBodyCode = "capability_unavailable"
-	CapabilityUnknown     ErrorBodyCode = "capability_unknown"
-	CreditsExhausted      ErrorBodyCode = "credits_exhausted"
-	InternalError         ErrorBodyCode = "internal_error"
-	InvalidRequest        ErrorBodyCode = "invalid_request"
-	MediaStale            ErrorBodyCode = "media_stale"
-	NotFound              ErrorBodyCode = "not_found"
-	ProviderAllowance     ErrorBodyCode = "provider_allowance"
-	ProviderError         ErrorBodyCode = "provider_error"
-	ProviderTimeout       ErrorBodyCode = "provider_timeout"
-	RateLimited           ErrorBodyCode = "rate_limited"
-	RecordUnknown         ErrorBodyCode = "record_unknown"
-	ServiceUnavailable    ErrorBodyCode = "service_unavailable"
-	SessionExpired        ErrorBodyCode = "session_expired"
-	SharpenNoReviewer     ErrorBodyCode = "sharpen_no_reviewer"
-	Unauthorized          ErrorBodyCode = "unauthorized"
-	WorkoutUnavailable    ErrorBodyCode = "workout_unavailable"
+	ErrorBodyCodeCapabilityDisabled    ErrorBodyCode = "capability_disabled"
+	ErrorBodyCodeCapabilityUnavailable ErrorBodyCode = "capability_unavailable"
+	ErrorBodyCodeCapabilityUnknown     ErrorBodyCode = "capability_unknown"
+	ErrorBodyCodeCreditsExhausted      ErrorBodyCode = "credits_exhausted"
+	ErrorBodyCodeInternalError         ErrorBodyCode = "internal_error"
+	ErrorBodyCodeInvalidRequest        ErrorBodyCode = "invalid_request"
+	ErrorBodyCodeMediaStale            ErrorBodyCode = "media_stale"
+	ErrorBodyCodeNotFound              ErrorBodyCode = "not_found"
+	ErrorBodyCodeProviderAllowance     ErrorBodyCode = "provider_allowance"
+	ErrorBodyCodeProviderError         ErrorBodyCode = "provider_error"
+	ErrorBodyCodeProviderTimeout       ErrorBodyCode = "provider_timeout"
+	ErrorBodyCodeRateLimited           ErrorBodyCode = "rate_limited"
+	ErrorBodyCodeRecordUnknown         ErrorBodyCode = "record_unknown"
+	ErrorBodyCodeServiceUnavailable    ErrorBodyCode = "service_unavailable"
+	ErrorBodyCodeSessionExpired        ErrorBodyCode = "session_expired"
+	ErrorBodyCodeSharpenNoReviewer     ErrorBodyCode = "sharpen_no_reviewer"
+	ErrorBodyCodeUnauthorized          ErrorBodyCode = "unauthorized"
+	ErrorBodyCodeWorkoutUnavailable    ErrorBodyCode = "workout_unavailable"
 )
 
 // Valid indicates whether the value is a known member of the ErrorBodyCode enum.
 func (e ErrorBodyCode) Valid() bool {
 	switch e {
-	case CapabilityDisabled:
+	case ErrorBodyCodeCapabilityDisabled:
 		return true
-	case CapabilityUnavailable:
+	case ErrorBodyCodeCapabilityUnavailable:
 		return true
-	case CapabilityUnknown:
+	case ErrorBodyCodeCapabilityUnknown:
 		return true
-	case CreditsExhausted:
+	case ErrorBodyCodeCreditsExhausted:
 		return true
-	case InternalError:
+	case ErrorBodyCodeInternalError:
 		return true
-	case InvalidRequest:
+	case ErrorBodyCodeInvalidRequest:
 		return true
-	case MediaStale:
+	case ErrorBodyCodeMediaStale:
 		return true
-	case NotFound:
+	case ErrorBodyCodeNotFound:
 		return true
-	case ProviderAllowance:
+	case ErrorBodyCodeProviderAllowance:
 		return true
-	case ProviderError:
+	case ErrorBodyCodeProviderError:
 		return true
-	case ProviderTimeout:
+	case ErrorBodyCodeProviderTimeout:
 		return true
-	case RateLimited:
+	case ErrorBodyCodeRateLimited:
 		return true
-	case RecordUnknown:
+	case ErrorBodyCodeRecordUnknown:
 		return true
-	case ServiceUnavailable:
+	case ErrorBodyCodeServiceUnavailable:
 		return true
-	case SessionExpired:
+	case ErrorBodyCodeSessionExpired:
 		return true
-	case SharpenNoReviewer:
+	case ErrorBodyCodeSharpenNoReviewer:
 		return true
-	case Unauthorized:
+	case ErrorBodyCodeUnauthorized:
 		return true
-	case WorkoutUnavailable:
+	case ErrorBodyCodeWorkoutUnavailable:
 		return true
 	default:
 		return false
@@ -325,16 +325,16 @@ func (e ItemDeletedEnvelopeStatus) Valid() bool {
 
 // Defines values for NextStepActions.
 const (
-	More   NextStepActions = "more"
-	Update NextStepActions = "update"
+	NextStepActionsMore   NextStepActions = "more"
+	NextStepActionsUpdate NextStepActions = "update"
 )
 
 // Valid indicates whether the value is a known member of the NextStepActions enum.
 func (e NextStepActions) Valid() bool {
 	switch e {
-	case More:
+	case NextStepActionsMore:
 		return true
-	case Update:
+	case NextStepActionsUpdate:
 		return true
 	default:
 		return false
@@ -556,13 +556,13 @@ func (e ProjectsErrorCommitStatus) Valid() bool {
 
 // Defines values for ProjectsErrorStatus.
 const (
-	Error ProjectsErrorStatus = "error"
+	ProjectsErrorStatusError ProjectsErrorStatus = "error"
 )
 
 // Valid indicates whether the value is a known member of the ProjectsErrorStatus enum.
 func (e ProjectsErrorStatus) Valid() bool {
 	switch e {
-	case Error:
+	case ProjectsErrorStatusError:
 		return true
 	default:
 		return false
@@ -607,13 +607,13 @@ func (e ProjectsStatusEnvelopeStatus) Valid() bool {
 
 // Defines values for ReadyResponseStatus.
 const (
-	Ready ReadyResponseStatus = "ready"
+	ReadyResponseStatusReady ReadyResponseStatus = "ready"
 )
 
 // Valid indicates whether the value is a known member of the ReadyResponseStatus enum.
 func (e ReadyResponseStatus) Valid() bool {
 	switch e {
-	case Ready:
+	case ReadyResponseStatusReady:
 		return true
 	default:
 		return false
@@ -643,34 +643,34 @@ func (e RequestAcademicSearchSort) Valid() bool {
 
 // Defines values for RequestCompaniesFinancialsForms.
 const (
-	N10K  RequestCompaniesFinancialsForms = "10-K"
-	N10KA RequestCompaniesFinancialsForms = "10-K/A"
-	N10Q  RequestCompaniesFinancialsForms = "10-Q"
-	N10QA RequestCompaniesFinancialsForms = "10-Q/A"
-	N20F  RequestCompaniesFinancialsForms = "20-F"
-	N20FA RequestCompaniesFinancialsForms = "20-F/A"
-	N40F  RequestCompaniesFinancialsForms = "40-F"
-	N40FA RequestCompaniesFinancialsForms = "40-F/A"
+	RequestCompaniesFinancialsFormsN10K  RequestCompaniesFinancialsForms = "10-K"
+	RequestCompaniesFinancialsFormsN10KA RequestCompaniesFinancialsForms = "10-K/A"
+	RequestCompaniesFinancialsFormsN10Q  RequestCompaniesFinancialsForms = "10-Q"
+	RequestCompaniesFinancialsFormsN10QA RequestCompaniesFinancialsForms = "10-Q/A"
+	RequestCompaniesFinancialsFormsN20F  RequestCompaniesFinancialsForms = "20-F"
+	RequestCompaniesFinancialsFormsN20FA RequestCompaniesFinancialsForms = "20-F/A"
+	RequestCompaniesFinancialsFormsN40F  RequestCompaniesFinancialsForms = "40-F"
+	RequestCompaniesFinancialsFormsN40FA RequestCompaniesFinancialsForms = "40-F/A"
 )
 
 // Valid indicates whether the value is a known member of the RequestCompaniesFinancialsForms enum.
 func (e RequestCompaniesFinancialsForms) Valid() bool {
 	switch e {
-	case N10K:
+	case RequestCompaniesFinancialsFormsN10K:
 		return true
-	case N10KA:
+	case RequestCompaniesFinancialsFormsN10KA:
 		return true
-	case N10Q:
+	case RequestCompaniesFinancialsFormsN10Q:
 		return true
-	case N10QA:
+	case RequestCompaniesFinancialsFormsN10QA:
 		return true
-	case N20F:
+	case RequestCompaniesFinancialsFormsN20F:
 		return true
-	case N20FA:
+	case RequestCompaniesFinancialsFormsN20FA:
 		return true
-	case N40F:
+	case RequestCompaniesFinancialsFormsN40F:
 		return true
-	case N40FA:
+	case RequestCompaniesFinancialsFormsN40FA:
 		return true
 	default:
 		return false
@@ -679,19 +679,19 @@ func (e RequestCompaniesFinancialsForms) Valid() bool {
 
 // Defines values for RequestCompaniesFinancialsView.
 const (
-	Filings          RequestCompaniesFinancialsView = "filings"
-	Financials       RequestCompaniesFinancialsView = "financials"
-	RevenueBreakdown RequestCompaniesFinancialsView = "revenue_breakdown"
+	RequestCompaniesFinancialsViewFilings          RequestCompaniesFinancialsView = "filings"
+	RequestCompaniesFinancialsViewFinancials       RequestCompaniesFinancialsView = "financials"
+	RequestCompaniesFinancialsViewRevenueBreakdown RequestCompaniesFinancialsView = "revenue_breakdown"
 )
 
 // Valid indicates whether the value is a known member of the RequestCompaniesFinancialsView enum.
 func (e RequestCompaniesFinancialsView) Valid() bool {
 	switch e {
-	case Filings:
+	case RequestCompaniesFinancialsViewFilings:
 		return true
-	case Financials:
+	case RequestCompaniesFinancialsViewFinancials:
 		return true
-	case RevenueBreakdown:
+	case RequestCompaniesFinancialsViewRevenueBreakdown:
 		return true
 	default:
 		return false
@@ -700,22 +700,22 @@ func (e RequestCompaniesFinancialsView) Valid() bool {
 
 // Defines values for RequestFlightsSearchCabin.
 const (
-	Business       RequestFlightsSearchCabin = "business"
-	Economy        RequestFlightsSearchCabin = "economy"
-	First          RequestFlightsSearchCabin = "first"
-	PremiumEconomy RequestFlightsSearchCabin = "premium_economy"
+	RequestFlightsSearchCabinBusiness       RequestFlightsSearchCabin = "business"
+	RequestFlightsSearchCabinEconomy        RequestFlightsSearchCabin = "economy"
+	RequestFlightsSearchCabinFirst          RequestFlightsSearchCabin = "first"
+	RequestFlightsSearchCabinPremiumEconomy RequestFlightsSearchCabin = "premium_economy"
 )
 
 // Valid indicates whether the value is a known member of the RequestFlightsSearchCabin enum.
 func (e RequestFlightsSearchCabin) Valid() bool {
 	switch e {
-	case Business:
+	case RequestFlightsSearchCabinBusiness:
 		return true
-	case Economy:
+	case RequestFlightsSearchCabinEconomy:
 		return true
-	case First:
+	case RequestFlightsSearchCabinFirst:
 		return true
-	case PremiumEconomy:
+	case RequestFlightsSearchCabinPremiumEconomy:
 		return true
 	default:
 		return false
@@ -811,16 +811,16 @@ func (e RequestHotelsSearchAmenities) Valid() bool {
 
 // Defines values for RequestHotelsSearchPropertyType.
 const (
-	Hotel          RequestHotelsSearchPropertyType = "hotel"
-	VacationRental RequestHotelsSearchPropertyType = "vacation_rental"
+	RequestHotelsSearchPropertyTypeHotel          RequestHotelsSearchPropertyType = "hotel"
+	RequestHotelsSearchPropertyTypeVacationRental RequestHotelsSearchPropertyType = "vacation_rental"
 )
 
 // Valid indicates whether the value is a known member of the RequestHotelsSearchPropertyType enum.
 func (e RequestHotelsSearchPropertyType) Valid() bool {
 	switch e {
-	case Hotel:
+	case RequestHotelsSearchPropertyTypeHotel:
 		return true
-	case VacationRental:
+	case RequestHotelsSearchPropertyTypeVacationRental:
 		return true
 	default:
 		return false
@@ -853,16 +853,16 @@ func (e RequestHotelsSearchSort) Valid() bool {
 
 // Defines values for RequestJspkgDownloadsKind.
 const (
-	Point RequestJspkgDownloadsKind = "point"
-	Range RequestJspkgDownloadsKind = "range"
+	RequestJspkgDownloadsKindPoint RequestJspkgDownloadsKind = "point"
+	RequestJspkgDownloadsKindRange RequestJspkgDownloadsKind = "range"
 )
 
 // Valid indicates whether the value is a known member of the RequestJspkgDownloadsKind enum.
 func (e RequestJspkgDownloadsKind) Valid() bool {
 	switch e {
-	case Point:
+	case RequestJspkgDownloadsKindPoint:
 		return true
-	case Range:
+	case RequestJspkgDownloadsKindRange:
 		return true
 	default:
 		return false
@@ -871,22 +871,22 @@ func (e RequestJspkgDownloadsKind) Valid() bool {
 
 // Defines values for RequestLegalReadDocumentSource.
 const (
-	Eurlex     RequestLegalReadDocumentSource = "eurlex"
-	Historical RequestLegalReadDocumentSource = "historical"
-	Scholar    RequestLegalReadDocumentSource = "scholar"
-	UsReports  RequestLegalReadDocumentSource = "us_reports"
+	RequestLegalReadDocumentSourceEurlex     RequestLegalReadDocumentSource = "eurlex"
+	RequestLegalReadDocumentSourceHistorical RequestLegalReadDocumentSource = "historical"
+	RequestLegalReadDocumentSourceScholar    RequestLegalReadDocumentSource = "scholar"
+	RequestLegalReadDocumentSourceUsReports  RequestLegalReadDocumentSource = "us_reports"
 )
 
 // Valid indicates whether the value is a known member of the RequestLegalReadDocumentSource enum.
 func (e RequestLegalReadDocumentSource) Valid() bool {
 	switch e {
-	case Eurlex:
+	case RequestLegalReadDocumentSourceEurlex:
 		return true
-	case Historical:
+	case RequestLegalReadDocumentSourceHistorical:
 		return true
-	case Scholar:
+	case RequestLegalReadDocumentSourceScholar:
 		return true
-	case UsReports:
+	case RequestLegalReadDocumentSourceUsReports:
 		return true
 	default:
 		return false
@@ -895,16 +895,16 @@ func (e RequestLegalReadDocumentSource) Valid() bool {
 
 // Defines values for RequestLegalSearchSearchJurisdiction.
 const (
-	Eu RequestLegalSearchSearchJurisdiction = "eu"
-	Us RequestLegalSearchSearchJurisdiction = "us"
+	RequestLegalSearchSearchJurisdictionEu RequestLegalSearchSearchJurisdiction = "eu"
+	RequestLegalSearchSearchJurisdictionUs RequestLegalSearchSearchJurisdiction = "us"
 )
 
 // Valid indicates whether the value is a known member of the RequestLegalSearchSearchJurisdiction enum.
 func (e RequestLegalSearchSearchJurisdiction) Valid() bool {
 	switch e {
-	case Eu:
+	case RequestLegalSearchSearchJurisdictionEu:
 		return true
-	case Us:
+	case RequestLegalSearchSearchJurisdictionUs:
 		return true
 	default:
 		return false
@@ -913,34 +913,34 @@ func (e RequestLegalSearchSearchJurisdiction) Valid() bool {
 
 // Defines values for RequestMarketsQuoteWindow.
 const (
-	MAX RequestMarketsQuoteWindow = "MAX"
-	N1D RequestMarketsQuoteWindow = "1D"
-	N1M RequestMarketsQuoteWindow = "1M"
-	N1Y RequestMarketsQuoteWindow = "1Y"
-	N5D RequestMarketsQuoteWindow = "5D"
-	N5Y RequestMarketsQuoteWindow = "5Y"
-	N6M RequestMarketsQuoteWindow = "6M"
-	YTD RequestMarketsQuoteWindow = "YTD"
+	RequestMarketsQuoteWindowMAX RequestMarketsQuoteWindow = "MAX"
+	RequestMarketsQuoteWindowN1D RequestMarketsQuoteWindow = "1D"
+	RequestMarketsQuoteWindowN1M RequestMarketsQuoteWindow = "1M"
+	RequestMarketsQuoteWindowN1Y RequestMarketsQuoteWindow = "1Y"
+	RequestMarketsQuoteWindowN5D RequestMarketsQuoteWindow = "5D"
+	RequestMarketsQuoteWindowN5Y RequestMarketsQuoteWindow = "5Y"
+	RequestMarketsQuoteWindowN6M RequestMarketsQuoteWindow = "6M"
+	RequestMarketsQuoteWindowYTD RequestMarketsQuoteWindow = "YTD"
 )
 
 // Valid indicates whether the value is a known member of the RequestMarketsQuoteWindow enum.
 func (e RequestMarketsQuoteWindow) Valid() bool {
 	switch e {
-	case MAX:
+	case RequestMarketsQuoteWindowMAX:
 		return true
-	case N1D:
+	case RequestMarketsQuoteWindowN1D:
 		return true
-	case N1M:
+	case RequestMarketsQuoteWindowN1M:
 		return true
-	case N1Y:
+	case RequestMarketsQuoteWindowN1Y:
 		return true
-	case N5D:
+	case RequestMarketsQuoteWindowN5D:
 		return true
-	case N5Y:
+	case RequestMarketsQuoteWindowN5Y:
 		return true
-	case N6M:
+	case RequestMarketsQuoteWindowN6M:
 		return true
-	case YTD:
+	case RequestMarketsQuoteWindowYTD:
 		return true
 	default:
 		return false
@@ -949,19 +949,19 @@ func (e RequestMarketsQuoteWindow) Valid() bool {
 
 // Defines values for RequestMusicSearchKind.
 const (
-	Album  RequestMusicSearchKind = "album"
-	Artist RequestMusicSearchKind = "artist"
-	Track  RequestMusicSearchKind = "track"
+	RequestMusicSearchKindAlbum  RequestMusicSearchKind = "album"
+	RequestMusicSearchKindArtist RequestMusicSearchKind = "artist"
+	RequestMusicSearchKindTrack  RequestMusicSearchKind = "track"
 )
 
 // Valid indicates whether the value is a known member of the RequestMusicSearchKind enum.
 func (e RequestMusicSearchKind) Valid() bool {
 	switch e {
-	case Album:
+	case RequestMusicSearchKindAlbum:
 		return true
-	case Artist:
+	case RequestMusicSearchKindArtist:
 		return true
-	case Track:
+	case RequestMusicSearchKindTrack:
 		return true
 	default:
 		return false
@@ -970,16 +970,16 @@ func (e RequestMusicSearchKind) Valid() bool {
 
 // Defines values for RequestNavigationMatrixMetrics.
 const (
-	Distance RequestNavigationMatrixMetrics = "distance"
-	Duration RequestNavigationMatrixMetrics = "duration"
+	RequestNavigationMatrixMetricsDistance RequestNavigationMatrixMetrics = "distance"
+	RequestNavigationMatrixMetricsDuration RequestNavigationMatrixMetrics = "duration"
 )
 
 // Valid indicates whether the value is a known member of the RequestNavigationMatrixMetrics enum.
 func (e RequestNavigationMatrixMetrics) Valid() bool {
 	switch e {
-	case Distance:
+	case RequestNavigationMatrixMetricsDistance:
 		return true
-	case Duration:
+	case RequestNavigationMatrixMetricsDuration:
 		return true
 	default:
 		return false
@@ -1054,16 +1054,16 @@ func (e RequestNewsSearchTimeRange) Valid() bool {
 
 // Defines values for RequestPatentsSearchPatentType.
 const (
-	DESIGN RequestPatentsSearchPatentType = "DESIGN"
-	PATENT RequestPatentsSearchPatentType = "PATENT"
+	RequestPatentsSearchPatentTypeDESIGN RequestPatentsSearchPatentType = "DESIGN"
+	RequestPatentsSearchPatentTypePATENT RequestPatentsSearchPatentType = "PATENT"
 )
 
 // Valid indicates whether the value is a known member of the RequestPatentsSearchPatentType enum.
 func (e RequestPatentsSearchPatentType) Valid() bool {
 	switch e {
-	case DESIGN:
+	case RequestPatentsSearchPatentTypeDESIGN:
 		return true
-	case PATENT:
+	case RequestPatentsSearchPatentTypePATENT:
 		return true
 	default:
 		return false
@@ -1093,16 +1093,16 @@ func (e RequestPatentsSearchSort) Valid() bool {
 
 // Defines values for RequestPatentsSearchStatus.
 const (
-	APPLICATION RequestPatentsSearchStatus = "APPLICATION"
-	GRANT       RequestPatentsSearchStatus = "GRANT"
+	RequestPatentsSearchStatusAPPLICATION RequestPatentsSearchStatus = "APPLICATION"
+	RequestPatentsSearchStatusGRANT       RequestPatentsSearchStatus = "GRANT"
 )
 
 // Valid indicates whether the value is a known member of the RequestPatentsSearchStatus enum.
 func (e RequestPatentsSearchStatus) Valid() bool {
 	switch e {
-	case APPLICATION:
+	case RequestPatentsSearchStatusAPPLICATION:
 		return true
-	case GRANT:
+	case RequestPatentsSearchStatusGRANT:
 		return true
 	default:
 		return false
@@ -1129,31 +1129,31 @@ func (e RequestPypkgDownloadsKind) Valid() bool {
 
 // Defines values for RequestRealestateSearchHomeTypes.
 const (
-	Apartment    RequestRealestateSearchHomeTypes = "apartment"
-	Condo        RequestRealestateSearchHomeTypes = "condo"
-	House        RequestRealestateSearchHomeTypes = "house"
-	Land         RequestRealestateSearchHomeTypes = "land"
-	Manufactured RequestRealestateSearchHomeTypes = "manufactured"
-	MultiFamily  RequestRealestateSearchHomeTypes = "multi_family"
-	Townhouse    RequestRealestateSearchHomeTypes = "townhouse"
+	RequestRealestateSearchHomeTypesApartment    RequestRealestateSearchHomeTypes = "apartment"
+	RequestRealestateSearchHomeTypesCondo        RequestRealestateSearchHomeTypes = "condo"
+	RequestRealestateSearchHomeTypesHouse        RequestRealestateSearchHomeTypes = "house"
+	RequestRealestateSearchHomeTypesLand         RequestRealestateSearchHomeTypes = "land"
+	RequestRealestateSearchHomeTypesManufactured RequestRealestateSearchHomeTypes = "manufactured"
+	RequestRealestateSearchHomeTypesMultiFamily  RequestRealestateSearchHomeTypes = "multi_family"
+	RequestRealestateSearchHomeTypesTownhouse    RequestRealestateSearchHomeTypes = "townhouse"
 )
 
 // Valid indicates whether the value is a known member of the RequestRealestateSearchHomeTypes enum.
 func (e RequestRealestateSearchHomeTypes) Valid() bool {
 	switch e {
-	case Apartment:
+	case RequestRealestateSearchHomeTypesApartment:
 		return true
-	case Condo:
+	case RequestRealestateSearchHomeTypesCondo:
 		return true
-	case House:
+	case RequestRealestateSearchHomeTypesHouse:
 		return true
-	case Land:
+	case RequestRealestateSearchHomeTypesLand:
 		return true
-	case Manufactured:
+	case RequestRealestateSearchHomeTypesManufactured:
 		return true
-	case MultiFamily:
+	case RequestRealestateSearchHomeTypesMultiFamily:
 		return true
-	case Townhouse:
+	case RequestRealestateSearchHomeTypesTownhouse:
 		return true
 	default:
 		return false
@@ -1162,19 +1162,19 @@ func (e RequestRealestateSearchHomeTypes) Valid() bool {
 
 // Defines values for RequestRealestateSearchListingStatus.
 const (
-	ForRent RequestRealestateSearchListingStatus = "for_rent"
-	ForSale RequestRealestateSearchListingStatus = "for_sale"
-	Sold    RequestRealestateSearchListingStatus = "sold"
+	RequestRealestateSearchListingStatusForRent RequestRealestateSearchListingStatus = "for_rent"
+	RequestRealestateSearchListingStatusForSale RequestRealestateSearchListingStatus = "for_sale"
+	RequestRealestateSearchListingStatusSold    RequestRealestateSearchListingStatus = "sold"
 )
 
 // Valid indicates whether the value is a known member of the RequestRealestateSearchListingStatus enum.
 func (e RequestRealestateSearchListingStatus) Valid() bool {
 	switch e {
-	case ForRent:
+	case RequestRealestateSearchListingStatusForRent:
 		return true
-	case ForSale:
+	case RequestRealestateSearchListingStatusForSale:
 		return true
-	case Sold:
+	case RequestRealestateSearchListingStatusSold:
 		return true
 	default:
 		return false
@@ -1216,22 +1216,22 @@ func (e RequestRealestateSearchSort) Valid() bool {
 
 // Defines values for RequestRepoSearchSort.
 const (
-	BestMatch RequestRepoSearchSort = "best_match"
-	Forks     RequestRepoSearchSort = "forks"
-	Stars     RequestRepoSearchSort = "stars"
-	Updated   RequestRepoSearchSort = "updated"
+	RequestRepoSearchSortBestMatch RequestRepoSearchSort = "best_match"
+	RequestRepoSearchSortForks     RequestRepoSearchSort = "forks"
+	RequestRepoSearchSortStars     RequestRepoSearchSort = "stars"
+	RequestRepoSearchSortUpdated   RequestRepoSearchSort = "updated"
 )
 
 // Valid indicates whether the value is a known member of the RequestRepoSearchSort enum.
 func (e RequestRepoSearchSort) Valid() bool {
 	switch e {
-	case BestMatch:
+	case RequestRepoSearchSortBestMatch:
 		return true
-	case Forks:
+	case RequestRepoSearchSortForks:
 		return true
-	case Stars:
+	case RequestRepoSearchSortStars:
 		return true
-	case Updated:
+	case RequestRepoSearchSortUpdated:
 		return true
 	default:
 		return false
@@ -1240,16 +1240,16 @@ func (e RequestRepoSearchSort) Valid() bool {
 
 // Defines values for RequestScriptureSearchText.
 const (
-	Bible RequestScriptureSearchText = "bible"
-	Quran RequestScriptureSearchText = "quran"
+	RequestScriptureSearchTextBible RequestScriptureSearchText = "bible"
+	RequestScriptureSearchTextQuran RequestScriptureSearchText = "quran"
 )
 
 // Valid indicates whether the value is a known member of the RequestScriptureSearchText enum.
 func (e RequestScriptureSearchText) Valid() bool {
 	switch e {
-	case Bible:
+	case RequestScriptureSearchTextBible:
 		return true
-	case Quran:
+	case RequestScriptureSearchTextQuran:
 		return true
 	default:
 		return false
@@ -1276,19 +1276,19 @@ func (e RequestShoppingSearchCondition) Valid() bool {
 
 // Defines values for RequestShoppingSearchSort.
 const (
-	PriceHighToLow  RequestShoppingSearchSort = "price_high_to_low"
-	PriceLowToHigh  RequestShoppingSearchSort = "price_low_to_high"
-	RatingHighToLow RequestShoppingSearchSort = "rating_high_to_low"
+	RequestShoppingSearchSortPriceHighToLow  RequestShoppingSearchSort = "price_high_to_low"
+	RequestShoppingSearchSortPriceLowToHigh  RequestShoppingSearchSort = "price_low_to_high"
+	RequestShoppingSearchSortRatingHighToLow RequestShoppingSearchSort = "rating_high_to_low"
 )
 
 // Valid indicates whether the value is a known member of the RequestShoppingSearchSort enum.
 func (e RequestShoppingSearchSort) Valid() bool {
 	switch e {
-	case PriceHighToLow:
+	case RequestShoppingSearchSortPriceHighToLow:
 		return true
-	case PriceLowToHigh:
+	case RequestShoppingSearchSortPriceLowToHigh:
 		return true
-	case RatingHighToLow:
+	case RequestShoppingSearchSortRatingHighToLow:
 		return true
 	default:
 		return false
@@ -1297,16 +1297,16 @@ func (e RequestShoppingSearchSort) Valid() bool {
 
 // Defines values for RequestSocialSearchKind.
 const (
-	Posts    RequestSocialSearchKind = "posts"
-	Profiles RequestSocialSearchKind = "profiles"
+	RequestSocialSearchKindPosts    RequestSocialSearchKind = "posts"
+	RequestSocialSearchKindProfiles RequestSocialSearchKind = "profiles"
 )
 
 // Valid indicates whether the value is a known member of the RequestSocialSearchKind enum.
 func (e RequestSocialSearchKind) Valid() bool {
 	switch e {
-	case Posts:
+	case RequestSocialSearchKindPosts:
 		return true
-	case Profiles:
+	case RequestSocialSearchKindProfiles:
 		return true
 	default:
 		return false
@@ -1315,16 +1315,16 @@ func (e RequestSocialSearchKind) Valid() bool {
 
 // Defines values for RequestSocialSearchPlatform.
 const (
-	PlatformA RequestSocialSearchPlatform = "platform_a"
-	PlatformB RequestSocialSearchPlatform = "platform_b"
+	RequestSocialSearchPlatformPlatformA RequestSocialSearchPlatform = "platform_a"
+	RequestSocialSearchPlatformPlatformB RequestSocialSearchPlatform = "platform_b"
 )
 
 // Valid indicates whether the value is a known member of the RequestSocialSearchPlatform enum.
 func (e RequestSocialSearchPlatform) Valid() bool {
 	switch e {
-	case PlatformA:
+	case RequestSocialSearchPlatformPlatformA:
 		return true
-	case PlatformB:
+	case RequestSocialSearchPlatformPlatformB:
 		return true
 	default:
 		return false
@@ -1333,22 +1333,22 @@ func (e RequestSocialSearchPlatform) Valid() bool {
 
 // Defines values for RequestTransitRoutesPrefer.
 const (
-	Bus              RequestTransitRoutesPrefer = "bus"
-	Subway           RequestTransitRoutesPrefer = "subway"
-	Train            RequestTransitRoutesPrefer = "train"
-	TramAndLightRail RequestTransitRoutesPrefer = "tram_and_light_rail"
+	RequestTransitRoutesPreferBus              RequestTransitRoutesPrefer = "bus"
+	RequestTransitRoutesPreferSubway           RequestTransitRoutesPrefer = "subway"
+	RequestTransitRoutesPreferTrain            RequestTransitRoutesPrefer = "train"
+	RequestTransitRoutesPreferTramAndLightRail RequestTransitRoutesPrefer = "tram_and_light_rail"
 )
 
 // Valid indicates whether the value is a known member of the RequestTransitRoutesPrefer enum.
 func (e RequestTransitRoutesPrefer) Valid() bool {
 	switch e {
-	case Bus:
+	case RequestTransitRoutesPreferBus:
 		return true
-	case Subway:
+	case RequestTransitRoutesPreferSubway:
 		return true
-	case Train:
+	case RequestTransitRoutesPreferTrain:
 		return true
-	case TramAndLightRail:
+	case RequestTransitRoutesPreferTramAndLightRail:
 		return true
 	default:
 		return false
@@ -1381,19 +1381,19 @@ func (e RequestTransitRoutesPreference) Valid() bool {
 
 // Defines values for RequestTransitRoutesTimeMode.
 const (
-	ArriveBy      RequestTransitRoutesTimeMode = "arrive_by"
-	DepartAt      RequestTransitRoutesTimeMode = "depart_at"
-	LastAvailable RequestTransitRoutesTimeMode = "last_available"
+	RequestTransitRoutesTimeModeArriveBy      RequestTransitRoutesTimeMode = "arrive_by"
+	RequestTransitRoutesTimeModeDepartAt      RequestTransitRoutesTimeMode = "depart_at"
+	RequestTransitRoutesTimeModeLastAvailable RequestTransitRoutesTimeMode = "last_available"
 )
 
 // Valid indicates whether the value is a known member of the RequestTransitRoutesTimeMode enum.
 func (e RequestTransitRoutesTimeMode) Valid() bool {
 	switch e {
-	case ArriveBy:
+	case RequestTransitRoutesTimeModeArriveBy:
 		return true
-	case DepartAt:
+	case RequestTransitRoutesTimeModeDepartAt:
 		return true
-	case LastAvailable:
+	case RequestTransitRoutesTimeModeLastAvailable:
 		return true
 	default:
 		return false
@@ -1402,19 +1402,19 @@ func (e RequestTransitRoutesTimeMode) Valid() bool {
 
 // Defines values for RequestTrendsSearchData.
 const (
-	InterestByRegion RequestTrendsSearchData = "interest_by_region"
-	InterestOverTime RequestTrendsSearchData = "interest_over_time"
-	RelatedQueries   RequestTrendsSearchData = "related_queries"
+	RequestTrendsSearchDataInterestByRegion RequestTrendsSearchData = "interest_by_region"
+	RequestTrendsSearchDataInterestOverTime RequestTrendsSearchData = "interest_over_time"
+	RequestTrendsSearchDataRelatedQueries   RequestTrendsSearchData = "related_queries"
 )
 
 // Valid indicates whether the value is a known member of the RequestTrendsSearchData enum.
 func (e RequestTrendsSearchData) Valid() bool {
 	switch e {
-	case InterestByRegion:
+	case RequestTrendsSearchDataInterestByRegion:
 		return true
-	case InterestOverTime:
+	case RequestTrendsSearchDataInterestOverTime:
 		return true
-	case RelatedQueries:
+	case RequestTrendsSearchDataRelatedQueries:
 		return true
 	default:
 		return false
@@ -1423,37 +1423,37 @@ func (e RequestTrendsSearchData) Valid() bool {
 
 // Defines values for RequestTrendsSearchTimeRange.
 const (
-	All          RequestTrendsSearchTimeRange = "all"
-	Past12Months RequestTrendsSearchTimeRange = "past_12_months"
-	Past30Days   RequestTrendsSearchTimeRange = "past_30_days"
-	Past4Hours   RequestTrendsSearchTimeRange = "past_4_hours"
-	Past5Years   RequestTrendsSearchTimeRange = "past_5_years"
-	Past7Days    RequestTrendsSearchTimeRange = "past_7_days"
-	Past90Days   RequestTrendsSearchTimeRange = "past_90_days"
-	PastDay      RequestTrendsSearchTimeRange = "past_day"
-	PastHour     RequestTrendsSearchTimeRange = "past_hour"
+	RequestTrendsSearchTimeRangeAll          RequestTrendsSearchTimeRange = "all"
+	RequestTrendsSearchTimeRangePast12Months RequestTrendsSearchTimeRange = "past_12_months"
+	RequestTrendsSearchTimeRangePast30Days   RequestTrendsSearchTimeRange = "past_30_days"
+	RequestTrendsSearchTimeRangePast4Hours   RequestTrendsSearchTimeRange = "past_4_hours"
+	RequestTrendsSearchTimeRangePast5Years   RequestTrendsSearchTimeRange = "past_5_years"
+	RequestTrendsSearchTimeRangePast7Days    RequestTrendsSearchTimeRange = "past_7_days"
+	RequestTrendsSearchTimeRangePast90Days   RequestTrendsSearchTimeRange = "past_90_days"
+	RequestTrendsSearchTimeRangePastDay      RequestTrendsSearchTimeRange = "past_day"
+	RequestTrendsSearchTimeRangePastHour     RequestTrendsSearchTimeRange = "past_hour"
 )
 
 // Valid indicates whether the value is a known member of the RequestTrendsSearchTimeRange enum.
 func (e RequestTrendsSearchTimeRange) Valid() bool {
 	switch e {
-	case All:
+	case RequestTrendsSearchTimeRangeAll:
 		return true
-	case Past12Months:
+	case RequestTrendsSearchTimeRangePast12Months:
 		return true
-	case Past30Days:
+	case RequestTrendsSearchTimeRangePast30Days:
 		return true
-	case Past4Hours:
+	case RequestTrendsSearchTimeRangePast4Hours:
 		return true
-	case Past5Years:
+	case RequestTrendsSearchTimeRangePast5Years:
 		return true
-	case Past7Days:
+	case RequestTrendsSearchTimeRangePast7Days:
 		return true
-	case Past90Days:
+	case RequestTrendsSearchTimeRangePast90Days:
 		return true
-	case PastDay:
+	case RequestTrendsSearchTimeRangePastDay:
 		return true
-	case PastHour:
+	case RequestTrendsSearchTimeRangePastHour:
 		return true
 	default:
 		return false
@@ -1462,19 +1462,19 @@ func (e RequestTrendsSearchTimeRange) Valid() bool {
 
 // Defines values for RequestVideoSearchDuration.
 const (
-	Long   RequestVideoSearchDuration = "long"
-	Medium RequestVideoSearchDuration = "medium"
-	Short  RequestVideoSearchDuration = "short"
+	RequestVideoSearchDurationLong   RequestVideoSearchDuration = "long"
+	RequestVideoSearchDurationMedium RequestVideoSearchDuration = "medium"
+	RequestVideoSearchDurationShort  RequestVideoSearchDuration = "short"
 )
 
 // Valid indicates whether the value is a known member of the RequestVideoSearchDuration enum.
 func (e RequestVideoSearchDuration) Valid() bool {
 	switch e {
-	case Long:
+	case RequestVideoSearchDurationLong:
 		return true
-	case Medium:
+	case RequestVideoSearchDurationMedium:
 		return true
-	case Short:
+	case RequestVideoSearchDurationShort:
 		return true
 	default:
 		return false
@@ -1483,16 +1483,16 @@ func (e RequestVideoSearchDuration) Valid() bool {
 
 // Defines values for RequestWeatherForecastInclude.
 const (
-	AirQuality RequestWeatherForecastInclude = "air_quality"
-	Marine     RequestWeatherForecastInclude = "marine"
+	RequestWeatherForecastIncludeAirQuality RequestWeatherForecastInclude = "air_quality"
+	RequestWeatherForecastIncludeMarine     RequestWeatherForecastInclude = "marine"
 )
 
 // Valid indicates whether the value is a known member of the RequestWeatherForecastInclude enum.
 func (e RequestWeatherForecastInclude) Valid() bool {
 	switch e {
-	case AirQuality:
+	case RequestWeatherForecastIncludeAirQuality:
 		return true
-	case Marine:
+	case RequestWeatherForecastIncludeMarine:
 		return true
 	default:
 		return false
@@ -1501,16 +1501,16 @@ func (e RequestWeatherForecastInclude) Valid() bool {
 
 // Defines values for RequestWeatherForecastUnits.
 const (
-	Imperial RequestWeatherForecastUnits = "imperial"
-	Metric   RequestWeatherForecastUnits = "metric"
+	RequestWeatherForecastUnitsImperial RequestWeatherForecastUnits = "imperial"
+	RequestWeatherForecastUnitsMetric   RequestWeatherForecastUnits = "metric"
 )
 
 // Valid indicates whether the value is a known member of the RequestWeatherForecastUnits enum.
 func (e RequestWeatherForecastUnits) Valid() bool {
 	switch e {
-	case Imperial:
+	case RequestWeatherForecastUnitsImperial:
 		return true
-	case Metric:
+	case RequestWeatherForecastUnitsMetric:
 		return true
 	default:
 		return false
@@ -1543,34 +1543,34 @@ func (e RequestWebSearchTimeRange) Valid() bool {
 
 // Defines values for SharpenRequestCallerProvider.
 const (
-	Anthropic SharpenRequestCallerProvider = "anthropic"
-	Deepseek  SharpenRequestCallerProvider = "deepseek"
-	Google    SharpenRequestCallerProvider = "google"
-	Meta      SharpenRequestCallerProvider = "meta"
-	Mistral   SharpenRequestCallerProvider = "mistral"
-	Openai    SharpenRequestCallerProvider = "openai"
-	Other     SharpenRequestCallerProvider = "other"
-	Xai       SharpenRequestCallerProvider = "xai"
+	SharpenRequestCallerProviderAnthropic SharpenRequestCallerProvider = "anthropic"
+	SharpenRequestCallerProviderDeepseek  SharpenRequestCallerProvider = "deepseek"
+	SharpenRequestCallerProviderGoogle    SharpenRequestCallerProvider = "google"
+	SharpenRequestCallerProviderMeta      SharpenRequestCallerProvider = "meta"
+	SharpenRequestCallerProviderMistral   SharpenRequestCallerProvider = "mistral"
+	SharpenRequestCallerProviderOpenai    SharpenRequestCallerProvider = "openai"
+	SharpenRequestCallerProviderOther     SharpenRequestCallerProvider = "other"
+	SharpenRequestCallerProviderXai       SharpenRequestCallerProvider = "xai"
 )
 
 // Valid indicates whether the value is a known member of the SharpenRequestCallerProvider enum.
 func (e SharpenRequestCallerProvider) Valid() bool {
 	switch e {
-	case Anthropic:
+	case SharpenRequestCallerProviderAnthropic:
 		return true
-	case Deepseek:
+	case SharpenRequestCallerProviderDeepseek:
 		return true
-	case Google:
+	case SharpenRequestCallerProviderGoogle:
 		return true
-	case Meta:
+	case SharpenRequestCallerProviderMeta:
 		return true
-	case Mistral:
+	case SharpenRequestCallerProviderMistral:
 		return true
-	case Openai:
+	case SharpenRequestCallerProviderOpenai:
 		return true
-	case Other:
+	case SharpenRequestCallerProviderOther:
 		return true
-	case Xai:
+	case SharpenRequestCallerProviderXai:
 		return true
 	default:
 		return false
@@ -3470,16 +3470,6 @@ type ListProjects400JSONResponseBody struct {
 	union json.RawMessage
 }
 
-// ListProjects403JSONResponseBody defines parameters for ListProjects.
-type ListProjects403JSONResponseBody struct {
-	union json.RawMessage
-}
-
-// ListProjects404JSONResponseBody defines parameters for ListProjects.
-type ListProjects404JSONResponseBody struct {
-	union json.RawMessage
-}
-
 // ListProjects500JSONResponseBody defines parameters for ListProjects.
 type ListProjects500JSONResponseBody struct {
 	union json.RawMessage
@@ -3506,11 +3496,6 @@ type CreateProject403JSONResponseBody struct {
 	union json.RawMessage
 }
 
-// CreateProject404JSONResponseBody defines parameters for CreateProject.
-type CreateProject404JSONResponseBody struct {
-	union json.RawMessage
-}
-
 // CreateProject409JSONResponseBody defines parameters for CreateProject.
 type CreateProject409JSONResponseBody struct {
 	union json.RawMessage
@@ -3528,21 +3513,6 @@ type CreateProject500JSONResponseBody struct {
 
 // CreateProject503JSONResponseBody defines parameters for CreateProject.
 type CreateProject503JSONResponseBody struct {
-	union json.RawMessage
-}
-
-// GetProjectsStatus400JSONResponseBody defines parameters for GetProjectsStatus.
-type GetProjectsStatus400JSONResponseBody struct {
-	union json.RawMessage
-}
-
-// GetProjectsStatus403JSONResponseBody defines parameters for GetProjectsStatus.
-type GetProjectsStatus403JSONResponseBody struct {
-	union json.RawMessage
-}
-
-// GetProjectsStatus404JSONResponseBody defines parameters for GetProjectsStatus.
-type GetProjectsStatus404JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -3567,11 +3537,6 @@ type DeleteProject400JSONResponseBody struct {
 	union json.RawMessage
 }
 
-// DeleteProject403JSONResponseBody defines parameters for DeleteProject.
-type DeleteProject403JSONResponseBody struct {
-	union json.RawMessage
-}
-
 // DeleteProject404JSONResponseBody defines parameters for DeleteProject.
 type DeleteProject404JSONResponseBody struct {
 	union json.RawMessage
@@ -3579,11 +3544,6 @@ type DeleteProject404JSONResponseBody struct {
 
 // DeleteProject409JSONResponseBody defines parameters for DeleteProject.
 type DeleteProject409JSONResponseBody struct {
-	union json.RawMessage
-}
-
-// DeleteProject413JSONResponseBody defines parameters for DeleteProject.
-type DeleteProject413JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -3608,11 +3568,6 @@ type GetProjectParams struct {
 
 // GetProject400JSONResponseBody defines parameters for GetProject.
 type GetProject400JSONResponseBody struct {
-	union json.RawMessage
-}
-
-// GetProject403JSONResponseBody defines parameters for GetProject.
-type GetProject403JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -3657,6 +3612,11 @@ type AddProjectItem409JSONResponseBody struct {
 	union json.RawMessage
 }
 
+// AddProjectItem410JSONResponseBody defines parameters for AddProjectItem.
+type AddProjectItem410JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // AddProjectItem413JSONResponseBody defines parameters for AddProjectItem.
 type AddProjectItem413JSONResponseBody struct {
 	union json.RawMessage
@@ -3683,11 +3643,6 @@ type DeleteProjectItem400JSONResponseBody struct {
 	union json.RawMessage
 }
 
-// DeleteProjectItem403JSONResponseBody defines parameters for DeleteProjectItem.
-type DeleteProjectItem403JSONResponseBody struct {
-	union json.RawMessage
-}
-
 // DeleteProjectItem404JSONResponseBody defines parameters for DeleteProjectItem.
 type DeleteProjectItem404JSONResponseBody struct {
 	union json.RawMessage
@@ -3695,11 +3650,6 @@ type DeleteProjectItem404JSONResponseBody struct {
 
 // DeleteProjectItem409JSONResponseBody defines parameters for DeleteProjectItem.
 type DeleteProjectItem409JSONResponseBody struct {
-	union json.RawMessage
-}
-
-// DeleteProjectItem413JSONResponseBody defines parameters for DeleteProjectItem.
-type DeleteProjectItem413JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -4974,130 +4924,6 @@ func (t *ListProjects400JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsProjectsError returns the union data inside the ListProjects403JSONResponseBody as a ProjectsError
-func (t ListProjects403JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the ListProjects403JSONResponseBody as the provided ProjectsError
-func (t *ListProjects403JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the ListProjects403JSONResponseBody, using the provided ProjectsError
-func (t *ListProjects403JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the ListProjects403JSONResponseBody as a ErrorEnvelope
-func (t ListProjects403JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the ListProjects403JSONResponseBody as the provided ErrorEnvelope
-func (t *ListProjects403JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the ListProjects403JSONResponseBody, using the provided ErrorEnvelope
-func (t *ListProjects403JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ListProjects403JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ListProjects403JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsProjectsError returns the union data inside the ListProjects404JSONResponseBody as a ProjectsError
-func (t ListProjects404JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the ListProjects404JSONResponseBody as the provided ProjectsError
-func (t *ListProjects404JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the ListProjects404JSONResponseBody, using the provided ProjectsError
-func (t *ListProjects404JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the ListProjects404JSONResponseBody as a ErrorEnvelope
-func (t ListProjects404JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the ListProjects404JSONResponseBody as the provided ErrorEnvelope
-func (t *ListProjects404JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the ListProjects404JSONResponseBody, using the provided ErrorEnvelope
-func (t *ListProjects404JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ListProjects404JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ListProjects404JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
 // AsProjectsError returns the union data inside the ListProjects500JSONResponseBody as a ProjectsError
 func (t ListProjects500JSONResponseBody) AsProjectsError() (ProjectsError, error) {
 	var body ProjectsError
@@ -5342,68 +5168,6 @@ func (t CreateProject403JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CreateProject403JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsProjectsError returns the union data inside the CreateProject404JSONResponseBody as a ProjectsError
-func (t CreateProject404JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the CreateProject404JSONResponseBody as the provided ProjectsError
-func (t *CreateProject404JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the CreateProject404JSONResponseBody, using the provided ProjectsError
-func (t *CreateProject404JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the CreateProject404JSONResponseBody as a ErrorEnvelope
-func (t CreateProject404JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the CreateProject404JSONResponseBody as the provided ErrorEnvelope
-func (t *CreateProject404JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the CreateProject404JSONResponseBody, using the provided ErrorEnvelope
-func (t *CreateProject404JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t CreateProject404JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *CreateProject404JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -5656,192 +5420,6 @@ func (t *CreateProject503JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsProjectsError returns the union data inside the GetProjectsStatus400JSONResponseBody as a ProjectsError
-func (t GetProjectsStatus400JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the GetProjectsStatus400JSONResponseBody as the provided ProjectsError
-func (t *GetProjectsStatus400JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the GetProjectsStatus400JSONResponseBody, using the provided ProjectsError
-func (t *GetProjectsStatus400JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the GetProjectsStatus400JSONResponseBody as a ErrorEnvelope
-func (t GetProjectsStatus400JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the GetProjectsStatus400JSONResponseBody as the provided ErrorEnvelope
-func (t *GetProjectsStatus400JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the GetProjectsStatus400JSONResponseBody, using the provided ErrorEnvelope
-func (t *GetProjectsStatus400JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t GetProjectsStatus400JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *GetProjectsStatus400JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsProjectsError returns the union data inside the GetProjectsStatus403JSONResponseBody as a ProjectsError
-func (t GetProjectsStatus403JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the GetProjectsStatus403JSONResponseBody as the provided ProjectsError
-func (t *GetProjectsStatus403JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the GetProjectsStatus403JSONResponseBody, using the provided ProjectsError
-func (t *GetProjectsStatus403JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the GetProjectsStatus403JSONResponseBody as a ErrorEnvelope
-func (t GetProjectsStatus403JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the GetProjectsStatus403JSONResponseBody as the provided ErrorEnvelope
-func (t *GetProjectsStatus403JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the GetProjectsStatus403JSONResponseBody, using the provided ErrorEnvelope
-func (t *GetProjectsStatus403JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t GetProjectsStatus403JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *GetProjectsStatus403JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsProjectsError returns the union data inside the GetProjectsStatus404JSONResponseBody as a ProjectsError
-func (t GetProjectsStatus404JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the GetProjectsStatus404JSONResponseBody as the provided ProjectsError
-func (t *GetProjectsStatus404JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the GetProjectsStatus404JSONResponseBody, using the provided ProjectsError
-func (t *GetProjectsStatus404JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the GetProjectsStatus404JSONResponseBody as a ErrorEnvelope
-func (t GetProjectsStatus404JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the GetProjectsStatus404JSONResponseBody as the provided ErrorEnvelope
-func (t *GetProjectsStatus404JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the GetProjectsStatus404JSONResponseBody, using the provided ErrorEnvelope
-func (t *GetProjectsStatus404JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t GetProjectsStatus404JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *GetProjectsStatus404JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
 // AsProjectsError returns the union data inside the GetProjectsStatus500JSONResponseBody as a ProjectsError
 func (t GetProjectsStatus500JSONResponseBody) AsProjectsError() (ProjectsError, error) {
 	var body ProjectsError
@@ -6028,68 +5606,6 @@ func (t *DeleteProject400JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsProjectsError returns the union data inside the DeleteProject403JSONResponseBody as a ProjectsError
-func (t DeleteProject403JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the DeleteProject403JSONResponseBody as the provided ProjectsError
-func (t *DeleteProject403JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the DeleteProject403JSONResponseBody, using the provided ProjectsError
-func (t *DeleteProject403JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the DeleteProject403JSONResponseBody as a ErrorEnvelope
-func (t DeleteProject403JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the DeleteProject403JSONResponseBody as the provided ErrorEnvelope
-func (t *DeleteProject403JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the DeleteProject403JSONResponseBody, using the provided ErrorEnvelope
-func (t *DeleteProject403JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t DeleteProject403JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *DeleteProject403JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
 // AsProjectsError returns the union data inside the DeleteProject404JSONResponseBody as a ProjectsError
 func (t DeleteProject404JSONResponseBody) AsProjectsError() (ProjectsError, error) {
 	var body ProjectsError
@@ -6210,68 +5726,6 @@ func (t DeleteProject409JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *DeleteProject409JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsProjectsError returns the union data inside the DeleteProject413JSONResponseBody as a ProjectsError
-func (t DeleteProject413JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the DeleteProject413JSONResponseBody as the provided ProjectsError
-func (t *DeleteProject413JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the DeleteProject413JSONResponseBody, using the provided ProjectsError
-func (t *DeleteProject413JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the DeleteProject413JSONResponseBody as a ErrorEnvelope
-func (t DeleteProject413JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the DeleteProject413JSONResponseBody as the provided ErrorEnvelope
-func (t *DeleteProject413JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the DeleteProject413JSONResponseBody, using the provided ErrorEnvelope
-func (t *DeleteProject413JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t DeleteProject413JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *DeleteProject413JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -6458,68 +5912,6 @@ func (t GetProject400JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *GetProject400JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsProjectsError returns the union data inside the GetProject403JSONResponseBody as a ProjectsError
-func (t GetProject403JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the GetProject403JSONResponseBody as the provided ProjectsError
-func (t *GetProject403JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the GetProject403JSONResponseBody, using the provided ProjectsError
-func (t *GetProject403JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the GetProject403JSONResponseBody as a ErrorEnvelope
-func (t GetProject403JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the GetProject403JSONResponseBody as the provided ErrorEnvelope
-func (t *GetProject403JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the GetProject403JSONResponseBody, using the provided ErrorEnvelope
-func (t *GetProject403JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t GetProject403JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *GetProject403JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -6958,6 +6350,68 @@ func (t *AddProjectItem409JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsProjectsError returns the union data inside the AddProjectItem410JSONResponseBody as a ProjectsError
+func (t AddProjectItem410JSONResponseBody) AsProjectsError() (ProjectsError, error) {
+	var body ProjectsError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProjectsError overwrites any union data inside the AddProjectItem410JSONResponseBody as the provided ProjectsError
+func (t *AddProjectItem410JSONResponseBody) FromProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProjectsError performs a merge with any union data inside the AddProjectItem410JSONResponseBody, using the provided ProjectsError
+func (t *AddProjectItem410JSONResponseBody) MergeProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorEnvelope returns the union data inside the AddProjectItem410JSONResponseBody as a ErrorEnvelope
+func (t AddProjectItem410JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
+	var body ErrorEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope overwrites any union data inside the AddProjectItem410JSONResponseBody as the provided ErrorEnvelope
+func (t *AddProjectItem410JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope performs a merge with any union data inside the AddProjectItem410JSONResponseBody, using the provided ErrorEnvelope
+func (t *AddProjectItem410JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AddProjectItem410JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AddProjectItem410JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsProjectsError returns the union data inside the AddProjectItem413JSONResponseBody as a ProjectsError
 func (t AddProjectItem413JSONResponseBody) AsProjectsError() (ProjectsError, error) {
 	var body ProjectsError
@@ -7206,68 +6660,6 @@ func (t *DeleteProjectItem400JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsProjectsError returns the union data inside the DeleteProjectItem403JSONResponseBody as a ProjectsError
-func (t DeleteProjectItem403JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the DeleteProjectItem403JSONResponseBody as the provided ProjectsError
-func (t *DeleteProjectItem403JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the DeleteProjectItem403JSONResponseBody, using the provided ProjectsError
-func (t *DeleteProjectItem403JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the DeleteProjectItem403JSONResponseBody as a ErrorEnvelope
-func (t DeleteProjectItem403JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the DeleteProjectItem403JSONResponseBody as the provided ErrorEnvelope
-func (t *DeleteProjectItem403JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the DeleteProjectItem403JSONResponseBody, using the provided ErrorEnvelope
-func (t *DeleteProjectItem403JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t DeleteProjectItem403JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *DeleteProjectItem403JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
 // AsProjectsError returns the union data inside the DeleteProjectItem404JSONResponseBody as a ProjectsError
 func (t DeleteProjectItem404JSONResponseBody) AsProjectsError() (ProjectsError, error) {
 	var body ProjectsError
@@ -7388,68 +6780,6 @@ func (t DeleteProjectItem409JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *DeleteProjectItem409JSONResponseBody) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsProjectsError returns the union data inside the DeleteProjectItem413JSONResponseBody as a ProjectsError
-func (t DeleteProjectItem413JSONResponseBody) AsProjectsError() (ProjectsError, error) {
-	var body ProjectsError
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromProjectsError overwrites any union data inside the DeleteProjectItem413JSONResponseBody as the provided ProjectsError
-func (t *DeleteProjectItem413JSONResponseBody) FromProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeProjectsError performs a merge with any union data inside the DeleteProjectItem413JSONResponseBody, using the provided ProjectsError
-func (t *DeleteProjectItem413JSONResponseBody) MergeProjectsError(v ProjectsError) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsErrorEnvelope returns the union data inside the DeleteProjectItem413JSONResponseBody as a ErrorEnvelope
-func (t DeleteProjectItem413JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
-	var body ErrorEnvelope
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromErrorEnvelope overwrites any union data inside the DeleteProjectItem413JSONResponseBody as the provided ErrorEnvelope
-func (t *DeleteProjectItem413JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeErrorEnvelope performs a merge with any union data inside the DeleteProjectItem413JSONResponseBody, using the provided ErrorEnvelope
-func (t *DeleteProjectItem413JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t DeleteProjectItem413JSONResponseBody) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *DeleteProjectItem413JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -23164,22 +22494,6 @@ type ListProjectsResponse401Headers struct {
 	XRequestId string
 }
 
-// ListProjectsResponse403Headers the declared response headers of an HTTP 403 response for ListProjects
-type ListProjectsResponse403Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
-// ListProjectsResponse404Headers the declared response headers of an HTTP 404 response for ListProjects
-type ListProjectsResponse404Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
 // ListProjectsResponse429Headers the declared response headers of an HTTP 429 response for ListProjects
 type ListProjectsResponse429Headers struct {
 	RateLimitLimit     *int
@@ -23215,10 +22529,6 @@ type ListProjectsResponse struct {
 	JSON400 *ListProjects400JSONResponseBody
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
-	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *ListProjects403JSONResponseBody
-	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *ListProjects404JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -23231,10 +22541,6 @@ type ListProjectsResponse struct {
 	Headers400 *ListProjectsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListProjectsResponse401Headers
-	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *ListProjectsResponse403Headers
-	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *ListProjectsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListProjectsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -23256,16 +22562,6 @@ func (r ListProjectsResponse) GetJSON400() *ListProjects400JSONResponseBody {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListProjectsResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
-}
-
-// GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ListProjectsResponse) GetJSON403() *ListProjects403JSONResponseBody {
-	return r.JSON403
-}
-
-// GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r ListProjectsResponse) GetJSON404() *ListProjects404JSONResponseBody {
-	return r.JSON404
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23342,14 +22638,6 @@ type CreateProjectResponse403Headers struct {
 	XRequestId         string
 }
 
-// CreateProjectResponse404Headers the declared response headers of an HTTP 404 response for CreateProject
-type CreateProjectResponse404Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
 // CreateProjectResponse409Headers the declared response headers of an HTTP 409 response for CreateProject
 type CreateProjectResponse409Headers struct {
 	RateLimitLimit     *int
@@ -23403,8 +22691,6 @@ type CreateProjectResponse struct {
 	JSON401 *ErrorEnvelope
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *CreateProject403JSONResponseBody
-	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *CreateProject404JSONResponseBody
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *CreateProject409JSONResponseBody
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -23423,8 +22709,6 @@ type CreateProjectResponse struct {
 	Headers401 *CreateProjectResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateProjectResponse403Headers
-	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *CreateProjectResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateProjectResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -23455,11 +22739,6 @@ func (r CreateProjectResponse) GetJSON401() *ErrorEnvelope {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateProjectResponse) GetJSON403() *CreateProject403JSONResponseBody {
 	return r.JSON403
-}
-
-// GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r CreateProjectResponse) GetJSON404() *CreateProject404JSONResponseBody {
-	return r.JSON404
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -23524,33 +22803,9 @@ type GetProjectsStatusResponse200Headers struct {
 	XRequestId         string
 }
 
-// GetProjectsStatusResponse400Headers the declared response headers of an HTTP 400 response for GetProjectsStatus
-type GetProjectsStatusResponse400Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
 // GetProjectsStatusResponse401Headers the declared response headers of an HTTP 401 response for GetProjectsStatus
 type GetProjectsStatusResponse401Headers struct {
 	XRequestId string
-}
-
-// GetProjectsStatusResponse403Headers the declared response headers of an HTTP 403 response for GetProjectsStatus
-type GetProjectsStatusResponse403Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
-// GetProjectsStatusResponse404Headers the declared response headers of an HTTP 404 response for GetProjectsStatus
-type GetProjectsStatusResponse404Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
 }
 
 // GetProjectsStatusResponse429Headers the declared response headers of an HTTP 429 response for GetProjectsStatus
@@ -23584,14 +22839,8 @@ type GetProjectsStatusResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ProjectsStatusEnvelope
-	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *GetProjectsStatus400JSONResponseBody
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
-	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *GetProjectsStatus403JSONResponseBody
-	// JSON404 the response for an HTTP 404 `application/json` response
-	JSON404 *GetProjectsStatus404JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -23600,14 +22849,8 @@ type GetProjectsStatusResponse struct {
 	JSON503 *GetProjectsStatus503JSONResponseBody
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetProjectsStatusResponse200Headers
-	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *GetProjectsStatusResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetProjectsStatusResponse401Headers
-	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *GetProjectsStatusResponse403Headers
-	// Headers404 the parsed response headers for an HTTP 404 response
-	Headers404 *GetProjectsStatusResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetProjectsStatusResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -23621,24 +22864,9 @@ func (r GetProjectsStatusResponse) GetJSON200() *ProjectsStatusEnvelope {
 	return r.JSON200
 }
 
-// GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r GetProjectsStatusResponse) GetJSON400() *GetProjectsStatus400JSONResponseBody {
-	return r.JSON400
-}
-
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetProjectsStatusResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
-}
-
-// GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r GetProjectsStatusResponse) GetJSON403() *GetProjectsStatus403JSONResponseBody {
-	return r.JSON403
-}
-
-// GetJSON404 returns the response for an HTTP 404 `application/json` response
-func (r GetProjectsStatusResponse) GetJSON404() *GetProjectsStatus404JSONResponseBody {
-	return r.JSON404
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23707,14 +22935,6 @@ type DeleteProjectResponse401Headers struct {
 	XRequestId string
 }
 
-// DeleteProjectResponse403Headers the declared response headers of an HTTP 403 response for DeleteProject
-type DeleteProjectResponse403Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
 // DeleteProjectResponse404Headers the declared response headers of an HTTP 404 response for DeleteProject
 type DeleteProjectResponse404Headers struct {
 	RateLimitLimit     *int
@@ -23725,14 +22945,6 @@ type DeleteProjectResponse404Headers struct {
 
 // DeleteProjectResponse409Headers the declared response headers of an HTTP 409 response for DeleteProject
 type DeleteProjectResponse409Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
-// DeleteProjectResponse413Headers the declared response headers of an HTTP 413 response for DeleteProject
-type DeleteProjectResponse413Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -23774,14 +22986,10 @@ type DeleteProjectResponse struct {
 	JSON400 *DeleteProject400JSONResponseBody
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
-	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *DeleteProject403JSONResponseBody
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *DeleteProject404JSONResponseBody
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *DeleteProject409JSONResponseBody
-	// JSON413 the response for an HTTP 413 `application/json` response
-	JSON413 *DeleteProject413JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -23794,14 +23002,10 @@ type DeleteProjectResponse struct {
 	Headers400 *DeleteProjectResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteProjectResponse401Headers
-	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *DeleteProjectResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteProjectResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeleteProjectResponse409Headers
-	// Headers413 the parsed response headers for an HTTP 413 response
-	Headers413 *DeleteProjectResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteProjectResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -23825,11 +23029,6 @@ func (r DeleteProjectResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
 }
 
-// GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r DeleteProjectResponse) GetJSON403() *DeleteProject403JSONResponseBody {
-	return r.JSON403
-}
-
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteProjectResponse) GetJSON404() *DeleteProject404JSONResponseBody {
 	return r.JSON404
@@ -23838,11 +23037,6 @@ func (r DeleteProjectResponse) GetJSON404() *DeleteProject404JSONResponseBody {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r DeleteProjectResponse) GetJSON409() *DeleteProject409JSONResponseBody {
 	return r.JSON409
-}
-
-// GetJSON413 returns the response for an HTTP 413 `application/json` response
-func (r DeleteProjectResponse) GetJSON413() *DeleteProject413JSONResponseBody {
-	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23910,14 +23104,6 @@ type GetProjectResponse401Headers struct {
 	XRequestId string
 }
 
-// GetProjectResponse403Headers the declared response headers of an HTTP 403 response for GetProject
-type GetProjectResponse403Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
 // GetProjectResponse404Headers the declared response headers of an HTTP 404 response for GetProject
 type GetProjectResponse404Headers struct {
 	RateLimitLimit     *int
@@ -23961,8 +23147,6 @@ type GetProjectResponse struct {
 	JSON400 *GetProject400JSONResponseBody
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
-	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *GetProject403JSONResponseBody
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *GetProject404JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -23977,8 +23161,6 @@ type GetProjectResponse struct {
 	Headers400 *GetProjectResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetProjectResponse401Headers
-	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *GetProjectResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetProjectResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -24002,11 +23184,6 @@ func (r GetProjectResponse) GetJSON400() *GetProject400JSONResponseBody {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetProjectResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
-}
-
-// GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r GetProjectResponse) GetJSON403() *GetProject403JSONResponseBody {
-	return r.JSON403
 }
 
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
@@ -24104,6 +23281,14 @@ type AddProjectItemResponse409Headers struct {
 	XRequestId         string
 }
 
+// AddProjectItemResponse410Headers the declared response headers of an HTTP 410 response for AddProjectItem
+type AddProjectItemResponse410Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // AddProjectItemResponse413Headers the declared response headers of an HTTP 413 response for AddProjectItem
 type AddProjectItemResponse413Headers struct {
 	RateLimitLimit     *int
@@ -24153,6 +23338,8 @@ type AddProjectItemResponse struct {
 	JSON404 *AddProjectItem404JSONResponseBody
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *AddProjectItem409JSONResponseBody
+	// JSON410 the response for an HTTP 410 `application/json` response
+	JSON410 *AddProjectItem410JSONResponseBody
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *AddProjectItem413JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -24173,6 +23360,8 @@ type AddProjectItemResponse struct {
 	Headers404 *AddProjectItemResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *AddProjectItemResponse409Headers
+	// Headers410 the parsed response headers for an HTTP 410 response
+	Headers410 *AddProjectItemResponse410Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *AddProjectItemResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -24211,6 +23400,11 @@ func (r AddProjectItemResponse) GetJSON404() *AddProjectItem404JSONResponseBody 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r AddProjectItemResponse) GetJSON409() *AddProjectItem409JSONResponseBody {
 	return r.JSON409
+}
+
+// GetJSON410 returns the response for an HTTP 410 `application/json` response
+func (r AddProjectItemResponse) GetJSON410() *AddProjectItem410JSONResponseBody {
+	return r.JSON410
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -24284,14 +23478,6 @@ type DeleteProjectItemResponse401Headers struct {
 	XRequestId string
 }
 
-// DeleteProjectItemResponse403Headers the declared response headers of an HTTP 403 response for DeleteProjectItem
-type DeleteProjectItemResponse403Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
 // DeleteProjectItemResponse404Headers the declared response headers of an HTTP 404 response for DeleteProjectItem
 type DeleteProjectItemResponse404Headers struct {
 	RateLimitLimit     *int
@@ -24302,14 +23488,6 @@ type DeleteProjectItemResponse404Headers struct {
 
 // DeleteProjectItemResponse409Headers the declared response headers of an HTTP 409 response for DeleteProjectItem
 type DeleteProjectItemResponse409Headers struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	XRequestId         string
-}
-
-// DeleteProjectItemResponse413Headers the declared response headers of an HTTP 413 response for DeleteProjectItem
-type DeleteProjectItemResponse413Headers struct {
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -24351,14 +23529,10 @@ type DeleteProjectItemResponse struct {
 	JSON400 *DeleteProjectItem400JSONResponseBody
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
-	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *DeleteProjectItem403JSONResponseBody
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *DeleteProjectItem404JSONResponseBody
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *DeleteProjectItem409JSONResponseBody
-	// JSON413 the response for an HTTP 413 `application/json` response
-	JSON413 *DeleteProjectItem413JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -24371,14 +23545,10 @@ type DeleteProjectItemResponse struct {
 	Headers400 *DeleteProjectItemResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteProjectItemResponse401Headers
-	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *DeleteProjectItemResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteProjectItemResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeleteProjectItemResponse409Headers
-	// Headers413 the parsed response headers for an HTTP 413 response
-	Headers413 *DeleteProjectItemResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteProjectItemResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -24402,11 +23572,6 @@ func (r DeleteProjectItemResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
 }
 
-// GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r DeleteProjectItemResponse) GetJSON403() *DeleteProjectItem403JSONResponseBody {
-	return r.JSON403
-}
-
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteProjectItemResponse) GetJSON404() *DeleteProjectItem404JSONResponseBody {
 	return r.JSON404
@@ -24415,11 +23580,6 @@ func (r DeleteProjectItemResponse) GetJSON404() *DeleteProjectItem404JSONRespons
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r DeleteProjectItemResponse) GetJSON409() *DeleteProjectItem409JSONResponseBody {
 	return r.JSON409
-}
-
-// GetJSON413 returns the response for an HTTP 413 `application/json` response
-func (r DeleteProjectItemResponse) GetJSON413() *DeleteProjectItem413JSONResponseBody {
-	return r.JSON413
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -44888,20 +44048,6 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 		}
 		response.JSON401 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest ListProjects403JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest ListProjects404JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON404 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44998,68 +44144,6 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
-	case rsp.StatusCode == 403:
-		var headers ListProjectsResponse403Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers403 = &headers
-	case rsp.StatusCode == 404:
-		var headers ListProjectsResponse404Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListProjectsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -45214,13 +44298,6 @@ func ParseCreateProjectResponse(rsp *http.Response) (*CreateProjectResponse, err
 		}
 		response.JSON403 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest CreateProject404JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON404 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest CreateProject409JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45369,37 +44446,6 @@ func ParseCreateProjectResponse(rsp *http.Response) (*CreateProjectResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers403 = &headers
-	case rsp.StatusCode == 404:
-		var headers CreateProjectResponse404Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateProjectResponse409Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -45595,33 +44641,12 @@ func ParseGetProjectsStatusResponse(rsp *http.Response) (*GetProjectsStatusRespo
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest GetProjectsStatus400JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON400 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest GetProjectsStatus403JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON403 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest GetProjectsStatus404JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -45678,37 +44703,6 @@ func ParseGetProjectsStatusResponse(rsp *http.Response) (*GetProjectsStatusRespo
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
-	case rsp.StatusCode == 400:
-		var headers GetProjectsStatusResponse400Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetProjectsStatusResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -45719,68 +44713,6 @@ func ParseGetProjectsStatusResponse(rsp *http.Response) (*GetProjectsStatusRespo
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
-	case rsp.StatusCode == 403:
-		var headers GetProjectsStatusResponse403Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers403 = &headers
-	case rsp.StatusCode == 404:
-		var headers GetProjectsStatusResponse404Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetProjectsStatusResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -45928,13 +44860,6 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 		}
 		response.JSON401 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest DeleteProject403JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON403 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest DeleteProject404JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45948,13 +44873,6 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 			return nil, err
 		}
 		response.JSON409 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest DeleteProject413JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -46059,37 +44977,6 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
-	case rsp.StatusCode == 403:
-		var headers DeleteProjectResponse403Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteProjectResponse404Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -46152,37 +45039,6 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers409 = &headers
-	case rsp.StatusCode == 413:
-		var headers DeleteProjectResponse413Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers413 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteProjectResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -46330,13 +45186,6 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 		}
 		response.JSON401 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest GetProject403JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON403 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GetProject404JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46440,37 +45289,6 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
-	case rsp.StatusCode == 403:
-		var headers GetProjectResponse403Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetProjectResponse404Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -46669,6 +45487,13 @@ func ParseAddProjectItemResponse(rsp *http.Response) (*AddProjectItemResponse, e
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 410:
+		var dest AddProjectItem410JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON410 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest AddProjectItem413JSONResponseBody
@@ -46873,6 +45698,37 @@ func ParseAddProjectItemResponse(rsp *http.Response) (*AddProjectItemResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 410:
+		var headers AddProjectItemResponse410Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers410 = &headers
 	case rsp.StatusCode == 413:
 		var headers AddProjectItemResponse413Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -47051,13 +45907,6 @@ func ParseDeleteProjectItemResponse(rsp *http.Response) (*DeleteProjectItemRespo
 		}
 		response.JSON401 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest DeleteProjectItem403JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON403 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest DeleteProjectItem404JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47071,13 +45920,6 @@ func ParseDeleteProjectItemResponse(rsp *http.Response) (*DeleteProjectItemRespo
 			return nil, err
 		}
 		response.JSON409 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest DeleteProjectItem413JSONResponseBody
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -47182,37 +46024,6 @@ func ParseDeleteProjectItemResponse(rsp *http.Response) (*DeleteProjectItemRespo
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
-	case rsp.StatusCode == 403:
-		var headers DeleteProjectItemResponse403Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteProjectItemResponse404Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -47275,37 +46086,6 @@ func ParseDeleteProjectItemResponse(rsp *http.Response) (*DeleteProjectItemRespo
 			headers.XRequestId = value
 		}
 		response.Headers409 = &headers
-	case rsp.StatusCode == 413:
-		var headers DeleteProjectItemResponse413Headers
-		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitLimit = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitRemaining = &value
-		}
-		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.RateLimitReset = &value
-		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers413 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteProjectItemResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
