@@ -300,6 +300,22 @@ func TestGeneratedClient(t *testing.T) {
 	})
 }
 
+// TestHeadersTooLarge: the 431 every operation documents is really answered, with the envelope,
+// on public and authenticated routes (call checks each answer against the document).
+func TestHeadersTooLarge(t *testing.T) {
+	d := newDeployment(t, "sqlite")
+	in := d.serve(t)
+	tk := d.newTenant(t, "pro")
+	pad := strings.Repeat("a", 20<<10)
+	for _, c := range []struct{ method, path, key string }{
+		{"GET", "/healthz", ""}, {"GET", "/v1/openapi.json", ""}, {"GET", "/v1/catalog", tk.Test}, {"POST", "/v1/follow-up", tk.Test},
+	} {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			requireEnvelope(t, in.call(t, c.method, c.path, c.key, nil, "X-Padding", pad), http.StatusRequestHeaderFieldsTooLarge, "invalid_request")
+		})
+	}
+}
+
 var csrfInput = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
 
 // enableSharpen saves a sharpen stage for the tenant the way an account owner does: a console

@@ -146,6 +146,7 @@ var statusMeaning = map[int]string{
 	410: "session_expired: the search is no longer held; run the capability again",
 	413: "invalid_request: the body is larger than 1 MiB",
 	429: "rate_limited: wait Retry-After seconds",
+	431: "invalid_request: the request headers are larger than 16 KiB",
 	500: "internal_error: logged with the request id",
 	502: "provider_error: the upstream failed",
 	503: "unavailable: the service, a dependency or the capability is unavailable now",
@@ -212,6 +213,8 @@ func jsonContent(schema map[string]any) map[string]any {
 // errorResponses are an operation's error answers, each with the error envelope.
 func errorResponses(statuses []int, authed bool, projects *schemaGen) map[string]any {
 	out := map[string]any{}
+	// Any route answers 431 when the request headers exceed the server's 16 KiB read buffer.
+	statuses = append(append([]int{}, statuses...), 431)
 	for _, st := range statuses {
 		schema := ref("ErrorEnvelope")
 		if projects != nil && st != 401 && st != 429 {
@@ -308,6 +311,8 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 	} {
 		g.add(d.name, projectsData(g, d.data))
 	}
+	// ProjectsEnvelope is the Go source of the envelopes above; the document lists them instead.
+	delete(g.schemas, "ProjectsEnvelope")
 	g.add("FollowUpRequest", docOf(followUpRequestSchema))
 	g.add("SharpenRequest", docOf(sharpenSchema))
 	g.add("ProjectCreate", docOf(projectCreateSchema))
@@ -373,8 +378,9 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		paths[p] = item
 	}
 	server := map[string]any{"url": "/", "description": "this deployment"}
-	if publicURL != "" {
-		server["url"] = strings.TrimRight(publicURL, "/")
+	base := strings.TrimRight(publicURL, "/")
+	if base != "" {
+		server["url"] = base
 	}
 	tags := []any{
 		map[string]any{"name": "Discovery", "description": "catalog, inspection, guide and this document"},
@@ -399,8 +405,9 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		"info": map[string]any{"title": "capgate capability API", "version": APIVersion,
 			"description": "Typed, metered search and lookup capabilities plus sharpen. All bodies are JSON. " +
 				"Every error is {error: {code, message, retryable, hint, violations, requestId}}; GET /v1/guide explains the flow.",
-			"license": map[string]any{"name": "Proprietary: use of this API is governed by the terms of the deployment's operator"},
-			"contact": map[string]any{"name": "capgate API operator", "url": strings.TrimRight(server["url"].(string), "/") + "/console/login"}},
+			"license": map[string]any{"name": "Proprietary: use of this API is governed by the terms of the deployment's operator",
+				"url": base + "/v1/guide"},
+			"contact": map[string]any{"name": "capgate API operator", "url": base + "/console/login"}},
 		"servers":    []any{server},
 		"security":   []any{map[string]any{"bearer": []any{}}},
 		"tags":       tags,

@@ -3470,6 +3470,11 @@ type ListProjects400JSONResponseBody struct {
 	union json.RawMessage
 }
 
+// ListProjects431JSONResponseBody defines parameters for ListProjects.
+type ListProjects431JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // ListProjects500JSONResponseBody defines parameters for ListProjects.
 type ListProjects500JSONResponseBody struct {
 	union json.RawMessage
@@ -3506,6 +3511,11 @@ type CreateProject413JSONResponseBody struct {
 	union json.RawMessage
 }
 
+// CreateProject431JSONResponseBody defines parameters for CreateProject.
+type CreateProject431JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // CreateProject500JSONResponseBody defines parameters for CreateProject.
 type CreateProject500JSONResponseBody struct {
 	union json.RawMessage
@@ -3513,6 +3523,11 @@ type CreateProject500JSONResponseBody struct {
 
 // CreateProject503JSONResponseBody defines parameters for CreateProject.
 type CreateProject503JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetProjectsStatus431JSONResponseBody defines parameters for GetProjectsStatus.
+type GetProjectsStatus431JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -3547,6 +3562,11 @@ type DeleteProject409JSONResponseBody struct {
 	union json.RawMessage
 }
 
+// DeleteProject431JSONResponseBody defines parameters for DeleteProject.
+type DeleteProject431JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // DeleteProject500JSONResponseBody defines parameters for DeleteProject.
 type DeleteProject500JSONResponseBody struct {
 	union json.RawMessage
@@ -3573,6 +3593,11 @@ type GetProject400JSONResponseBody struct {
 
 // GetProject404JSONResponseBody defines parameters for GetProject.
 type GetProject404JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// GetProject431JSONResponseBody defines parameters for GetProject.
+type GetProject431JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -3622,6 +3647,11 @@ type AddProjectItem413JSONResponseBody struct {
 	union json.RawMessage
 }
 
+// AddProjectItem431JSONResponseBody defines parameters for AddProjectItem.
+type AddProjectItem431JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // AddProjectItem500JSONResponseBody defines parameters for AddProjectItem.
 type AddProjectItem500JSONResponseBody struct {
 	union json.RawMessage
@@ -3650,6 +3680,11 @@ type DeleteProjectItem404JSONResponseBody struct {
 
 // DeleteProjectItem409JSONResponseBody defines parameters for DeleteProjectItem.
 type DeleteProjectItem409JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// DeleteProjectItem431JSONResponseBody defines parameters for DeleteProjectItem.
+type DeleteProjectItem431JSONResponseBody struct {
 	union json.RawMessage
 }
 
@@ -4924,6 +4959,68 @@ func (t *ListProjects400JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsProjectsError returns the union data inside the ListProjects431JSONResponseBody as a ProjectsError
+func (t ListProjects431JSONResponseBody) AsProjectsError() (ProjectsError, error) {
+	var body ProjectsError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProjectsError overwrites any union data inside the ListProjects431JSONResponseBody as the provided ProjectsError
+func (t *ListProjects431JSONResponseBody) FromProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProjectsError performs a merge with any union data inside the ListProjects431JSONResponseBody, using the provided ProjectsError
+func (t *ListProjects431JSONResponseBody) MergeProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorEnvelope returns the union data inside the ListProjects431JSONResponseBody as a ErrorEnvelope
+func (t ListProjects431JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
+	var body ErrorEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope overwrites any union data inside the ListProjects431JSONResponseBody as the provided ErrorEnvelope
+func (t *ListProjects431JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope performs a merge with any union data inside the ListProjects431JSONResponseBody, using the provided ErrorEnvelope
+func (t *ListProjects431JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ListProjects431JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ListProjects431JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsProjectsError returns the union data inside the ListProjects500JSONResponseBody as a ProjectsError
 func (t ListProjects500JSONResponseBody) AsProjectsError() (ProjectsError, error) {
 	var body ProjectsError
@@ -5296,6 +5393,68 @@ func (t *CreateProject413JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsProjectsError returns the union data inside the CreateProject431JSONResponseBody as a ProjectsError
+func (t CreateProject431JSONResponseBody) AsProjectsError() (ProjectsError, error) {
+	var body ProjectsError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProjectsError overwrites any union data inside the CreateProject431JSONResponseBody as the provided ProjectsError
+func (t *CreateProject431JSONResponseBody) FromProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProjectsError performs a merge with any union data inside the CreateProject431JSONResponseBody, using the provided ProjectsError
+func (t *CreateProject431JSONResponseBody) MergeProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorEnvelope returns the union data inside the CreateProject431JSONResponseBody as a ErrorEnvelope
+func (t CreateProject431JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
+	var body ErrorEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope overwrites any union data inside the CreateProject431JSONResponseBody as the provided ErrorEnvelope
+func (t *CreateProject431JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope performs a merge with any union data inside the CreateProject431JSONResponseBody, using the provided ErrorEnvelope
+func (t *CreateProject431JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateProject431JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateProject431JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsProjectsError returns the union data inside the CreateProject500JSONResponseBody as a ProjectsError
 func (t CreateProject500JSONResponseBody) AsProjectsError() (ProjectsError, error) {
 	var body ProjectsError
@@ -5416,6 +5575,68 @@ func (t CreateProject503JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CreateProject503JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsProjectsError returns the union data inside the GetProjectsStatus431JSONResponseBody as a ProjectsError
+func (t GetProjectsStatus431JSONResponseBody) AsProjectsError() (ProjectsError, error) {
+	var body ProjectsError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProjectsError overwrites any union data inside the GetProjectsStatus431JSONResponseBody as the provided ProjectsError
+func (t *GetProjectsStatus431JSONResponseBody) FromProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProjectsError performs a merge with any union data inside the GetProjectsStatus431JSONResponseBody, using the provided ProjectsError
+func (t *GetProjectsStatus431JSONResponseBody) MergeProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorEnvelope returns the union data inside the GetProjectsStatus431JSONResponseBody as a ErrorEnvelope
+func (t GetProjectsStatus431JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
+	var body ErrorEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope overwrites any union data inside the GetProjectsStatus431JSONResponseBody as the provided ErrorEnvelope
+func (t *GetProjectsStatus431JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope performs a merge with any union data inside the GetProjectsStatus431JSONResponseBody, using the provided ErrorEnvelope
+func (t *GetProjectsStatus431JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetProjectsStatus431JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetProjectsStatus431JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -5730,6 +5951,68 @@ func (t *DeleteProject409JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsProjectsError returns the union data inside the DeleteProject431JSONResponseBody as a ProjectsError
+func (t DeleteProject431JSONResponseBody) AsProjectsError() (ProjectsError, error) {
+	var body ProjectsError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProjectsError overwrites any union data inside the DeleteProject431JSONResponseBody as the provided ProjectsError
+func (t *DeleteProject431JSONResponseBody) FromProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProjectsError performs a merge with any union data inside the DeleteProject431JSONResponseBody, using the provided ProjectsError
+func (t *DeleteProject431JSONResponseBody) MergeProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorEnvelope returns the union data inside the DeleteProject431JSONResponseBody as a ErrorEnvelope
+func (t DeleteProject431JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
+	var body ErrorEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope overwrites any union data inside the DeleteProject431JSONResponseBody as the provided ErrorEnvelope
+func (t *DeleteProject431JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope performs a merge with any union data inside the DeleteProject431JSONResponseBody, using the provided ErrorEnvelope
+func (t *DeleteProject431JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeleteProject431JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeleteProject431JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsProjectsError returns the union data inside the DeleteProject500JSONResponseBody as a ProjectsError
 func (t DeleteProject500JSONResponseBody) AsProjectsError() (ProjectsError, error) {
 	var body ProjectsError
@@ -5974,6 +6257,68 @@ func (t GetProject404JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *GetProject404JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsProjectsError returns the union data inside the GetProject431JSONResponseBody as a ProjectsError
+func (t GetProject431JSONResponseBody) AsProjectsError() (ProjectsError, error) {
+	var body ProjectsError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProjectsError overwrites any union data inside the GetProject431JSONResponseBody as the provided ProjectsError
+func (t *GetProject431JSONResponseBody) FromProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProjectsError performs a merge with any union data inside the GetProject431JSONResponseBody, using the provided ProjectsError
+func (t *GetProject431JSONResponseBody) MergeProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorEnvelope returns the union data inside the GetProject431JSONResponseBody as a ErrorEnvelope
+func (t GetProject431JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
+	var body ErrorEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope overwrites any union data inside the GetProject431JSONResponseBody as the provided ErrorEnvelope
+func (t *GetProject431JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope performs a merge with any union data inside the GetProject431JSONResponseBody, using the provided ErrorEnvelope
+func (t *GetProject431JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetProject431JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetProject431JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -6474,6 +6819,68 @@ func (t *AddProjectItem413JSONResponseBody) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsProjectsError returns the union data inside the AddProjectItem431JSONResponseBody as a ProjectsError
+func (t AddProjectItem431JSONResponseBody) AsProjectsError() (ProjectsError, error) {
+	var body ProjectsError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProjectsError overwrites any union data inside the AddProjectItem431JSONResponseBody as the provided ProjectsError
+func (t *AddProjectItem431JSONResponseBody) FromProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProjectsError performs a merge with any union data inside the AddProjectItem431JSONResponseBody, using the provided ProjectsError
+func (t *AddProjectItem431JSONResponseBody) MergeProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorEnvelope returns the union data inside the AddProjectItem431JSONResponseBody as a ErrorEnvelope
+func (t AddProjectItem431JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
+	var body ErrorEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope overwrites any union data inside the AddProjectItem431JSONResponseBody as the provided ErrorEnvelope
+func (t *AddProjectItem431JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope performs a merge with any union data inside the AddProjectItem431JSONResponseBody, using the provided ErrorEnvelope
+func (t *AddProjectItem431JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AddProjectItem431JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AddProjectItem431JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsProjectsError returns the union data inside the AddProjectItem500JSONResponseBody as a ProjectsError
 func (t AddProjectItem500JSONResponseBody) AsProjectsError() (ProjectsError, error) {
 	var body ProjectsError
@@ -6780,6 +7187,68 @@ func (t DeleteProjectItem409JSONResponseBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *DeleteProjectItem409JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsProjectsError returns the union data inside the DeleteProjectItem431JSONResponseBody as a ProjectsError
+func (t DeleteProjectItem431JSONResponseBody) AsProjectsError() (ProjectsError, error) {
+	var body ProjectsError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromProjectsError overwrites any union data inside the DeleteProjectItem431JSONResponseBody as the provided ProjectsError
+func (t *DeleteProjectItem431JSONResponseBody) FromProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeProjectsError performs a merge with any union data inside the DeleteProjectItem431JSONResponseBody, using the provided ProjectsError
+func (t *DeleteProjectItem431JSONResponseBody) MergeProjectsError(v ProjectsError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorEnvelope returns the union data inside the DeleteProjectItem431JSONResponseBody as a ErrorEnvelope
+func (t DeleteProjectItem431JSONResponseBody) AsErrorEnvelope() (ErrorEnvelope, error) {
+	var body ErrorEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope overwrites any union data inside the DeleteProjectItem431JSONResponseBody as the provided ErrorEnvelope
+func (t *DeleteProjectItem431JSONResponseBody) FromErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope performs a merge with any union data inside the DeleteProjectItem431JSONResponseBody, using the provided ErrorEnvelope
+func (t *DeleteProjectItem431JSONResponseBody) MergeErrorEnvelope(v ErrorEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DeleteProjectItem431JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DeleteProjectItem431JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -12955,6 +13424,11 @@ type GetHealthResponse200Headers struct {
 	XRequestId string
 }
 
+// GetHealthResponse431Headers the declared response headers of an HTTP 431 response for GetHealth
+type GetHealthResponse431Headers struct {
+	XRequestId string
+}
+
 // GetHealthResponse500Headers the declared response headers of an HTTP 500 response for GetHealth
 type GetHealthResponse500Headers struct {
 	XRequestId string
@@ -12965,10 +13439,14 @@ type GetHealthResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *HealthResponse
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetHealthResponse200Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetHealthResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetHealthResponse500Headers
 }
@@ -12976,6 +13454,11 @@ type GetHealthResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetHealthResponse) GetJSON200() *HealthResponse {
 	return r.JSON200
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetHealthResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13017,6 +13500,11 @@ type GetReadyResponse200Headers struct {
 	XRequestId string
 }
 
+// GetReadyResponse431Headers the declared response headers of an HTTP 431 response for GetReady
+type GetReadyResponse431Headers struct {
+	XRequestId string
+}
+
 // GetReadyResponse500Headers the declared response headers of an HTTP 500 response for GetReady
 type GetReadyResponse500Headers struct {
 	XRequestId string
@@ -13033,12 +13521,16 @@ type GetReadyResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ReadyResponse
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ErrorEnvelope
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetReadyResponse200Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetReadyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetReadyResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -13048,6 +13540,11 @@ type GetReadyResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetReadyResponse) GetJSON200() *ReadyResponse {
 	return r.JSON200
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetReadyResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13111,6 +13608,14 @@ type GetAccountResponse429Headers struct {
 	XRequestId         string
 }
 
+// GetAccountResponse431Headers the declared response headers of an HTTP 431 response for GetAccount
+type GetAccountResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetAccountResponse500Headers the declared response headers of an HTTP 500 response for GetAccount
 type GetAccountResponse500Headers struct {
 	RateLimitLimit     *int
@@ -13137,6 +13642,8 @@ type GetAccountResponse struct {
 	JSON401 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -13147,6 +13654,8 @@ type GetAccountResponse struct {
 	Headers401 *GetAccountResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetAccountResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetAccountResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetAccountResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -13166,6 +13675,11 @@ func (r GetAccountResponse) GetJSON401() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetAccountResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetAccountResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13270,6 +13784,14 @@ type ExecuteAcademicSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteAcademicSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteAcademicSearch
+type ExecuteAcademicSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteAcademicSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteAcademicSearch
 type ExecuteAcademicSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -13322,6 +13844,8 @@ type ExecuteAcademicSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -13346,6 +13870,8 @@ type ExecuteAcademicSearchResponse struct {
 	Headers413 *ExecuteAcademicSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteAcademicSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteAcademicSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteAcademicSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -13394,6 +13920,11 @@ func (r ExecuteAcademicSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteAcademicSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteAcademicSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13508,6 +14039,14 @@ type ExecuteBooksSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteBooksSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteBooksSearch
+type ExecuteBooksSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteBooksSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteBooksSearch
 type ExecuteBooksSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -13560,6 +14099,8 @@ type ExecuteBooksSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -13584,6 +14125,8 @@ type ExecuteBooksSearchResponse struct {
 	Headers413 *ExecuteBooksSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteBooksSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteBooksSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteBooksSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -13632,6 +14175,11 @@ func (r ExecuteBooksSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteBooksSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteBooksSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13746,6 +14294,14 @@ type ExecuteClassicsSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteClassicsSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteClassicsSearch
+type ExecuteClassicsSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteClassicsSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteClassicsSearch
 type ExecuteClassicsSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -13798,6 +14354,8 @@ type ExecuteClassicsSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -13822,6 +14380,8 @@ type ExecuteClassicsSearchResponse struct {
 	Headers413 *ExecuteClassicsSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteClassicsSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteClassicsSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteClassicsSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -13870,6 +14430,11 @@ func (r ExecuteClassicsSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteClassicsSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteClassicsSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13984,6 +14549,14 @@ type ExecuteCompaniesFinancialsResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteCompaniesFinancialsResponse431Headers the declared response headers of an HTTP 431 response for ExecuteCompaniesFinancials
+type ExecuteCompaniesFinancialsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteCompaniesFinancialsResponse500Headers the declared response headers of an HTTP 500 response for ExecuteCompaniesFinancials
 type ExecuteCompaniesFinancialsResponse500Headers struct {
 	RateLimitLimit     *int
@@ -14036,6 +14609,8 @@ type ExecuteCompaniesFinancialsResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -14060,6 +14635,8 @@ type ExecuteCompaniesFinancialsResponse struct {
 	Headers413 *ExecuteCompaniesFinancialsResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteCompaniesFinancialsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteCompaniesFinancialsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteCompaniesFinancialsResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -14108,6 +14685,11 @@ func (r ExecuteCompaniesFinancialsResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteCompaniesFinancialsResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteCompaniesFinancialsResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -14222,6 +14804,14 @@ type ExecuteFitnessExercisesResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteFitnessExercisesResponse431Headers the declared response headers of an HTTP 431 response for ExecuteFitnessExercises
+type ExecuteFitnessExercisesResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteFitnessExercisesResponse500Headers the declared response headers of an HTTP 500 response for ExecuteFitnessExercises
 type ExecuteFitnessExercisesResponse500Headers struct {
 	RateLimitLimit     *int
@@ -14274,6 +14864,8 @@ type ExecuteFitnessExercisesResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -14298,6 +14890,8 @@ type ExecuteFitnessExercisesResponse struct {
 	Headers413 *ExecuteFitnessExercisesResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteFitnessExercisesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteFitnessExercisesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteFitnessExercisesResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -14346,6 +14940,11 @@ func (r ExecuteFitnessExercisesResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteFitnessExercisesResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteFitnessExercisesResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -14460,6 +15059,14 @@ type ExecuteFlightsSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteFlightsSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteFlightsSearch
+type ExecuteFlightsSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteFlightsSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteFlightsSearch
 type ExecuteFlightsSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -14512,6 +15119,8 @@ type ExecuteFlightsSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -14536,6 +15145,8 @@ type ExecuteFlightsSearchResponse struct {
 	Headers413 *ExecuteFlightsSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteFlightsSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteFlightsSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteFlightsSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -14584,6 +15195,11 @@ func (r ExecuteFlightsSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteFlightsSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteFlightsSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -14698,6 +15314,14 @@ type ExecuteHotelsSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteHotelsSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteHotelsSearch
+type ExecuteHotelsSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteHotelsSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteHotelsSearch
 type ExecuteHotelsSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -14750,6 +15374,8 @@ type ExecuteHotelsSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -14774,6 +15400,8 @@ type ExecuteHotelsSearchResponse struct {
 	Headers413 *ExecuteHotelsSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteHotelsSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteHotelsSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteHotelsSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -14822,6 +15450,11 @@ func (r ExecuteHotelsSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteHotelsSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteHotelsSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -14936,6 +15569,14 @@ type ExecuteJobsSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteJobsSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteJobsSearch
+type ExecuteJobsSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteJobsSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteJobsSearch
 type ExecuteJobsSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -14988,6 +15629,8 @@ type ExecuteJobsSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -15012,6 +15655,8 @@ type ExecuteJobsSearchResponse struct {
 	Headers413 *ExecuteJobsSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteJobsSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteJobsSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteJobsSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -15060,6 +15705,11 @@ func (r ExecuteJobsSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteJobsSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteJobsSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15174,6 +15824,14 @@ type ExecuteJspkgDownloadsResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteJspkgDownloadsResponse431Headers the declared response headers of an HTTP 431 response for ExecuteJspkgDownloads
+type ExecuteJspkgDownloadsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteJspkgDownloadsResponse500Headers the declared response headers of an HTTP 500 response for ExecuteJspkgDownloads
 type ExecuteJspkgDownloadsResponse500Headers struct {
 	RateLimitLimit     *int
@@ -15226,6 +15884,8 @@ type ExecuteJspkgDownloadsResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -15250,6 +15910,8 @@ type ExecuteJspkgDownloadsResponse struct {
 	Headers413 *ExecuteJspkgDownloadsResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteJspkgDownloadsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteJspkgDownloadsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteJspkgDownloadsResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -15298,6 +15960,11 @@ func (r ExecuteJspkgDownloadsResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteJspkgDownloadsResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteJspkgDownloadsResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15412,6 +16079,14 @@ type ExecuteJspkgPackageResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteJspkgPackageResponse431Headers the declared response headers of an HTTP 431 response for ExecuteJspkgPackage
+type ExecuteJspkgPackageResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteJspkgPackageResponse500Headers the declared response headers of an HTTP 500 response for ExecuteJspkgPackage
 type ExecuteJspkgPackageResponse500Headers struct {
 	RateLimitLimit     *int
@@ -15464,6 +16139,8 @@ type ExecuteJspkgPackageResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -15488,6 +16165,8 @@ type ExecuteJspkgPackageResponse struct {
 	Headers413 *ExecuteJspkgPackageResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteJspkgPackageResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteJspkgPackageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteJspkgPackageResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -15536,6 +16215,11 @@ func (r ExecuteJspkgPackageResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteJspkgPackageResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteJspkgPackageResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15650,6 +16334,14 @@ type ExecuteJspkgSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteJspkgSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteJspkgSearch
+type ExecuteJspkgSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteJspkgSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteJspkgSearch
 type ExecuteJspkgSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -15702,6 +16394,8 @@ type ExecuteJspkgSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -15726,6 +16420,8 @@ type ExecuteJspkgSearchResponse struct {
 	Headers413 *ExecuteJspkgSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteJspkgSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteJspkgSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteJspkgSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -15774,6 +16470,11 @@ func (r ExecuteJspkgSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteJspkgSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteJspkgSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15888,6 +16589,14 @@ type ExecuteLegalReadResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteLegalReadResponse431Headers the declared response headers of an HTTP 431 response for ExecuteLegalRead
+type ExecuteLegalReadResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteLegalReadResponse500Headers the declared response headers of an HTTP 500 response for ExecuteLegalRead
 type ExecuteLegalReadResponse500Headers struct {
 	RateLimitLimit     *int
@@ -15940,6 +16649,8 @@ type ExecuteLegalReadResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -15964,6 +16675,8 @@ type ExecuteLegalReadResponse struct {
 	Headers413 *ExecuteLegalReadResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteLegalReadResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteLegalReadResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteLegalReadResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -16012,6 +16725,11 @@ func (r ExecuteLegalReadResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteLegalReadResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteLegalReadResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -16126,6 +16844,14 @@ type ExecuteLegalSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteLegalSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteLegalSearch
+type ExecuteLegalSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteLegalSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteLegalSearch
 type ExecuteLegalSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -16178,6 +16904,8 @@ type ExecuteLegalSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -16202,6 +16930,8 @@ type ExecuteLegalSearchResponse struct {
 	Headers413 *ExecuteLegalSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteLegalSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteLegalSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteLegalSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -16250,6 +16980,11 @@ func (r ExecuteLegalSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteLegalSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteLegalSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -16364,6 +17099,14 @@ type ExecuteMarketsQuoteResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteMarketsQuoteResponse431Headers the declared response headers of an HTTP 431 response for ExecuteMarketsQuote
+type ExecuteMarketsQuoteResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteMarketsQuoteResponse500Headers the declared response headers of an HTTP 500 response for ExecuteMarketsQuote
 type ExecuteMarketsQuoteResponse500Headers struct {
 	RateLimitLimit     *int
@@ -16416,6 +17159,8 @@ type ExecuteMarketsQuoteResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -16440,6 +17185,8 @@ type ExecuteMarketsQuoteResponse struct {
 	Headers413 *ExecuteMarketsQuoteResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteMarketsQuoteResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteMarketsQuoteResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteMarketsQuoteResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -16488,6 +17235,11 @@ func (r ExecuteMarketsQuoteResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteMarketsQuoteResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteMarketsQuoteResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -16602,6 +17354,14 @@ type ExecuteMusicSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteMusicSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteMusicSearch
+type ExecuteMusicSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteMusicSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteMusicSearch
 type ExecuteMusicSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -16654,6 +17414,8 @@ type ExecuteMusicSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -16678,6 +17440,8 @@ type ExecuteMusicSearchResponse struct {
 	Headers413 *ExecuteMusicSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteMusicSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteMusicSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteMusicSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -16726,6 +17490,11 @@ func (r ExecuteMusicSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteMusicSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteMusicSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -16840,6 +17609,14 @@ type ExecuteNavigationMatrixResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteNavigationMatrixResponse431Headers the declared response headers of an HTTP 431 response for ExecuteNavigationMatrix
+type ExecuteNavigationMatrixResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteNavigationMatrixResponse500Headers the declared response headers of an HTTP 500 response for ExecuteNavigationMatrix
 type ExecuteNavigationMatrixResponse500Headers struct {
 	RateLimitLimit     *int
@@ -16892,6 +17669,8 @@ type ExecuteNavigationMatrixResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -16916,6 +17695,8 @@ type ExecuteNavigationMatrixResponse struct {
 	Headers413 *ExecuteNavigationMatrixResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteNavigationMatrixResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteNavigationMatrixResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteNavigationMatrixResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -16964,6 +17745,11 @@ func (r ExecuteNavigationMatrixResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteNavigationMatrixResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteNavigationMatrixResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17078,6 +17864,14 @@ type ExecuteNavigationRouteResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteNavigationRouteResponse431Headers the declared response headers of an HTTP 431 response for ExecuteNavigationRoute
+type ExecuteNavigationRouteResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteNavigationRouteResponse500Headers the declared response headers of an HTTP 500 response for ExecuteNavigationRoute
 type ExecuteNavigationRouteResponse500Headers struct {
 	RateLimitLimit     *int
@@ -17130,6 +17924,8 @@ type ExecuteNavigationRouteResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -17154,6 +17950,8 @@ type ExecuteNavigationRouteResponse struct {
 	Headers413 *ExecuteNavigationRouteResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteNavigationRouteResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteNavigationRouteResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteNavigationRouteResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -17202,6 +18000,11 @@ func (r ExecuteNavigationRouteResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteNavigationRouteResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteNavigationRouteResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17316,6 +18119,14 @@ type ExecuteNewsSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteNewsSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteNewsSearch
+type ExecuteNewsSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteNewsSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteNewsSearch
 type ExecuteNewsSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -17368,6 +18179,8 @@ type ExecuteNewsSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -17392,6 +18205,8 @@ type ExecuteNewsSearchResponse struct {
 	Headers413 *ExecuteNewsSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteNewsSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteNewsSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteNewsSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -17440,6 +18255,11 @@ func (r ExecuteNewsSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteNewsSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteNewsSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17554,6 +18374,14 @@ type ExecutePatentsSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecutePatentsSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecutePatentsSearch
+type ExecutePatentsSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePatentsSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecutePatentsSearch
 type ExecutePatentsSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -17606,6 +18434,8 @@ type ExecutePatentsSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -17630,6 +18460,8 @@ type ExecutePatentsSearchResponse struct {
 	Headers413 *ExecutePatentsSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePatentsSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecutePatentsSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecutePatentsSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -17678,6 +18510,11 @@ func (r ExecutePatentsSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecutePatentsSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecutePatentsSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17792,6 +18629,14 @@ type ExecutePlacesSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecutePlacesSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecutePlacesSearch
+type ExecutePlacesSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePlacesSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecutePlacesSearch
 type ExecutePlacesSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -17844,6 +18689,8 @@ type ExecutePlacesSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -17868,6 +18715,8 @@ type ExecutePlacesSearchResponse struct {
 	Headers413 *ExecutePlacesSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePlacesSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecutePlacesSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecutePlacesSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -17916,6 +18765,11 @@ func (r ExecutePlacesSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecutePlacesSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecutePlacesSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18030,6 +18884,14 @@ type ExecutePypkgDetailsResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecutePypkgDetailsResponse431Headers the declared response headers of an HTTP 431 response for ExecutePypkgDetails
+type ExecutePypkgDetailsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePypkgDetailsResponse500Headers the declared response headers of an HTTP 500 response for ExecutePypkgDetails
 type ExecutePypkgDetailsResponse500Headers struct {
 	RateLimitLimit     *int
@@ -18082,6 +18944,8 @@ type ExecutePypkgDetailsResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -18106,6 +18970,8 @@ type ExecutePypkgDetailsResponse struct {
 	Headers413 *ExecutePypkgDetailsResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePypkgDetailsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecutePypkgDetailsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecutePypkgDetailsResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -18154,6 +19020,11 @@ func (r ExecutePypkgDetailsResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecutePypkgDetailsResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecutePypkgDetailsResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18268,6 +19139,14 @@ type ExecutePypkgDownloadsResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecutePypkgDownloadsResponse431Headers the declared response headers of an HTTP 431 response for ExecutePypkgDownloads
+type ExecutePypkgDownloadsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePypkgDownloadsResponse500Headers the declared response headers of an HTTP 500 response for ExecutePypkgDownloads
 type ExecutePypkgDownloadsResponse500Headers struct {
 	RateLimitLimit     *int
@@ -18320,6 +19199,8 @@ type ExecutePypkgDownloadsResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -18344,6 +19225,8 @@ type ExecutePypkgDownloadsResponse struct {
 	Headers413 *ExecutePypkgDownloadsResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePypkgDownloadsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecutePypkgDownloadsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecutePypkgDownloadsResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -18392,6 +19275,11 @@ func (r ExecutePypkgDownloadsResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecutePypkgDownloadsResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecutePypkgDownloadsResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18506,6 +19394,14 @@ type ExecutePypkgSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecutePypkgSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecutePypkgSearch
+type ExecutePypkgSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePypkgSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecutePypkgSearch
 type ExecutePypkgSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -18558,6 +19454,8 @@ type ExecutePypkgSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -18582,6 +19480,8 @@ type ExecutePypkgSearchResponse struct {
 	Headers413 *ExecutePypkgSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePypkgSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecutePypkgSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecutePypkgSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -18630,6 +19530,11 @@ func (r ExecutePypkgSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecutePypkgSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecutePypkgSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18744,6 +19649,14 @@ type ExecutePypkgVersionsResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecutePypkgVersionsResponse431Headers the declared response headers of an HTTP 431 response for ExecutePypkgVersions
+type ExecutePypkgVersionsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePypkgVersionsResponse500Headers the declared response headers of an HTTP 500 response for ExecutePypkgVersions
 type ExecutePypkgVersionsResponse500Headers struct {
 	RateLimitLimit     *int
@@ -18796,6 +19709,8 @@ type ExecutePypkgVersionsResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -18820,6 +19735,8 @@ type ExecutePypkgVersionsResponse struct {
 	Headers413 *ExecutePypkgVersionsResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePypkgVersionsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecutePypkgVersionsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecutePypkgVersionsResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -18868,6 +19785,11 @@ func (r ExecutePypkgVersionsResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecutePypkgVersionsResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecutePypkgVersionsResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18982,6 +19904,14 @@ type ExecuteRealestateSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteRealestateSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteRealestateSearch
+type ExecuteRealestateSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteRealestateSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteRealestateSearch
 type ExecuteRealestateSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -19034,6 +19964,8 @@ type ExecuteRealestateSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -19058,6 +19990,8 @@ type ExecuteRealestateSearchResponse struct {
 	Headers413 *ExecuteRealestateSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteRealestateSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteRealestateSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteRealestateSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -19106,6 +20040,11 @@ func (r ExecuteRealestateSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteRealestateSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteRealestateSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -19220,6 +20159,14 @@ type ExecuteRecipesSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteRecipesSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteRecipesSearch
+type ExecuteRecipesSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteRecipesSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteRecipesSearch
 type ExecuteRecipesSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -19272,6 +20219,8 @@ type ExecuteRecipesSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -19296,6 +20245,8 @@ type ExecuteRecipesSearchResponse struct {
 	Headers413 *ExecuteRecipesSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteRecipesSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteRecipesSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteRecipesSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -19344,6 +20295,11 @@ func (r ExecuteRecipesSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteRecipesSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteRecipesSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -19458,6 +20414,14 @@ type ExecuteRepoSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteRepoSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteRepoSearch
+type ExecuteRepoSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteRepoSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteRepoSearch
 type ExecuteRepoSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -19510,6 +20474,8 @@ type ExecuteRepoSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -19534,6 +20500,8 @@ type ExecuteRepoSearchResponse struct {
 	Headers413 *ExecuteRepoSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteRepoSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteRepoSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteRepoSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -19582,6 +20550,11 @@ func (r ExecuteRepoSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteRepoSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteRepoSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -19696,6 +20669,14 @@ type ExecuteScriptureSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteScriptureSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteScriptureSearch
+type ExecuteScriptureSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteScriptureSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteScriptureSearch
 type ExecuteScriptureSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -19748,6 +20729,8 @@ type ExecuteScriptureSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -19772,6 +20755,8 @@ type ExecuteScriptureSearchResponse struct {
 	Headers413 *ExecuteScriptureSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteScriptureSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteScriptureSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteScriptureSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -19820,6 +20805,11 @@ func (r ExecuteScriptureSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteScriptureSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteScriptureSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -19934,6 +20924,14 @@ type ExecuteShoppingSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteShoppingSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteShoppingSearch
+type ExecuteShoppingSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteShoppingSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteShoppingSearch
 type ExecuteShoppingSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -19986,6 +20984,8 @@ type ExecuteShoppingSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -20010,6 +21010,8 @@ type ExecuteShoppingSearchResponse struct {
 	Headers413 *ExecuteShoppingSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteShoppingSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteShoppingSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteShoppingSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -20058,6 +21060,11 @@ func (r ExecuteShoppingSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteShoppingSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteShoppingSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20172,6 +21179,14 @@ type ExecuteSocialSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteSocialSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteSocialSearch
+type ExecuteSocialSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteSocialSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteSocialSearch
 type ExecuteSocialSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -20224,6 +21239,8 @@ type ExecuteSocialSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -20248,6 +21265,8 @@ type ExecuteSocialSearchResponse struct {
 	Headers413 *ExecuteSocialSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteSocialSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteSocialSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteSocialSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -20296,6 +21315,11 @@ func (r ExecuteSocialSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteSocialSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteSocialSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20410,6 +21434,14 @@ type ExecuteTransitRoutesResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteTransitRoutesResponse431Headers the declared response headers of an HTTP 431 response for ExecuteTransitRoutes
+type ExecuteTransitRoutesResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteTransitRoutesResponse500Headers the declared response headers of an HTTP 500 response for ExecuteTransitRoutes
 type ExecuteTransitRoutesResponse500Headers struct {
 	RateLimitLimit     *int
@@ -20462,6 +21494,8 @@ type ExecuteTransitRoutesResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -20486,6 +21520,8 @@ type ExecuteTransitRoutesResponse struct {
 	Headers413 *ExecuteTransitRoutesResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteTransitRoutesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteTransitRoutesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteTransitRoutesResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -20534,6 +21570,11 @@ func (r ExecuteTransitRoutesResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteTransitRoutesResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteTransitRoutesResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20648,6 +21689,14 @@ type ExecuteTrendsSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteTrendsSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteTrendsSearch
+type ExecuteTrendsSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteTrendsSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteTrendsSearch
 type ExecuteTrendsSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -20700,6 +21749,8 @@ type ExecuteTrendsSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -20724,6 +21775,8 @@ type ExecuteTrendsSearchResponse struct {
 	Headers413 *ExecuteTrendsSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteTrendsSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteTrendsSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteTrendsSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -20772,6 +21825,11 @@ func (r ExecuteTrendsSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteTrendsSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteTrendsSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20886,6 +21944,14 @@ type ExecuteVideoSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteVideoSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteVideoSearch
+type ExecuteVideoSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteVideoSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteVideoSearch
 type ExecuteVideoSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -20938,6 +22004,8 @@ type ExecuteVideoSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -20962,6 +22030,8 @@ type ExecuteVideoSearchResponse struct {
 	Headers413 *ExecuteVideoSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteVideoSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteVideoSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteVideoSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -21010,6 +22080,11 @@ func (r ExecuteVideoSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteVideoSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteVideoSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21124,6 +22199,14 @@ type ExecuteWeatherForecastResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteWeatherForecastResponse431Headers the declared response headers of an HTTP 431 response for ExecuteWeatherForecast
+type ExecuteWeatherForecastResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteWeatherForecastResponse500Headers the declared response headers of an HTTP 500 response for ExecuteWeatherForecast
 type ExecuteWeatherForecastResponse500Headers struct {
 	RateLimitLimit     *int
@@ -21176,6 +22259,8 @@ type ExecuteWeatherForecastResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -21200,6 +22285,8 @@ type ExecuteWeatherForecastResponse struct {
 	Headers413 *ExecuteWeatherForecastResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteWeatherForecastResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteWeatherForecastResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteWeatherForecastResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -21248,6 +22335,11 @@ func (r ExecuteWeatherForecastResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteWeatherForecastResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteWeatherForecastResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21362,6 +22454,14 @@ type ExecuteWebReadResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteWebReadResponse431Headers the declared response headers of an HTTP 431 response for ExecuteWebRead
+type ExecuteWebReadResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteWebReadResponse500Headers the declared response headers of an HTTP 500 response for ExecuteWebRead
 type ExecuteWebReadResponse500Headers struct {
 	RateLimitLimit     *int
@@ -21414,6 +22514,8 @@ type ExecuteWebReadResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -21438,6 +22540,8 @@ type ExecuteWebReadResponse struct {
 	Headers413 *ExecuteWebReadResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteWebReadResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteWebReadResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteWebReadResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -21486,6 +22590,11 @@ func (r ExecuteWebReadResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteWebReadResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteWebReadResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21600,6 +22709,14 @@ type ExecuteWebSearchResponse429Headers struct {
 	XRequestId         string
 }
 
+// ExecuteWebSearchResponse431Headers the declared response headers of an HTTP 431 response for ExecuteWebSearch
+type ExecuteWebSearchResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteWebSearchResponse500Headers the declared response headers of an HTTP 500 response for ExecuteWebSearch
 type ExecuteWebSearchResponse500Headers struct {
 	RateLimitLimit     *int
@@ -21652,6 +22769,8 @@ type ExecuteWebSearchResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -21676,6 +22795,8 @@ type ExecuteWebSearchResponse struct {
 	Headers413 *ExecuteWebSearchResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteWebSearchResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecuteWebSearchResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecuteWebSearchResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -21724,6 +22845,11 @@ func (r ExecuteWebSearchResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecuteWebSearchResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecuteWebSearchResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21805,6 +22931,14 @@ type InspectCapabilityResponse429Headers struct {
 	XRequestId         string
 }
 
+// InspectCapabilityResponse431Headers the declared response headers of an HTTP 431 response for InspectCapability
+type InspectCapabilityResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // InspectCapabilityResponse500Headers the declared response headers of an HTTP 500 response for InspectCapability
 type InspectCapabilityResponse500Headers struct {
 	RateLimitLimit     *int
@@ -21833,6 +22967,8 @@ type InspectCapabilityResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -21845,6 +22981,8 @@ type InspectCapabilityResponse struct {
 	Headers404 *InspectCapabilityResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *InspectCapabilityResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *InspectCapabilityResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *InspectCapabilityResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -21869,6 +23007,11 @@ func (r InspectCapabilityResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r InspectCapabilityResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r InspectCapabilityResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21932,6 +23075,14 @@ type GetCatalogResponse429Headers struct {
 	XRequestId         string
 }
 
+// GetCatalogResponse431Headers the declared response headers of an HTTP 431 response for GetCatalog
+type GetCatalogResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetCatalogResponse500Headers the declared response headers of an HTTP 500 response for GetCatalog
 type GetCatalogResponse500Headers struct {
 	RateLimitLimit     *int
@@ -21958,6 +23109,8 @@ type GetCatalogResponse struct {
 	JSON401 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -21968,6 +23121,8 @@ type GetCatalogResponse struct {
 	Headers401 *GetCatalogResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCatalogResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCatalogResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCatalogResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -21987,6 +23142,11 @@ func (r GetCatalogResponse) GetJSON401() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetCatalogResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCatalogResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22107,6 +23267,14 @@ type FollowUpResponse429Headers struct {
 	XRequestId         string
 }
 
+// FollowUpResponse431Headers the declared response headers of an HTTP 431 response for FollowUp
+type FollowUpResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // FollowUpResponse500Headers the declared response headers of an HTTP 500 response for FollowUp
 type FollowUpResponse500Headers struct {
 	RateLimitLimit     *int
@@ -22163,6 +23331,8 @@ type FollowUpResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -22191,6 +23361,8 @@ type FollowUpResponse struct {
 	Headers413 *FollowUpResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *FollowUpResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *FollowUpResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *FollowUpResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -22249,6 +23421,11 @@ func (r FollowUpResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r FollowUpResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r FollowUpResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22322,6 +23499,14 @@ type GetGuideResponse429Headers struct {
 	XRequestId         string
 }
 
+// GetGuideResponse431Headers the declared response headers of an HTTP 431 response for GetGuide
+type GetGuideResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetGuideResponse500Headers the declared response headers of an HTTP 500 response for GetGuide
 type GetGuideResponse500Headers struct {
 	RateLimitLimit     *int
@@ -22346,6 +23531,8 @@ type GetGuideResponse struct {
 	JSON401 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -22356,6 +23543,8 @@ type GetGuideResponse struct {
 	Headers401 *GetGuideResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetGuideResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetGuideResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetGuideResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -22370,6 +23559,11 @@ func (r GetGuideResponse) GetJSON401() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetGuideResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetGuideResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22416,6 +23610,11 @@ type GetOpenAPIResponse200Headers struct {
 	XRequestId string
 }
 
+// GetOpenAPIResponse431Headers the declared response headers of an HTTP 431 response for GetOpenAPI
+type GetOpenAPIResponse431Headers struct {
+	XRequestId string
+}
+
 // GetOpenAPIResponse500Headers the declared response headers of an HTTP 500 response for GetOpenAPI
 type GetOpenAPIResponse500Headers struct {
 	XRequestId string
@@ -22426,10 +23625,14 @@ type GetOpenAPIResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *map[string]interface{}
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOpenAPIResponse200Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetOpenAPIResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetOpenAPIResponse500Headers
 }
@@ -22437,6 +23640,11 @@ type GetOpenAPIResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetOpenAPIResponse) GetJSON200() *map[string]interface{} {
 	return r.JSON200
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetOpenAPIResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22503,6 +23711,14 @@ type ListProjectsResponse429Headers struct {
 	XRequestId         string
 }
 
+// ListProjectsResponse431Headers the declared response headers of an HTTP 431 response for ListProjects
+type ListProjectsResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ListProjectsResponse500Headers the declared response headers of an HTTP 500 response for ListProjects
 type ListProjectsResponse500Headers struct {
 	RateLimitLimit     *int
@@ -22531,6 +23747,8 @@ type ListProjectsResponse struct {
 	JSON401 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ListProjects431JSONResponseBody
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ListProjects500JSONResponseBody
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -22543,6 +23761,8 @@ type ListProjectsResponse struct {
 	Headers401 *ListProjectsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListProjectsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListProjectsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListProjectsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -22567,6 +23787,11 @@ func (r ListProjectsResponse) GetJSON401() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListProjectsResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListProjectsResponse) GetJSON431() *ListProjects431JSONResponseBody {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22663,6 +23888,14 @@ type CreateProjectResponse429Headers struct {
 	XRequestId         string
 }
 
+// CreateProjectResponse431Headers the declared response headers of an HTTP 431 response for CreateProject
+type CreateProjectResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // CreateProjectResponse500Headers the declared response headers of an HTTP 500 response for CreateProject
 type CreateProjectResponse500Headers struct {
 	RateLimitLimit     *int
@@ -22697,6 +23930,8 @@ type CreateProjectResponse struct {
 	JSON413 *CreateProject413JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *CreateProject431JSONResponseBody
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *CreateProject500JSONResponseBody
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -22715,6 +23950,8 @@ type CreateProjectResponse struct {
 	Headers413 *CreateProjectResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateProjectResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateProjectResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateProjectResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -22754,6 +23991,11 @@ func (r CreateProjectResponse) GetJSON413() *CreateProject413JSONResponseBody {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateProjectResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateProjectResponse) GetJSON431() *CreateProject431JSONResponseBody {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22817,6 +24059,14 @@ type GetProjectsStatusResponse429Headers struct {
 	XRequestId         string
 }
 
+// GetProjectsStatusResponse431Headers the declared response headers of an HTTP 431 response for GetProjectsStatus
+type GetProjectsStatusResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetProjectsStatusResponse500Headers the declared response headers of an HTTP 500 response for GetProjectsStatus
 type GetProjectsStatusResponse500Headers struct {
 	RateLimitLimit     *int
@@ -22843,6 +24093,8 @@ type GetProjectsStatusResponse struct {
 	JSON401 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *GetProjectsStatus431JSONResponseBody
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *GetProjectsStatus500JSONResponseBody
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -22853,6 +24105,8 @@ type GetProjectsStatusResponse struct {
 	Headers401 *GetProjectsStatusResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetProjectsStatusResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetProjectsStatusResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetProjectsStatusResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -22872,6 +24126,11 @@ func (r GetProjectsStatusResponse) GetJSON401() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetProjectsStatusResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetProjectsStatusResponse) GetJSON431() *GetProjectsStatus431JSONResponseBody {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22960,6 +24219,14 @@ type DeleteProjectResponse429Headers struct {
 	XRequestId         string
 }
 
+// DeleteProjectResponse431Headers the declared response headers of an HTTP 431 response for DeleteProject
+type DeleteProjectResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // DeleteProjectResponse500Headers the declared response headers of an HTTP 500 response for DeleteProject
 type DeleteProjectResponse500Headers struct {
 	RateLimitLimit     *int
@@ -22992,6 +24259,8 @@ type DeleteProjectResponse struct {
 	JSON409 *DeleteProject409JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *DeleteProject431JSONResponseBody
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *DeleteProject500JSONResponseBody
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23008,6 +24277,8 @@ type DeleteProjectResponse struct {
 	Headers409 *DeleteProjectResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteProjectResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteProjectResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteProjectResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -23042,6 +24313,11 @@ func (r DeleteProjectResponse) GetJSON409() *DeleteProject409JSONResponseBody {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeleteProjectResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DeleteProjectResponse) GetJSON431() *DeleteProject431JSONResponseBody {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -23121,6 +24397,14 @@ type GetProjectResponse429Headers struct {
 	XRequestId         string
 }
 
+// GetProjectResponse431Headers the declared response headers of an HTTP 431 response for GetProject
+type GetProjectResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetProjectResponse500Headers the declared response headers of an HTTP 500 response for GetProject
 type GetProjectResponse500Headers struct {
 	RateLimitLimit     *int
@@ -23151,6 +24435,8 @@ type GetProjectResponse struct {
 	JSON404 *GetProject404JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *GetProject431JSONResponseBody
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *GetProject500JSONResponseBody
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23165,6 +24451,8 @@ type GetProjectResponse struct {
 	Headers404 *GetProjectResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetProjectResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetProjectResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetProjectResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -23194,6 +24482,11 @@ func (r GetProjectResponse) GetJSON404() *GetProject404JSONResponseBody {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetProjectResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetProjectResponse) GetJSON431() *GetProject431JSONResponseBody {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -23306,6 +24599,14 @@ type AddProjectItemResponse429Headers struct {
 	XRequestId         string
 }
 
+// AddProjectItemResponse431Headers the declared response headers of an HTTP 431 response for AddProjectItem
+type AddProjectItemResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // AddProjectItemResponse500Headers the declared response headers of an HTTP 500 response for AddProjectItem
 type AddProjectItemResponse500Headers struct {
 	RateLimitLimit     *int
@@ -23344,6 +24645,8 @@ type AddProjectItemResponse struct {
 	JSON413 *AddProjectItem413JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *AddProjectItem431JSONResponseBody
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *AddProjectItem500JSONResponseBody
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23366,6 +24669,8 @@ type AddProjectItemResponse struct {
 	Headers413 *AddProjectItemResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddProjectItemResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AddProjectItemResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AddProjectItemResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -23415,6 +24720,11 @@ func (r AddProjectItemResponse) GetJSON413() *AddProjectItem413JSONResponseBody 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AddProjectItemResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AddProjectItemResponse) GetJSON431() *AddProjectItem431JSONResponseBody {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -23503,6 +24813,14 @@ type DeleteProjectItemResponse429Headers struct {
 	XRequestId         string
 }
 
+// DeleteProjectItemResponse431Headers the declared response headers of an HTTP 431 response for DeleteProjectItem
+type DeleteProjectItemResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // DeleteProjectItemResponse500Headers the declared response headers of an HTTP 500 response for DeleteProjectItem
 type DeleteProjectItemResponse500Headers struct {
 	RateLimitLimit     *int
@@ -23535,6 +24853,8 @@ type DeleteProjectItemResponse struct {
 	JSON409 *DeleteProjectItem409JSONResponseBody
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *DeleteProjectItem431JSONResponseBody
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *DeleteProjectItem500JSONResponseBody
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23551,6 +24871,8 @@ type DeleteProjectItemResponse struct {
 	Headers409 *DeleteProjectItemResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteProjectItemResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteProjectItemResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteProjectItemResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -23585,6 +24907,11 @@ func (r DeleteProjectItemResponse) GetJSON409() *DeleteProjectItem409JSONRespons
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeleteProjectItemResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DeleteProjectItemResponse) GetJSON431() *DeleteProjectItem431JSONResponseBody {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -23689,6 +25016,14 @@ type SharpenDraftResponse429Headers struct {
 	XRequestId         string
 }
 
+// SharpenDraftResponse431Headers the declared response headers of an HTTP 431 response for SharpenDraft
+type SharpenDraftResponse431Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // SharpenDraftResponse500Headers the declared response headers of an HTTP 500 response for SharpenDraft
 type SharpenDraftResponse500Headers struct {
 	RateLimitLimit     *int
@@ -23741,6 +25076,8 @@ type SharpenDraftResponse struct {
 	JSON413 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// JSON502 the response for an HTTP 502 `application/json` response
@@ -23765,6 +25102,8 @@ type SharpenDraftResponse struct {
 	Headers413 *SharpenDraftResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SharpenDraftResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SharpenDraftResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SharpenDraftResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -23813,6 +25152,11 @@ func (r SharpenDraftResponse) GetJSON413() *ErrorEnvelope {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SharpenDraftResponse) GetJSON429() *ErrorEnvelope {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SharpenDraftResponse) GetJSON431() *ErrorEnvelope {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -25229,6 +26573,13 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25249,6 +26600,16 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetHealthResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetHealthResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -25285,6 +26646,13 @@ func ParseGetReadyResponse(rsp *http.Response) (*GetReadyResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25312,6 +26680,16 @@ func ParseGetReadyResponse(rsp *http.Response) (*GetReadyResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetReadyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetReadyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -25378,6 +26756,13 @@ func ParseGetAccountResponse(rsp *http.Response) (*GetAccountResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -25475,6 +26860,37 @@ func ParseGetAccountResponse(rsp *http.Response) (*GetAccountResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetAccountResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetAccountResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -25618,6 +27034,13 @@ func ParseExecuteAcademicSearchResponse(rsp *http.Response) (*ExecuteAcademicSea
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -25891,6 +27314,37 @@ func ParseExecuteAcademicSearchResponse(rsp *http.Response) (*ExecuteAcademicSea
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteAcademicSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteAcademicSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -26096,6 +27550,13 @@ func ParseExecuteBooksSearchResponse(rsp *http.Response) (*ExecuteBooksSearchRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -26369,6 +27830,37 @@ func ParseExecuteBooksSearchResponse(rsp *http.Response) (*ExecuteBooksSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteBooksSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteBooksSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -26574,6 +28066,13 @@ func ParseExecuteClassicsSearchResponse(rsp *http.Response) (*ExecuteClassicsSea
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -26847,6 +28346,37 @@ func ParseExecuteClassicsSearchResponse(rsp *http.Response) (*ExecuteClassicsSea
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteClassicsSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteClassicsSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -27052,6 +28582,13 @@ func ParseExecuteCompaniesFinancialsResponse(rsp *http.Response) (*ExecuteCompan
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -27325,6 +28862,37 @@ func ParseExecuteCompaniesFinancialsResponse(rsp *http.Response) (*ExecuteCompan
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteCompaniesFinancialsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteCompaniesFinancialsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -27530,6 +29098,13 @@ func ParseExecuteFitnessExercisesResponse(rsp *http.Response) (*ExecuteFitnessEx
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -27803,6 +29378,37 @@ func ParseExecuteFitnessExercisesResponse(rsp *http.Response) (*ExecuteFitnessEx
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteFitnessExercisesResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteFitnessExercisesResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -28008,6 +29614,13 @@ func ParseExecuteFlightsSearchResponse(rsp *http.Response) (*ExecuteFlightsSearc
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -28281,6 +29894,37 @@ func ParseExecuteFlightsSearchResponse(rsp *http.Response) (*ExecuteFlightsSearc
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteFlightsSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteFlightsSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -28486,6 +30130,13 @@ func ParseExecuteHotelsSearchResponse(rsp *http.Response) (*ExecuteHotelsSearchR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -28759,6 +30410,37 @@ func ParseExecuteHotelsSearchResponse(rsp *http.Response) (*ExecuteHotelsSearchR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteHotelsSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteHotelsSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -28964,6 +30646,13 @@ func ParseExecuteJobsSearchResponse(rsp *http.Response) (*ExecuteJobsSearchRespo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -29237,6 +30926,37 @@ func ParseExecuteJobsSearchResponse(rsp *http.Response) (*ExecuteJobsSearchRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteJobsSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteJobsSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -29442,6 +31162,13 @@ func ParseExecuteJspkgDownloadsResponse(rsp *http.Response) (*ExecuteJspkgDownlo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -29715,6 +31442,37 @@ func ParseExecuteJspkgDownloadsResponse(rsp *http.Response) (*ExecuteJspkgDownlo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteJspkgDownloadsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteJspkgDownloadsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -29920,6 +31678,13 @@ func ParseExecuteJspkgPackageResponse(rsp *http.Response) (*ExecuteJspkgPackageR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -30193,6 +31958,37 @@ func ParseExecuteJspkgPackageResponse(rsp *http.Response) (*ExecuteJspkgPackageR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteJspkgPackageResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteJspkgPackageResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -30398,6 +32194,13 @@ func ParseExecuteJspkgSearchResponse(rsp *http.Response) (*ExecuteJspkgSearchRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -30671,6 +32474,37 @@ func ParseExecuteJspkgSearchResponse(rsp *http.Response) (*ExecuteJspkgSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteJspkgSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteJspkgSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -30876,6 +32710,13 @@ func ParseExecuteLegalReadResponse(rsp *http.Response) (*ExecuteLegalReadRespons
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -31149,6 +32990,37 @@ func ParseExecuteLegalReadResponse(rsp *http.Response) (*ExecuteLegalReadRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteLegalReadResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteLegalReadResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -31354,6 +33226,13 @@ func ParseExecuteLegalSearchResponse(rsp *http.Response) (*ExecuteLegalSearchRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -31627,6 +33506,37 @@ func ParseExecuteLegalSearchResponse(rsp *http.Response) (*ExecuteLegalSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteLegalSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteLegalSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -31832,6 +33742,13 @@ func ParseExecuteMarketsQuoteResponse(rsp *http.Response) (*ExecuteMarketsQuoteR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -32105,6 +34022,37 @@ func ParseExecuteMarketsQuoteResponse(rsp *http.Response) (*ExecuteMarketsQuoteR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteMarketsQuoteResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteMarketsQuoteResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -32310,6 +34258,13 @@ func ParseExecuteMusicSearchResponse(rsp *http.Response) (*ExecuteMusicSearchRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -32583,6 +34538,37 @@ func ParseExecuteMusicSearchResponse(rsp *http.Response) (*ExecuteMusicSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteMusicSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteMusicSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -32788,6 +34774,13 @@ func ParseExecuteNavigationMatrixResponse(rsp *http.Response) (*ExecuteNavigatio
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -33061,6 +35054,37 @@ func ParseExecuteNavigationMatrixResponse(rsp *http.Response) (*ExecuteNavigatio
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteNavigationMatrixResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteNavigationMatrixResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -33266,6 +35290,13 @@ func ParseExecuteNavigationRouteResponse(rsp *http.Response) (*ExecuteNavigation
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -33539,6 +35570,37 @@ func ParseExecuteNavigationRouteResponse(rsp *http.Response) (*ExecuteNavigation
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteNavigationRouteResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteNavigationRouteResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -33744,6 +35806,13 @@ func ParseExecuteNewsSearchResponse(rsp *http.Response) (*ExecuteNewsSearchRespo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -34017,6 +36086,37 @@ func ParseExecuteNewsSearchResponse(rsp *http.Response) (*ExecuteNewsSearchRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteNewsSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteNewsSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -34222,6 +36322,13 @@ func ParseExecutePatentsSearchResponse(rsp *http.Response) (*ExecutePatentsSearc
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -34495,6 +36602,37 @@ func ParseExecutePatentsSearchResponse(rsp *http.Response) (*ExecutePatentsSearc
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecutePatentsSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecutePatentsSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -34700,6 +36838,13 @@ func ParseExecutePlacesSearchResponse(rsp *http.Response) (*ExecutePlacesSearchR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -34973,6 +37118,37 @@ func ParseExecutePlacesSearchResponse(rsp *http.Response) (*ExecutePlacesSearchR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecutePlacesSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecutePlacesSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -35178,6 +37354,13 @@ func ParseExecutePypkgDetailsResponse(rsp *http.Response) (*ExecutePypkgDetailsR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -35451,6 +37634,37 @@ func ParseExecutePypkgDetailsResponse(rsp *http.Response) (*ExecutePypkgDetailsR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecutePypkgDetailsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecutePypkgDetailsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -35656,6 +37870,13 @@ func ParseExecutePypkgDownloadsResponse(rsp *http.Response) (*ExecutePypkgDownlo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -35929,6 +38150,37 @@ func ParseExecutePypkgDownloadsResponse(rsp *http.Response) (*ExecutePypkgDownlo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecutePypkgDownloadsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecutePypkgDownloadsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -36134,6 +38386,13 @@ func ParseExecutePypkgSearchResponse(rsp *http.Response) (*ExecutePypkgSearchRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -36407,6 +38666,37 @@ func ParseExecutePypkgSearchResponse(rsp *http.Response) (*ExecutePypkgSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecutePypkgSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecutePypkgSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -36612,6 +38902,13 @@ func ParseExecutePypkgVersionsResponse(rsp *http.Response) (*ExecutePypkgVersion
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -36885,6 +39182,37 @@ func ParseExecutePypkgVersionsResponse(rsp *http.Response) (*ExecutePypkgVersion
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecutePypkgVersionsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecutePypkgVersionsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -37090,6 +39418,13 @@ func ParseExecuteRealestateSearchResponse(rsp *http.Response) (*ExecuteRealestat
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -37363,6 +39698,37 @@ func ParseExecuteRealestateSearchResponse(rsp *http.Response) (*ExecuteRealestat
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteRealestateSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteRealestateSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -37568,6 +39934,13 @@ func ParseExecuteRecipesSearchResponse(rsp *http.Response) (*ExecuteRecipesSearc
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -37841,6 +40214,37 @@ func ParseExecuteRecipesSearchResponse(rsp *http.Response) (*ExecuteRecipesSearc
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteRecipesSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteRecipesSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -38046,6 +40450,13 @@ func ParseExecuteRepoSearchResponse(rsp *http.Response) (*ExecuteRepoSearchRespo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -38319,6 +40730,37 @@ func ParseExecuteRepoSearchResponse(rsp *http.Response) (*ExecuteRepoSearchRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteRepoSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteRepoSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -38524,6 +40966,13 @@ func ParseExecuteScriptureSearchResponse(rsp *http.Response) (*ExecuteScriptureS
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -38797,6 +41246,37 @@ func ParseExecuteScriptureSearchResponse(rsp *http.Response) (*ExecuteScriptureS
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteScriptureSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteScriptureSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -39002,6 +41482,13 @@ func ParseExecuteShoppingSearchResponse(rsp *http.Response) (*ExecuteShoppingSea
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -39275,6 +41762,37 @@ func ParseExecuteShoppingSearchResponse(rsp *http.Response) (*ExecuteShoppingSea
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteShoppingSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteShoppingSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -39480,6 +41998,13 @@ func ParseExecuteSocialSearchResponse(rsp *http.Response) (*ExecuteSocialSearchR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -39753,6 +42278,37 @@ func ParseExecuteSocialSearchResponse(rsp *http.Response) (*ExecuteSocialSearchR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteSocialSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteSocialSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -39958,6 +42514,13 @@ func ParseExecuteTransitRoutesResponse(rsp *http.Response) (*ExecuteTransitRoute
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -40231,6 +42794,37 @@ func ParseExecuteTransitRoutesResponse(rsp *http.Response) (*ExecuteTransitRoute
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteTransitRoutesResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteTransitRoutesResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -40436,6 +43030,13 @@ func ParseExecuteTrendsSearchResponse(rsp *http.Response) (*ExecuteTrendsSearchR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -40709,6 +43310,37 @@ func ParseExecuteTrendsSearchResponse(rsp *http.Response) (*ExecuteTrendsSearchR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteTrendsSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteTrendsSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -40914,6 +43546,13 @@ func ParseExecuteVideoSearchResponse(rsp *http.Response) (*ExecuteVideoSearchRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -41187,6 +43826,37 @@ func ParseExecuteVideoSearchResponse(rsp *http.Response) (*ExecuteVideoSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteVideoSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteVideoSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -41392,6 +44062,13 @@ func ParseExecuteWeatherForecastResponse(rsp *http.Response) (*ExecuteWeatherFor
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -41665,6 +44342,37 @@ func ParseExecuteWeatherForecastResponse(rsp *http.Response) (*ExecuteWeatherFor
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteWeatherForecastResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteWeatherForecastResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -41870,6 +44578,13 @@ func ParseExecuteWebReadResponse(rsp *http.Response) (*ExecuteWebReadResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -42143,6 +44858,37 @@ func ParseExecuteWebReadResponse(rsp *http.Response) (*ExecuteWebReadResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteWebReadResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteWebReadResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -42348,6 +45094,13 @@ func ParseExecuteWebSearchResponse(rsp *http.Response) (*ExecuteWebSearchRespons
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -42621,6 +45374,37 @@ func ParseExecuteWebSearchResponse(rsp *http.Response) (*ExecuteWebSearchRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecuteWebSearchResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecuteWebSearchResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -42799,6 +45583,13 @@ func ParseInspectCapabilityResponse(rsp *http.Response) (*InspectCapabilityRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42926,6 +45717,37 @@ func ParseInspectCapabilityResponse(rsp *http.Response) (*InspectCapabilityRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers InspectCapabilityResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers InspectCapabilityResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -43035,6 +45857,13 @@ func ParseGetCatalogResponse(rsp *http.Response) (*GetCatalogResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43131,6 +45960,37 @@ func ParseGetCatalogResponse(rsp *http.Response) (*GetCatalogResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCatalogResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCatalogResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -43288,6 +46148,13 @@ func ParseFollowUpResponse(rsp *http.Response) (*FollowUpResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -43623,6 +46490,37 @@ func ParseFollowUpResponse(rsp *http.Response) (*FollowUpResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers FollowUpResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers FollowUpResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -43787,6 +46685,13 @@ func ParseGetGuideResponse(rsp *http.Response) (*GetGuideResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43883,6 +46788,37 @@ func ParseGetGuideResponse(rsp *http.Response) (*GetGuideResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetGuideResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetGuideResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -43978,6 +46914,13 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43998,6 +46941,16 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetOpenAPIResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetOpenAPIResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -44054,6 +47007,13 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ListProjects431JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ListProjects500JSONResponseBody
@@ -44182,6 +47142,37 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListProjectsResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListProjectsResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -44318,6 +47309,13 @@ func ParseCreateProjectResponse(rsp *http.Response) (*CreateProjectResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest CreateProject431JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest CreateProject500JSONResponseBody
@@ -44546,6 +47544,37 @@ func ParseCreateProjectResponse(rsp *http.Response) (*CreateProjectResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateProjectResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateProjectResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -44655,6 +47684,13 @@ func ParseGetProjectsStatusResponse(rsp *http.Response) (*GetProjectsStatusRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest GetProjectsStatus431JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest GetProjectsStatus500JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44751,6 +47787,37 @@ func ParseGetProjectsStatusResponse(rsp *http.Response) (*GetProjectsStatusRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetProjectsStatusResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetProjectsStatusResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -44880,6 +47947,13 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest DeleteProject431JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest DeleteProject500JSONResponseBody
@@ -45077,6 +48151,37 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteProjectResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteProjectResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -45199,6 +48304,13 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest GetProject431JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest GetProject500JSONResponseBody
@@ -45358,6 +48470,37 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetProjectResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetProjectResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -45508,6 +48651,13 @@ func ParseAddProjectItemResponse(rsp *http.Response) (*AddProjectItemResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest AddProjectItem431JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest AddProjectItem500JSONResponseBody
@@ -45798,6 +48948,37 @@ func ParseAddProjectItemResponse(rsp *http.Response) (*AddProjectItemResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AddProjectItemResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AddProjectItemResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -45927,6 +49108,13 @@ func ParseDeleteProjectItemResponse(rsp *http.Response) (*DeleteProjectItemRespo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest DeleteProjectItem431JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest DeleteProjectItem500JSONResponseBody
@@ -46124,6 +49312,37 @@ func ParseDeleteProjectItemResponse(rsp *http.Response) (*DeleteProjectItemRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteProjectItemResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteProjectItemResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -46267,6 +49486,13 @@ func ParseSharpenDraftResponse(rsp *http.Response) (*SharpenDraftResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest ErrorEnvelope
@@ -46540,6 +49766,37 @@ func ParseSharpenDraftResponse(rsp *http.Response) (*SharpenDraftResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SharpenDraftResponse431Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SharpenDraftResponse500Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
