@@ -20,6 +20,7 @@ bench:
 
 generate:
 	$(GO) tool templ generate
+	bash scripts/gen-client.sh
 
 fmt:
 	$(GO) fmt ./...

@@ -416,6 +416,7 @@ func (in *instance) call(t *testing.T, method, path, key string, body any, heade
 			t.Fatalf("%s %s: Content-Type is JSON but the body is not a JSON object: %v\n%s", method, path, err, b)
 		}
 	}
+	in.checkContract(t, req, out.Status, out.Header, out.Body)
 	return out
 }
 

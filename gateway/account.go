@@ -9,13 +9,6 @@ import (
 	"github.com/capgate/capgate/providers"
 )
 
-// balanceJSON is the spec's Balance.
-type balanceJSON struct {
-	Used      int64      `json:"used"`
-	Cap       int64      `json:"cap"`
-	PeriodEnd *time.Time `json:"period_end"`
-}
-
 // account answers GET /v1/account.
 func (s *Server) account(c *fiber.Ctx) error {
 	p := principalOf(c)
@@ -28,22 +21,19 @@ func (s *Server) account(c *fiber.Ctx) error {
 	if err != nil {
 		return storeError(err)
 	}
-	return c.JSON(fiber.Map{
-		"plan":    p.Plan.ID,
-		"status":  p.Tenant.Status,
-		"cadence": "monthly",
-		"credits": fiber.Map{"used": b.Used, "cap": b.Cap, "remaining": b.Remaining(), "period_end": b.PeriodEnd,
-			"mode": p.Key.Mode, "credit_multiplier": p.Plan.CreditMultiplier},
-		"rate_limit": fiber.Map{"requests_per_minute": p.Plan.RatePerMinute},
-		"sharpen":    fiber.Map{"stage": stage, "max_stage": p.Plan.SharpenMax},
-		"key":        fiber.Map{"id": p.Key.ID, "label": p.Key.Label, "mode": p.Key.Mode, "prefix": p.Key.Prefix},
-		"tenant":     fiber.Map{"id": p.Tenant.ID, "name": p.Tenant.Name},
-	})
+	out := accountResponse{Plan: p.Plan.ID, Status: p.Tenant.Status, Cadence: "monthly",
+		Credits: accountCredits{Used: b.Used, Cap: b.Cap, Remaining: b.Remaining(), PeriodEnd: b.PeriodEnd,
+			Mode: p.Key.Mode, CreditMultiplier: p.Plan.CreditMultiplier}}
+	out.RateLimit.RequestsPerMinute = p.Plan.RatePerMinute
+	out.Sharpen.Stage, out.Sharpen.MaxStage = stage, p.Plan.SharpenMax
+	out.Key.ID, out.Key.Label, out.Key.Mode, out.Key.Prefix = p.Key.ID, p.Key.Label, p.Key.Mode, p.Key.Prefix
+	out.Tenant.ID, out.Tenant.Name = p.Tenant.ID, p.Tenant.Name
+	return c.JSON(out)
 }
 
 // healthz is liveness: the process answers.
 func (s *Server) healthz(c *fiber.Ctx) error {
-	return c.JSON(fiber.Map{"status": "ok", "version": s.opts.Version})
+	return c.JSON(healthResponse{Status: "ok", Version: s.opts.Version})
 }
 
 // readyz is readiness: the database answers and its migrations are current.
@@ -69,5 +59,5 @@ func (s *Server) readyz(c *fiber.Ctx) error {
 			return fail("dependency unavailable", err)
 		}
 	}
-	return c.JSON(fiber.Map{"status": "ready"})
+	return c.JSON(readyResponse{Status: "ready"})
 }

@@ -16,32 +16,6 @@ var stageTier = map[string]string{"stage1": "sharpen", "stage2": "plus", "stage3
 // TierCredits are the typical credits of each sharpen tier.
 var TierCredits = map[string]int{"sharpen": 5, "plus": 15, "ultra": 40, "ultra2x": 80}
 
-type catalogCapability struct {
-	ID                string `json:"id"`
-	Title             string `json:"title"`
-	Summary           string `json:"summary"`
-	Topic             string `json:"topic"`
-	Enabled           bool   `json:"enabled"`
-	Available         bool   `json:"available"`
-	UnavailableReason string `json:"unavailable_reason,omitempty"`
-	TypicalCredits    int    `json:"typical_credits"`
-	InspectURL        string `json:"inspect_url"`
-}
-
-type stageTierJSON struct {
-	Stage string `json:"stage"`
-	Tier  string `json:"tier"`
-}
-
-type catalogSharpen struct {
-	Tier           string          `json:"tier"`
-	Stage          string          `json:"stage,omitempty"`
-	Stages         []stageTierJSON `json:"stages,omitempty"`
-	URL            string          `json:"url"`
-	TypicalCredits int             `json:"typical_credits"`
-	Enabled        bool            `json:"enabled"`
-}
-
 const catalogInstructions = "Call POST /v1/capabilities/{id}/execute with the typed body shown by the capability's inspect_url. " +
 	"Every response carries charged_credits and balance. While has_more is true, POST /v1/follow-up {search_id, action: \"more\"} " +
 	"fetches the next page (a page may be empty while has_more stays true; stop after a bounded number of pages). " +
@@ -75,11 +49,7 @@ func (s *Server) sharpenObject(c *fiber.Ctx, p *Principal) (catalogSharpen, erro
 // catalog answers GET /v1/catalog.
 func (s *Server) catalog(c *fiber.Ctx) error {
 	p := principalOf(c)
-	out := struct {
-		Capabilities []catalogCapability `json:"capabilities"`
-		Sharpen      catalogSharpen      `json:"sharpen"`
-		Instructions string              `json:"instructions"`
-	}{Capabilities: make([]catalogCapability, 0, len(s.order)), Instructions: catalogInstructions}
+	out := catalogResponse{Capabilities: make([]catalogCapability, 0, len(s.order)), Instructions: catalogInstructions}
 	for _, cp := range s.order {
 		ok, why := s.available(cp, p.Mode())
 		out.Capabilities = append(out.Capabilities, catalogCapability{
@@ -94,37 +64,6 @@ func (s *Server) catalog(c *fiber.Ctx) error {
 	}
 	out.Sharpen = sh
 	return c.JSON(out)
-}
-
-type followUpDescriptor struct {
-	Action       string         `json:"action"`
-	Scope        string         `json:"scope"`
-	Description  string         `json:"description"`
-	ParamsSchema map[string]any `json:"params_schema,omitempty"`
-}
-
-// InspectResponse is the spec's CapabilityInspectResponse.
-type InspectResponse struct {
-	ID                string               `json:"id"`
-	Title             string               `json:"title"`
-	Description       string               `json:"description"`
-	Available         bool                 `json:"available"`
-	UnavailableReason string               `json:"unavailable_reason,omitempty"`
-	Execute           inspectExecute       `json:"execute"`
-	FollowUps         []followUpDescriptor `json:"follow_ups"`
-	Examples          []providers.Example  `json:"examples"`
-	Cost              inspectCost          `json:"cost"`
-}
-
-type inspectExecute struct {
-	Method     string         `json:"method"`
-	URL        string         `json:"url"`
-	BodySchema map[string]any `json:"body_schema"`
-}
-
-type inspectCost struct {
-	TypicalCredits int    `json:"typical_credits"`
-	Basis          string `json:"basis"`
 }
 
 // Inspect describes a capability from its declaration.

@@ -17,20 +17,6 @@ import (
 // Error is the product's one error type (shared with the capability model).
 type Error = providers.Error
 
-// envelope is the spec's error envelope.
-type envelope struct {
-	Error errorBody `json:"error"`
-}
-
-type errorBody struct {
-	Code       providers.Code        `json:"code"`
-	Message    string                `json:"message"`
-	Retryable  bool                  `json:"retryable"`
-	Hint       string                `json:"hint,omitempty"`
-	Violations []providers.Violation `json:"violations,omitempty"`
-	RequestID  string                `json:"requestId,omitempty"`
-}
-
 // toError maps any error to the vocabulary: fiber's own errors keep their meaning, anything
 // unknown is an internal error whose detail is logged and never shown.
 func toError(err error) (*Error, bool) {

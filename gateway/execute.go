@@ -16,27 +16,6 @@ import (
 
 const followUpPath = "/v1/follow-up"
 
-// executeResponse is the spec's ExecuteResponse.
-type executeResponse struct {
-	SearchID       string             `json:"search_id"`
-	Capability     string             `json:"capability"`
-	Results        []json.RawMessage  `json:"results"`
-	ResultCount    int                `json:"result_count"`
-	HasMore        bool               `json:"has_more"`
-	Filters        []providers.Filter `json:"filters,omitempty"`
-	Next           nextStep           `json:"next"`
-	RecordActions  []string           `json:"record_actions"`
-	Notes          []string           `json:"notes,omitempty"`
-	ChargedCredits int64              `json:"charged_credits"`
-	Balance        balanceJSON        `json:"balance"`
-}
-
-type nextStep struct {
-	URL     string         `json:"url"`
-	Actions []string       `json:"actions"`
-	Example map[string]any `json:"example"`
-}
-
 // capabilityFor finds a capability by id or answers capability_unknown.
 func (s *Server) capabilityFor(c *fiber.Ctx, id string) (*providers.Capability, error) {
 	cp, ok := s.caps[id]

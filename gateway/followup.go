@@ -32,19 +32,6 @@ const followUpSchema = `{
 
 var followUpRequestSchema = providers.MustCompileSchema("follow-up", followUpSchema)
 
-// recordFollowUpResponse is the spec's RecordFollowUpResponse.
-type recordFollowUpResponse struct {
-	RecordID       string           `json:"record_id"`
-	Action         string           `json:"action"`
-	Detail         json.RawMessage  `json:"detail"`
-	Links          []providers.Link `json:"links"`
-	Cached         *bool            `json:"cached,omitempty"`
-	ChargedCredits int64            `json:"charged_credits"`
-	Balance        balanceJSON      `json:"balance"`
-
-	linksJSON json.RawMessage // Links as stored, rendered once
-}
-
 // DecodeFollowUp decodes and validates a follow-up body.
 func DecodeFollowUp(body []byte) (providers.Request, error) {
 	req, err := providers.DecodeBody(body)

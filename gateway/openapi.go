@@ -2,10 +2,15 @@ package gateway
 
 import (
 	"encoding/json"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
 )
 
 // API version and contract revision of the machine-readable description (spec section 9).
@@ -14,133 +19,82 @@ const (
 	ContractRevision = "2026-09-24"
 )
 
-func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
-
-func obj(required []string, props map[string]any, extra bool) map[string]any {
-	o := map[string]any{"type": "object", "properties": props, "additionalProperties": extra}
-	if len(required) > 0 {
-		o["required"] = required
-	}
-	return o
-}
-
-var (
-	str       = map[string]any{"type": "string"}
-	boolT     = map[string]any{"type": "boolean"}
-	nonNegInt = map[string]any{"type": "integer", "minimum": 0}
+// Operation ids are part of the API: generated clients name their methods after them, so they
+// never change once published. Capabilities add execute.<capability id> each (ExecuteOperationID).
+const (
+	OpGetCatalog        = "getCatalog"
+	OpInspectCapability = "inspectCapability"
+	OpFollowUp          = "followUp"
+	OpSharpen           = "sharpenDraft"
+	OpGetAccount        = "getAccount"
+	OpGetGuide          = "getGuide"
+	OpGetOpenAPI        = "getOpenAPI"
+	OpGetHealth         = "getHealth"
+	OpGetReady          = "getReady"
+	OpGetProjectsStatus = "getProjectsStatus"
+	OpListProjects      = "listProjects"
+	OpCreateProject     = "createProject"
+	OpGetProject        = "getProject"
+	OpDeleteProject     = "deleteProject"
+	OpAddProjectItem    = "addProjectItem"
+	OpDeleteProjectItem = "deleteProjectItem"
 )
 
-func arr(items any) map[string]any { return map[string]any{"type": "array", "items": items} }
+// ExecuteOperationID is the operation id of a capability's execute route.
+func ExecuteOperationID(capabilityID string) string { return "execute." + capabilityID }
 
-// responseSchemas are the response shapes of spec section 2 (records allow extra keys).
-func responseSchemas() map[string]any {
-	return map[string]any{
-		"Violation": obj([]string{"path", "message"}, map[string]any{"path": str, "message": str}, false),
-		"ErrorEnvelope": obj([]string{"error"}, map[string]any{"error": obj([]string{"code", "message", "retryable"}, map[string]any{
-			"code":       map[string]any{"type": "string", "enum": codesEnum()},
-			"message":    str,
-			"retryable":  boolT,
-			"hint":       str,
-			"violations": arr(ref("Violation")),
-			"requestId":  str,
-		}, false)}, false),
-		"Balance": obj([]string{"used", "cap", "period_end"}, map[string]any{
-			"used": nonNegInt, "cap": nonNegInt,
-			"period_end": map[string]any{"type": []any{"string", "null"}, "format": "date-time"},
-		}, false),
-		"NextStep": obj([]string{"url", "actions", "example"}, map[string]any{
-			"url":     str,
-			"actions": arr(map[string]any{"type": "string", "enum": []any{"more", "update"}}),
-			"example": map[string]any{"type": []any{"object", "null"}},
-		}, false),
-		"WorkoutResource": obj([]string{"id", "url", "title", "video_available"}, map[string]any{
-			"id": map[string]any{"type": "string", "pattern": "^wkt_[A-Za-z0-9]{16}$"}, "url": str, "title": str,
-			"video_available": map[string]any{"const": true},
-		}, true),
-		"RecordSummary": obj([]string{"record_id", "title"}, map[string]any{
-			"record_id":        map[string]any{"type": "string", "pattern": "^rec_[A-Za-z0-9]{16}$"},
-			"title":            str,
-			"url":              str,
-			"snippet":          str,
-			"workout_resource": ref("WorkoutResource"),
-		}, true),
-		"Filter": obj([]string{"id", "label", "group"}, map[string]any{"id": str, "label": str, "group": str}, false),
-		"ExecuteResponse": obj([]string{"search_id", "capability", "results", "result_count", "has_more", "next", "record_actions", "charged_credits", "balance"}, map[string]any{
-			"search_id":       map[string]any{"type": "string", "pattern": "^srch_[A-Za-z0-9]{16}$"},
-			"capability":      str,
-			"results":         arr(ref("RecordSummary")),
-			"result_count":    nonNegInt,
-			"has_more":        boolT,
-			"filters":         arr(ref("Filter")),
-			"next":            ref("NextStep"),
-			"record_actions":  arr(str),
-			"notes":           arr(str),
-			"charged_credits": nonNegInt,
-			"balance":         ref("Balance"),
-		}, false),
-		"Link": obj([]string{"label", "url"}, map[string]any{"label": str, "url": str}, false),
-		"RecordFollowUpResponse": obj([]string{"record_id", "action", "detail", "links", "charged_credits", "balance"}, map[string]any{
-			"record_id": str, "action": str, "detail": map[string]any{}, "links": arr(ref("Link")), "cached": boolT,
-			"charged_credits": nonNegInt, "balance": ref("Balance"),
-		}, false),
-		"FollowUpRequest": followUpRequestSchema.Doc,
-		"CatalogCapability": obj([]string{"id", "title", "summary", "topic", "enabled", "available", "typical_credits", "inspect_url"}, map[string]any{
-			"id": str, "title": str, "summary": str, "topic": str, "enabled": boolT, "available": boolT,
-			"unavailable_reason": str, "typical_credits": nonNegInt, "inspect_url": str,
-		}, false),
-		"CatalogSharpen": obj([]string{"tier", "url", "typical_credits", "enabled"}, map[string]any{
-			"tier":   map[string]any{"type": "string", "enum": []any{"sharpen", "plus", "ultra", "ultra2x"}},
-			"stage":  map[string]any{"type": "string", "enum": []any{"stock", "stage1", "stage2", "stage3", "stage3+"}},
-			"stages": arr(obj([]string{"stage", "tier"}, map[string]any{"stage": str, "tier": str}, false)),
-			"url":    str, "typical_credits": nonNegInt, "enabled": boolT,
-		}, false),
-		"CatalogResponse": obj([]string{"capabilities", "sharpen", "instructions"}, map[string]any{
-			"capabilities": arr(ref("CatalogCapability")), "sharpen": ref("CatalogSharpen"), "instructions": str,
-		}, false),
-		"FollowUpDescriptor": obj([]string{"action", "scope", "description"}, map[string]any{
-			"action": str, "scope": map[string]any{"type": "string", "enum": []any{"search", "record"}}, "description": str,
-			"params_schema": map[string]any{"type": "object"},
-		}, false),
-		"CapabilityInspectResponse": obj([]string{"id", "title", "description", "available", "execute", "follow_ups", "examples", "cost"}, map[string]any{
-			"id": str, "title": str, "description": str, "available": boolT, "unavailable_reason": str,
-			"execute": obj([]string{"method", "url", "body_schema"}, map[string]any{
-				"method": map[string]any{"const": "POST"}, "url": str, "body_schema": map[string]any{"type": "object"},
-			}, false),
-			"follow_ups": arr(ref("FollowUpDescriptor")),
-			"examples":   arr(obj([]string{"title", "body"}, map[string]any{"title": str, "body": map[string]any{"type": "object"}}, false)),
-			"cost":       obj([]string{"typical_credits", "basis"}, map[string]any{"typical_credits": nonNegInt, "basis": str}, false),
-		}, false),
-		"SharpenRequest": sharpenSchema.Doc,
-		"SharpenResponse": obj([]string{"tier", "reviews", "partial", "instruction", "charged_credits", "balance"}, map[string]any{
-			"tier":  map[string]any{"type": "string", "enum": []any{"sharpen", "plus", "ultra", "ultra2x"}},
-			"stage": map[string]any{"type": "string", "enum": []any{"stage1", "stage2", "stage3", "stage3+"}},
-			"reviews": arr(obj([]string{"reviewer", "review"}, map[string]any{
-				"reviewer": obj([]string{"family", "model"}, map[string]any{"family": str, "model": str}, false),
-				"review":   str,
-			}, false)),
-			"partial": boolT, "routing_note": str, "instruction": str,
-			"charged_credits": nonNegInt, "balance": ref("Balance"),
-		}, false),
-		"ProjectsEnvelope": map[string]any{
-			"type": "object", "additionalProperties": false, "required": []any{"status", "commit_status", "request_id"},
-			"properties": map[string]any{
-				"status":        map[string]any{"type": "string", "enum": []any{"ok", "error"}},
-				"commit_status": map[string]any{"type": "string", "enum": []any{"committed", "replayed", "not_committed"}},
-				"request_id":    str,
-				"data":          map[string]any{"type": "object"},
-				"error":         map[string]any{"$ref": "#/components/schemas/ErrorEnvelope/properties/error"},
-			},
-		},
-		"ProjectCreate":     projectCreateSchema.Doc,
-		"ProjectItemCreate": itemCreateSchema.Doc,
-		"AccountResponse": obj([]string{"plan", "status", "cadence", "credits"}, map[string]any{
-			"plan": str, "status": str, "cadence": str,
-			"credits": obj([]string{"used", "cap", "remaining", "period_end"}, map[string]any{
-				"used": nonNegInt, "cap": nonNegInt, "remaining": nonNegInt,
-				"period_end": map[string]any{"type": "string", "format": "date-time"},
-			}, true),
-		}, true),
+// responseComponents registers the Go response types (responses.go) as the document's components.
+func responseComponents() *schemaGen {
+	g := newSchemaGen()
+	g.enum(providers.Code(""), codesEnum())
+	for _, c := range []struct {
+		name string
+		v    any
+		open bool
+	}{
+		{"Violation", providers.Violation{}, false},
+		{"ErrorBody", errorBody{}, false},
+		{"ErrorEnvelope", envelope{}, false},
+		{"Balance", balanceJSON{}, false},
+		{"NextStep", nextStep{}, false},
+		{"WorkoutResource", workoutResource{}, true},
+		{"RecordSummary", recordSummary{}, true},
+		{"Filter", providers.Filter{}, false},
+		{"Link", providers.Link{}, false},
+		{"ExecuteResponse", executeResponse{}, false},
+		{"RecordFollowUpResponse", recordFollowUpResponse{}, false},
+		{"CatalogCapability", catalogCapability{}, false},
+		{"StageTier", stageTierJSON{}, false},
+		{"CatalogSharpen", catalogSharpen{}, false},
+		{"CatalogResponse", catalogResponse{}, false},
+		{"FollowUpDescriptor", followUpDescriptor{}, false},
+		{"CapabilityExample", providers.Example{}, false},
+		{"CapabilityExecute", inspectExecute{}, false},
+		{"CapabilityCost", inspectCost{}, false},
+		{"CapabilityInspectResponse", InspectResponse{}, false},
+		{"SharpenReview", sharpenReview{}, false},
+		{"SharpenResponse", sharpenResponse{}, false},
+		{"AccountCredits", accountCredits{}, false},
+		{"AccountResponse", accountResponse{}, false},
+		{"HealthResponse", healthResponse{}, false},
+		{"ReadyResponse", readyResponse{}, false},
+		{"ProjectsEnvelope", projectsEnvelope{}, false},
+		{"ProjectsStatus", projectsStatus{}, false},
+		{"UsageLimit", usageLimit{}, false},
+		{"Project", tenants.Project{}, false},
+		{"ProjectItem", itemJSON{}, false},
+		{"ProjectList", projectList{}, false},
+		{"ProjectDetail", projectDetail{}, false},
+		{"ProjectDeleted", projectDeleted{}, false},
+		{"ItemDeleted", itemDeleted{}, false},
+	} {
+		g.register(c.name, c.v, c.open)
 	}
+	// Build every component, also those no operation references directly.
+	for t := range g.names {
+		g.of(t)
+	}
+	return g
 }
 
 func codesEnum() []any {
@@ -151,106 +105,407 @@ func codesEnum() []any {
 	return out
 }
 
-func jsonResponse(desc, schema string) map[string]any {
-	return map[string]any{"description": desc, "content": map[string]any{"application/json": map[string]any{"schema": ref(schema)}}}
+func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
+
+// projectsData is the projects envelope of a successful answer whose data is the component data.
+func projectsData(g *schemaGen, data string) map[string]any {
+	env := g.schemas["ProjectsEnvelope"].(map[string]any)
+	props := map[string]any{}
+	for k, v := range env["properties"].(map[string]any) {
+		props[k] = v
+	}
+	props["data"] = ref(data)
+	delete(props, "error")
+	props["status"] = map[string]any{"type": "string", "const": "ok"}
+	return map[string]any{"type": "object", "additionalProperties": false, "properties": props,
+		"required": []any{"status", "commit_status", "request_id", "data"}}
 }
 
-var errorResponse = jsonResponse("error envelope (spec section 7)", "ErrorEnvelope")
-
-func op(summary string, ok map[string]any, body map[string]any) map[string]any {
-	o := map[string]any{"summary": summary, "responses": map[string]any{"200": ok, "default": errorResponse}}
-	if body != nil {
-		o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": body}}}
+// projectsFailure is the projects envelope of an error answer.
+func projectsFailure(g *schemaGen) map[string]any {
+	env := g.schemas["ProjectsEnvelope"].(map[string]any)
+	props := map[string]any{}
+	for k, v := range env["properties"].(map[string]any) {
+		props[k] = v
 	}
-	return o
+	delete(props, "data")
+	props["status"] = map[string]any{"type": "string", "const": "error"}
+	props["commit_status"] = map[string]any{"type": "string", "const": "not_committed"}
+	return map[string]any{"type": "object", "additionalProperties": false, "properties": props,
+		"required": []any{"status", "commit_status", "request_id", "error"}}
 }
 
-func projectsOp(summary string, body map[string]any) map[string]any {
-	env := map[string]any{"description": "projects envelope", "content": map[string]any{"application/json": map[string]any{"schema": ref("ProjectsEnvelope")}}}
-	o := map[string]any{"summary": summary, "tags": []any{"Projects"}, "responses": map[string]any{"200": env, "201": env, "default": env}}
-	if body != nil {
-		o["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": body}}}
-	}
-	return o
+// Error statuses and what they mean, for the responses of each operation.
+var statusMeaning = map[int]string{
+	400: "invalid_request: the body, a parameter or a header is invalid; see violations",
+	401: "unauthorized: missing, malformed, unknown or revoked key, or a suspended account",
+	402: "credits_exhausted: the period's credits are used up",
+	403: "capability_disabled: the plan does not include this, or a project quota is reached",
+	404: "not found: unknown capability, record, project or item, or an item the upstream does not have",
+	409: "conflict: an Idempotency-Key reused with another request, or stale media",
+	410: "session_expired: the search is no longer held; run the capability again",
+	413: "invalid_request: the body is larger than 1 MiB",
+	429: "rate_limited: wait Retry-After seconds",
+	431: "invalid_request: the request headers are larger than 16 KiB",
+	500: "internal_error: logged with the request id",
+	502: "provider_error: the upstream failed",
+	503: "unavailable: the service, a dependency or the capability is unavailable now",
+	504: "provider_timeout: the upstream did not answer within the deadline",
 }
 
-// OpenAPI builds the machine-readable description from the registry.
-func OpenAPI(caps []*providers.Capability, extraPaths map[string]any, extraSchemas map[string]any) map[string]any {
-	schemas := responseSchemas()
-	for k, v := range extraSchemas {
-		schemas[k] = v
+// Error statuses per kind of operation.
+var (
+	readErrors = []int{401, 429, 500, 503}
+	// Billed calls: 404 when the upstream says the asked item does not exist (an unknown package,
+	// court opinion or document: not_found).
+	billedErrors = []int{400, 401, 402, 403, 404, 409, 413, 429, 500, 502, 503, 504}
+	// Projects: 400 a bad limit or offset, a missing durable request id or an invalid body; 403 not
+	// in the plan or a quota used up; 404 an unknown project, item or record; 409 a request id
+	// reused with another body; 410 a record whose search expired.
+	pagedReadErrors = []int{400, 401, 429, 500, 503}
+	projectErrors   = []int{400, 401, 404, 429, 500, 503}
+	createErrors    = []int{400, 401, 403, 409, 413, 429, 500, 503}
+	addItemErrors   = []int{400, 401, 403, 404, 409, 410, 413, 429, 500, 503}
+	deleteErrors    = []int{400, 401, 404, 409, 429, 500, 503}
+)
+
+func header(desc string, schema map[string]any, required bool) map[string]any {
+	h := map[string]any{"description": desc, "schema": schema}
+	if required {
+		h["required"] = true
 	}
-	paths := map[string]any{
-		"/v1/catalog": map[string]any{"get": op("List capabilities for the caller's plan and this deployment", jsonResponse("catalog", "CatalogResponse"), nil)},
-		"/v1/capabilities/{id}": map[string]any{"get": map[string]any{
-			"summary":    "Inspect one capability: body schema, follow-ups, examples, cost",
-			"parameters": []any{map[string]any{"name": "id", "in": "path", "required": true, "schema": str}},
-			"responses":  map[string]any{"200": jsonResponse("inspection", "CapabilityInspectResponse"), "default": errorResponse},
-		}},
-		"/v1/follow-up": map[string]any{"post": op("Continue a search (more, update) or act on one record",
-			map[string]any{"description": "search scope: ExecuteResponse; record scope: RecordFollowUpResponse",
-				"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}}}}},
-			ref("FollowUpRequest"))},
-		"/v1/sharpen": map[string]any{"post": op("Second-opinion review of a draft answer by another model vendor",
-			jsonResponse("reviews", "SharpenResponse"), ref("SharpenRequest"))},
-		"/v1/projects/status": map[string]any{"get": projectsOp("Projects access and quota for the plan", nil)},
-		"/v1/projects": map[string]any{
-			"get":  projectsOp("List projects (limit, offset)", nil),
-			"post": projectsOp("Create a project (durable request id required)", ref("ProjectCreate")),
+	return h
+}
+
+var (
+	intSchema = map[string]any{"type": "integer", "minimum": 0}
+	strSchema = map[string]any{"type": "string"}
+)
+
+// headersFor are the response headers of an answer.
+func headersFor(status int, authed bool) map[string]any {
+	h := map[string]any{"X-Request-Id": map[string]any{"$ref": "#/components/headers/X-Request-Id"}}
+	if authed {
+		for _, n := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+			h[n] = map[string]any{"$ref": "#/components/headers/" + n}
+		}
+	}
+	if status == 429 || status == 503 {
+		h["Retry-After"] = map[string]any{"$ref": "#/components/headers/Retry-After"}
+	}
+	return h
+}
+
+func headerComponents() map[string]any {
+	return map[string]any{
+		"X-Request-Id":        header("the request id (also requestId in error envelopes); quote it when asking for help", strSchema, true),
+		"RateLimit-Limit":     header("requests allowed per minute on the plan", intSchema, false),
+		"RateLimit-Remaining": header("requests left in the current window", intSchema, false),
+		"RateLimit-Reset":     header("seconds until the window resets", intSchema, false),
+		"Retry-After":         header("seconds to wait before retrying", intSchema, false),
+		"Idempotent-Replayed": header("true when the answer is the replay of an earlier request with the same Idempotency-Key",
+			map[string]any{"type": "string", "enum": []any{"true"}}, false),
+	}
+}
+
+func jsonContent(schema map[string]any) map[string]any {
+	return map[string]any{"application/json": map[string]any{"schema": schema}}
+}
+
+// errorResponses are an operation's error answers, each with the error envelope.
+func errorResponses(statuses []int, authed bool, projects *schemaGen) map[string]any {
+	out := map[string]any{}
+	// Any route answers 431 when the request headers exceed the server's 16 KiB read buffer.
+	statuses = append(append([]int{}, statuses...), 431)
+	for _, st := range statuses {
+		schema := ref("ErrorEnvelope")
+		if projects != nil && st != 401 && st != 429 {
+			// Authentication and rate limits answer before the projects handler.
+			schema = map[string]any{"oneOf": []any{ref("ProjectsError"), ref("ErrorEnvelope")}}
+		}
+		out[strconv.Itoa(st)] = map[string]any{"description": statusMeaning[st], "headers": headersFor(st, authed && st != 401), "content": jsonContent(schema)}
+	}
+	return out
+}
+
+// operation describes one route.
+type operation struct {
+	id, summary, description string
+	tags                     []string
+	params                   []any
+	body                     map[string]any
+	okStatus                 int
+	ok                       map[string]any // response schema
+	okType                   string         // content type of the answer (default JSON)
+	errors                   []int
+	public                   bool // no key needed
+	idempotent               bool // accepts Idempotency-Key (replays)
+	projects                 bool
+}
+
+func pathParam(name, desc string) map[string]any {
+	return map[string]any{"name": name, "in": "path", "required": true, "description": desc, "schema": strSchema}
+}
+
+func queryParam(name, desc string, schema map[string]any) map[string]any {
+	return map[string]any{"name": name, "in": "query", "required": false, "description": desc, "schema": schema}
+}
+
+var idempotencyParam = map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
+	"description": "a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again",
+	"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": 255}}
+
+var pageParams3 = []any{
+	queryParam("limit", "page size, 1..100 (default 20)", map[string]any{"type": "integer", "minimum": 1, "maximum": 100}),
+	queryParam("offset", "how many to skip (default 0); next_offset of the previous page", map[string]any{"type": "integer", "minimum": 0}),
+}
+
+func (o operation) render(g *schemaGen) map[string]any {
+	out := map[string]any{"operationId": o.id, "summary": o.summary, "tags": o.tags}
+	if o.description != "" {
+		out["description"] = o.description
+	}
+	params := append([]any{}, o.params...)
+	if o.idempotent {
+		params = append(params, idempotencyParam)
+	}
+	if len(params) > 0 {
+		out["parameters"] = params
+	}
+	if o.body != nil {
+		out["requestBody"] = map[string]any{"required": true, "content": jsonContent(o.body)}
+	}
+	if o.public {
+		out["security"] = []any{}
+	}
+	status := o.okStatus
+	if status == 0 {
+		status = 200
+	}
+	var proj *schemaGen
+	if o.projects {
+		proj = g
+	}
+	responses := errorResponses(o.errors, !o.public, proj)
+	okHeaders := headersFor(status, !o.public)
+	if o.idempotent {
+		okHeaders["Idempotent-Replayed"] = map[string]any{"$ref": "#/components/headers/Idempotent-Replayed"}
+	}
+	ct := o.okType
+	if ct == "" {
+		ct = "application/json"
+	}
+	responses[strconv.Itoa(status)] = map[string]any{"description": http.StatusText(status), "headers": okHeaders,
+		"content": map[string]any{ct: map[string]any{"schema": o.ok}}}
+	out["responses"] = responses
+	return out
+}
+
+// OpenAPI builds the machine-readable description from the registry and the Go response types.
+// publicURL is the server the document names (GATEWAY_PUBLIC_URL); "" names the document's own origin.
+func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
+	g := responseComponents()
+	g.add("ProjectsError", projectsFailure(g))
+	for _, d := range []struct{ name, data string }{
+		{"ProjectsStatusEnvelope", "ProjectsStatus"}, {"ProjectListEnvelope", "ProjectList"}, {"ProjectEnvelope", "Project"},
+		{"ProjectDetailEnvelope", "ProjectDetail"}, {"ProjectDeletedEnvelope", "ProjectDeleted"},
+		{"ProjectItemEnvelope", "ProjectItem"}, {"ItemDeletedEnvelope", "ItemDeleted"},
+	} {
+		g.add(d.name, projectsData(g, d.data))
+	}
+	// ProjectsEnvelope is the Go source of the envelopes above; the document lists them instead.
+	delete(g.schemas, "ProjectsEnvelope")
+	g.add("FollowUpRequest", docOf(followUpRequestSchema))
+	g.add("SharpenRequest", docOf(sharpenSchema))
+	g.add("ProjectCreate", docOf(projectCreateSchema))
+	g.add("ProjectItemCreate", docOf(itemCreateSchema))
+
+	projectID := pathParam("project_id", "the project's id (project_id of create or list)")
+	ops := map[string]map[string]operation{
+		"/v1/catalog": {"get": {id: OpGetCatalog, summary: "List capabilities for the caller's plan and this deployment", tags: []string{"Discovery"},
+			ok: ref("CatalogResponse"), errors: readErrors}},
+		"/v1/capabilities/{id}": {"get": {id: OpInspectCapability, summary: "Inspect one capability: body schema, follow-ups, examples, cost", tags: []string{"Discovery"},
+			params: []any{pathParam("id", "a capability id from the catalog")}, ok: ref("CapabilityInspectResponse"), errors: append([]int{404}, readErrors...)}},
+		"/v1/follow-up": {"post": {id: OpFollowUp, summary: "Continue a search (more, update) or act on one record (details, …)", tags: []string{"Searches"},
+			description: "Search scope (search_id with more or update) answers an ExecuteResponse; record scope (record_id with a record action) a RecordFollowUpResponse.",
+			body:        ref("FollowUpRequest"), ok: map[string]any{"oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}},
+			errors: append([]int{404, 410}, billedErrors...), idempotent: true}},
+		"/v1/sharpen": {"post": {id: OpSharpen, summary: "Second-opinion review of a draft answer by another model vendor", tags: []string{"Sharpen"},
+			body: ref("SharpenRequest"), ok: ref("SharpenResponse"), errors: billedErrors, idempotent: true}},
+		"/v1/account": {"get": {id: OpGetAccount, summary: "The caller's plan, status and credit balance", tags: []string{"Account"},
+			ok: ref("AccountResponse"), errors: readErrors}},
+		"/v1/guide": {"get": {id: OpGetGuide, summary: "Markdown guide for applications and AI agents", tags: []string{"Discovery"},
+			ok: strSchema, okType: "text/markdown", errors: readErrors}},
+		"/v1/openapi.json": {"get": {id: OpGetOpenAPI, summary: "This document (OpenAPI 3.1)", tags: []string{"Discovery"}, public: true,
+			ok: map[string]any{"type": "object"}, errors: []int{500}}},
+		"/healthz": {"get": {id: OpGetHealth, summary: "Liveness: the process answers", tags: []string{"Operations"}, public: true,
+			ok: ref("HealthResponse"), errors: []int{500}}},
+		"/readyz": {"get": {id: OpGetReady, summary: "Readiness: database reachable, migrations current, dependencies up", tags: []string{"Operations"}, public: true,
+			ok: ref("ReadyResponse"), errors: []int{500, 503}}},
+		"/v1/projects/status": {"get": {id: OpGetProjectsStatus, summary: "Projects access and quota for the plan", tags: []string{"Projects"},
+			ok: ref("ProjectsStatusEnvelope"), errors: readErrors, projects: true}},
+		"/v1/projects": {
+			"get": {id: OpListProjects, summary: "List projects, newest first", tags: []string{"Projects"}, params: pageParams3,
+				ok: ref("ProjectListEnvelope"), errors: pagedReadErrors, projects: true},
+			"post": {id: OpCreateProject, summary: "Create a project (durable request id required: Idempotency-Key or request_id)", tags: []string{"Projects"},
+				body: ref("ProjectCreate"), okStatus: 201, ok: ref("ProjectEnvelope"), errors: createErrors, idempotent: true, projects: true},
 		},
-		"/v1/projects/{project_id}": map[string]any{
-			"get":    projectsOp("A project with its items (limit, offset)", nil),
-			"delete": projectsOp("Delete a project and its items (durable request id required)", nil),
+		"/v1/projects/{project_id}": {
+			"get": {id: OpGetProject, summary: "A project with a page of its items", tags: []string{"Projects"}, params: append([]any{projectID}, pageParams3...),
+				ok: ref("ProjectDetailEnvelope"), errors: projectErrors, projects: true},
+			"delete": {id: OpDeleteProject, summary: "Delete a project and its items (durable request id required)", tags: []string{"Projects"}, params: []any{projectID},
+				ok: ref("ProjectDeletedEnvelope"), errors: deleteErrors, idempotent: true, projects: true},
 		},
-		"/v1/projects/{project_id}/items":           map[string]any{"post": projectsOp("Save a record snapshot or a note (durable request id required)", ref("ProjectItemCreate"))},
-		"/v1/projects/{project_id}/items/{item_id}": map[string]any{"delete": projectsOp("Delete an item (durable request id required)", nil)},
-		"/v1/account": map[string]any{"get": op("The caller's plan, status and credit balance", jsonResponse("account", "AccountResponse"), nil)},
-		"/v1/guide": map[string]any{"get": map[string]any{"summary": "Markdown guide for applications and AI agents",
-			"responses": map[string]any{"200": map[string]any{"description": "guide", "content": map[string]any{"text/markdown": map[string]any{"schema": str}}}, "default": errorResponse}}},
-		"/v1/openapi.json": map[string]any{"get": map[string]any{"summary": "This document", "security": []any{},
-			"responses": map[string]any{"200": map[string]any{"description": "OpenAPI 3.1", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}}}}},
-		"/healthz": map[string]any{"get": map[string]any{"summary": "Liveness", "security": []any{},
-			"responses": map[string]any{"200": map[string]any{"description": "the process answers", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}}}}},
-		"/readyz": map[string]any{"get": map[string]any{"summary": "Readiness: database reachable and migrations current", "security": []any{},
-			"responses": map[string]any{"200": map[string]any{"description": "ready", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}}, "default": errorResponse}}},
+		"/v1/projects/{project_id}/items": {"post": {id: OpAddProjectItem, summary: "Save a record snapshot or a note (durable request id required)", tags: []string{"Projects"},
+			params: []any{projectID}, body: ref("ProjectItemCreate"), okStatus: 201, ok: ref("ProjectItemEnvelope"), errors: addItemErrors, idempotent: true, projects: true}},
+		"/v1/projects/{project_id}/items/{item_id}": {"delete": {id: OpDeleteProjectItem, summary: "Delete an item (durable request id required)", tags: []string{"Projects"},
+			params: []any{projectID, pathParam("item_id", "the item's id")}, ok: ref("ItemDeletedEnvelope"), errors: deleteErrors, idempotent: true, projects: true}},
 	}
+	topics := map[string]bool{}
 	for _, cp := range caps {
 		name := "Request." + cp.ID
-		doc := map[string]any{}
-		for k, v := range cp.Schema().Doc {
-			if k != "$schema" {
-				doc[k] = v
-			}
-		}
-		schemas[name] = doc
-		paths["/v1/capabilities/"+cp.ID+"/execute"] = map[string]any{"post": map[string]any{
-			"summary":     cp.Title + ": " + cp.Summary,
-			"description": cp.Description,
-			"operationId": "execute." + cp.ID,
-			"tags":        []any{cp.Topic},
-			"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": ref(name)}}},
-			"responses":   map[string]any{"200": jsonResponse("results", "ExecuteResponse"), "default": errorResponse},
+		g.add(name, docOf(cp.Schema()))
+		topics[cp.Topic] = true
+		ops["/v1/capabilities/"+cp.ID+"/execute"] = map[string]operation{"post": {
+			id: ExecuteOperationID(cp.ID), summary: cp.Title + ": " + cp.Summary, description: cp.Description,
+			tags: []string{cp.Topic}, body: ref(name), ok: ref("ExecuteResponse"), errors: billedErrors, idempotent: true,
 		}}
 	}
-	for k, v := range extraPaths {
-		paths[k] = v
+	paths := map[string]any{}
+	for p, methods := range ops {
+		item := map[string]any{}
+		for m, o := range methods {
+			item[m] = o.render(g)
+		}
+		paths[p] = item
+	}
+	server := map[string]any{"url": "/", "description": "this deployment"}
+	base := strings.TrimRight(publicURL, "/")
+	if base != "" {
+		server["url"] = base
+	}
+	tags := []any{
+		map[string]any{"name": "Discovery", "description": "catalog, inspection, guide and this document"},
+		map[string]any{"name": "Searches", "description": "follow-ups of a capability's search"},
+		map[string]any{"name": "Sharpen", "description": "second-opinion review of a draft answer"},
+		map[string]any{"name": "Account", "description": "plan and balance of the calling key"},
+		map[string]any{"name": "Projects", "description": "durable research folders"},
+		map[string]any{"name": "Operations", "description": "liveness and readiness probes"},
+	}
+	var topicNames []string
+	for t := range topics {
+		topicNames = append(topicNames, t)
+	}
+	sort.Strings(topicNames)
+	for _, t := range topicNames {
+		tags = append(tags, map[string]any{"name": t, "description": "capabilities on " + t})
 	}
 	return map[string]any{
 		"openapi":             "3.1.0",
 		"jsonSchemaDialect":   "https://json-schema.org/draft/2020-12/schema",
 		"x-contract-revision": ContractRevision,
 		"info": map[string]any{"title": "capgate capability API", "version": APIVersion,
-			"description": "Typed, metered search and lookup capabilities plus sharpen. All bodies are JSON."},
+			"description": "Typed, metered search and lookup capabilities plus sharpen. All bodies are JSON. " +
+				"Every error is {error: {code, message, retryable, hint, violations, requestId}}; GET /v1/guide explains the flow.",
+			"license": map[string]any{"name": "Proprietary: use of this API is governed by the terms of the deployment's operator",
+				"url": base + "/v1/guide"},
+			"contact": map[string]any{"name": "capgate API operator", "url": base + "/console/login"}},
+		"servers":    []any{server},
 		"security":   []any{map[string]any{"bearer": []any{}}},
+		"tags":       tags,
 		"paths":      paths,
-		"components": map[string]any{"schemas": schemas, "securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "cap_live_… or cap_test_… key"}}},
+		"components": map[string]any{"schemas": g.schemas, "headers": headerComponents(), "securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "cap_live_… or cap_test_… key"}}},
 	}
+}
+
+// docOf is a compiled request schema as a component (without its $schema keyword). Branches
+// (oneOf, anyOf, allOf, not, if/then/else) that require a property their parent defines get that
+// definition repeated, so that every required property is defined where it is required (linters
+// and generators read branches alone); validation is unchanged, since the parent applies too.
+func docOf(s *providers.Schema) map[string]any {
+	doc := map[string]any{}
+	for k, v := range s.Doc {
+		if k != "$schema" {
+			doc[k] = v
+		}
+	}
+	return defineRequired(doc, nil)
+}
+
+func defineRequired(s map[string]any, parent map[string]any) map[string]any {
+	out := make(map[string]any, len(s))
+	for k, v := range s {
+		out[k] = v
+	}
+	props, _ := out["properties"].(map[string]any)
+	if req, ok := out["required"].([]any); ok && parent != nil {
+		var added map[string]any
+		for _, r := range req {
+			name, _ := r.(string)
+			if _, ok := props[name]; ok {
+				continue
+			}
+			if def, ok := parent[name]; ok {
+				if added == nil {
+					added = map[string]any{}
+					for k, v := range props {
+						added[k] = v
+					}
+				}
+				added[name] = def
+			}
+		}
+		if added != nil {
+			out["properties"], props = added, added
+		}
+	}
+	// Branches see the properties of this schema (and of its parent).
+	scope := map[string]any{}
+	for k, v := range parent {
+		scope[k] = v
+	}
+	for k, v := range props {
+		scope[k] = v
+	}
+	for _, key := range []string{"oneOf", "anyOf", "allOf"} {
+		if branches, ok := out[key].([]any); ok {
+			nb := make([]any, len(branches))
+			for i, b := range branches {
+				if bm, ok := b.(map[string]any); ok {
+					nb[i] = defineRequired(bm, scope)
+				} else {
+					nb[i] = b
+				}
+			}
+			out[key] = nb
+		}
+	}
+	for _, key := range []string{"not", "if", "then", "else"} {
+		if bm, ok := out[key].(map[string]any); ok {
+			out[key] = defineRequired(bm, scope)
+		}
+	}
+	if props != nil {
+		np := make(map[string]any, len(props))
+		for k, v := range props {
+			if pm, ok := v.(map[string]any); ok {
+				np[k] = defineRequired(pm, nil)
+			} else {
+				np[k] = v
+			}
+		}
+		out["properties"] = np
+	}
+	if items, ok := out["items"].(map[string]any); ok {
+		out["items"] = defineRequired(items, nil)
+	}
+	return out
 }
 
 // openapiDoc renders the document once per server.
 func (s *Server) openapiDoc() ([]byte, error) {
 	s.openapiOnce.Do(func() {
-		s.openapiJSON, s.openapiErr = json.Marshal(OpenAPI(s.order, s.extraPaths, s.extraSchemas))
+		s.openapiJSON, s.openapiErr = json.Marshal(OpenAPI(s.order, s.opts.PublicURL))
 	})
 	return s.openapiJSON, s.openapiErr
 }

@@ -14,14 +14,6 @@ import (
 // Projects are durable research folders (DESIGN.md section 7). Their routes answer with their own
 // envelope: {status: ok|error, commit_status: committed|replayed|not_committed, request_id, data|error}.
 
-type projectsEnvelope struct {
-	Status       string          `json:"status"`
-	CommitStatus string          `json:"commit_status"`
-	RequestID    string          `json:"request_id"`
-	Data         json.RawMessage `json:"data,omitempty"`
-	Error        *errorBody      `json:"error,omitempty"`
-}
-
 const (
 	committed    = "committed"
 	replayed     = "replayed"
@@ -178,12 +170,8 @@ func (s *Server) projectsStatus(c *fiber.Ctx, p *Principal, _ providers.Request)
 	if err != nil {
 		return 0, nil, storeError(err)
 	}
-	return 200, fiber.Map{
-		"access":   p.Plan.ProjectLimit > 0,
-		"plan":     p.Plan.ID,
-		"projects": fiber.Map{"used": u.Projects, "limit": p.Plan.ProjectLimit},
-		"items":    fiber.Map{"used": u.Items, "limit": p.Plan.ItemLimit},
-	}, nil
+	return 200, projectsStatus{Access: p.Plan.ProjectLimit > 0, Plan: p.Plan.ID,
+		Projects: usageLimit{Used: u.Projects, Limit: p.Plan.ProjectLimit}, Items: usageLimit{Used: u.Items, Limit: p.Plan.ItemLimit}}, nil
 }
 
 func (s *Server) listProjects(c *fiber.Ctx, p *Principal, _ providers.Request) (int, any, error) {
@@ -195,9 +183,10 @@ func (s *Server) listProjects(c *fiber.Ctx, p *Principal, _ providers.Request) (
 	if err != nil {
 		return 0, nil, storeError(err)
 	}
-	out := fiber.Map{"projects": orEmpty(ps), "next_offset": nil}
+	out := projectList{Projects: orEmpty(ps)}
 	if len(ps) > limit {
-		out["projects"], out["next_offset"] = ps[:limit], offset+limit
+		next := offset + limit
+		out.Projects, out.NextOffset = ps[:limit], &next
 	}
 	return 200, out, nil
 }
@@ -211,11 +200,6 @@ func (s *Server) createProject(c *fiber.Ctx, p *Principal, body providers.Reques
 		return 0, nil, projectStoreError(err, "project")
 	}
 	return 201, pr, nil
-}
-
-type itemJSON struct {
-	tenants.ProjectItem
-	Record json.RawMessage `json:"record,omitempty"`
 }
 
 func itemsJSON(items []tenants.ProjectItem) []itemJSON {
@@ -244,11 +228,13 @@ func (s *Server) getProject(c *fiber.Ctx, p *Principal, _ providers.Request) (in
 	if err != nil {
 		return 0, nil, storeError(err)
 	}
-	var next any
+	out := projectDetail{Project: pr}
 	if len(items) > limit {
-		items, next = items[:limit], offset+limit
+		next := offset + limit
+		items, out.NextOffset = items[:limit], &next
 	}
-	return 200, fiber.Map{"project": pr, "items": itemsJSON(items), "next_offset": next}, nil
+	out.Items = itemsJSON(items)
+	return 200, out, nil
 }
 
 func (s *Server) deleteProject(c *fiber.Ctx, p *Principal, _ providers.Request) (int, any, error) {
@@ -256,7 +242,7 @@ func (s *Server) deleteProject(c *fiber.Ctx, p *Principal, _ providers.Request) 
 	if err := s.store.DeleteProject(c.UserContext(), p.Tenant.ID, id); err != nil {
 		return 0, nil, projectStoreError(err, "project")
 	}
-	return 200, fiber.Map{"project_id": id, "deleted": true}, nil
+	return 200, projectDeleted{ProjectID: id, Deleted: true}, nil
 }
 
 func (s *Server) addItem(c *fiber.Ctx, p *Principal, body providers.Request) (int, any, error) {
@@ -280,5 +266,5 @@ func (s *Server) deleteItem(c *fiber.Ctx, p *Principal, _ providers.Request) (in
 	if err := s.store.DeleteItem(c.UserContext(), p.Tenant.ID, pid, iid); err != nil {
 		return 0, nil, projectStoreError(err, "item")
 	}
-	return 200, fiber.Map{"project_id": pid, "item_id": iid, "deleted": true}, nil
+	return 200, itemDeleted{ProjectID: pid, ItemID: iid, Deleted: true}, nil
 }

@@ -65,12 +65,9 @@ type Server struct {
 	order    []*providers.Capability
 	sessions Searches
 
-	// Other surfaces (sharpen, projects) add their paths and schemas to the OpenAPI document.
-	extraPaths   map[string]any
-	extraSchemas map[string]any
-	openapiOnce  sync.Once
-	openapiJSON  []byte
-	openapiErr   error
+	openapiOnce sync.Once
+	openapiJSON []byte
+	openapiErr  error
 }
 
 // New builds the server and its routes.

@@ -53,25 +53,6 @@ const sharpenInstruction = "These are independent reviews of your draft by a mod
 	"check each point against the task and your sources, keep only what you can confirm, revise the draft yourself and do not copy a reviewer's wording. " +
 	"Where two reviewers disagree, prefer the point whose reasoning you can verify. If a review finds nothing, do not invent changes."
 
-type sharpenReview struct {
-	Reviewer struct {
-		Family string `json:"family"`
-		Model  string `json:"model"`
-	} `json:"reviewer"`
-	Review string `json:"review"`
-}
-
-type sharpenResponse struct {
-	Tier           string          `json:"tier"`
-	Stage          string          `json:"stage,omitempty"`
-	Reviews        []sharpenReview `json:"reviews"`
-	Partial        bool            `json:"partial"`
-	RoutingNote    string          `json:"routing_note,omitempty"`
-	Instruction    string          `json:"instruction"`
-	ChargedCredits int64           `json:"charged_credits"`
-	Balance        balanceJSON     `json:"balance"`
-}
-
 // SharpenRoute is which reviewer families a call uses, in order.
 type SharpenRoute struct {
 	// Reviewers run concurrently (two for ultra2x, one otherwise).

@@ -2,8 +2,9 @@
 # scripts/test.sh — the whole test suite, as CI runs it (.ci/run -> make test).
 #   1. start throwaway PostgreSQL and Redis (scripts/test-servers.sh)
 #   2. go vet ./...
-#   3. go test -race over every package
-#   4. a short fuzz run of every fuzz target
+#   3. the committed Go client (e2e/client) is what `make generate` makes of today's document
+#   4. go test -race over every package
+#   5. a short fuzz run of every fuzz target
 # Exits non-zero on the first failure.
 set -euo pipefail
 
@@ -21,6 +22,20 @@ go version
 
 step "go vet ./..."
 go vet ./...
+
+step "the generated client is current (scripts/gen-client.sh into a temp dir, then diff)"
+gen_dir=$(mktemp -d) # removed below, not by an EXIT trap: test-servers.sh owns that trap
+bash scripts/gen-client.sh "$gen_dir"
+stale=0
+for f in openapi.json client.gen.go; do
+	if ! cmp -s "$gen_dir/$f" "e2e/client/$f"; then
+		echo "e2e/client/$f is stale: run make generate and commit the result" >&2
+		diff -u "e2e/client/$f" "$gen_dir/$f" | head -40 >&2 || true
+		stale=1
+	fi
+done
+rm -rf "$gen_dir"
+[ "$stale" = 0 ] || exit 1
 
 step "go test -race -count=1 -p 2 -timeout 30m ./..."
 go test -race -count=1 -p 2 -timeout 30m ./...

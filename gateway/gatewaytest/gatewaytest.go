@@ -15,10 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/internal/apicontract"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/registry"
 	"github.com/capgate/capgate/tenants"
@@ -52,7 +51,7 @@ type Env struct {
 	Tenant   *tenants.Tenant
 	LiveKey  string
 	TestKey  string
-	contract *contract
+	contract *apicontract.Checker
 }
 
 // New starts a gateway for a test.
@@ -206,20 +205,16 @@ func (e *Env) DoHeaders(method, path, key string, body any, header map[string]st
 		e.tb.Errorf("%s %s: no X-Request-Id header", method, path)
 	}
 	if e.contract != nil {
-		e.contract.check(e.tb, method, path, out)
+		if err := e.contract.Check(req, out.Status, out.Header, out.Body); err != nil {
+			e.tb.Errorf("contract: %v\nbody: %s", err, truncate(out.Body))
+		}
 	}
 	return out
 }
 
-// contract validates responses against the gateway's OpenAPI document.
-type contract struct {
-	doc      map[string]any
-	compiler *jsonschema.Compiler
-	mu       sync.Mutex
-	schemas  map[string]*jsonschema.Schema
-}
-
-func loadContract(tb testing.TB, e *Env) *contract {
+// loadContract reads the gateway's own GET /v1/openapi.json and builds the checker every
+// answer goes through (libopenapi + libopenapi-validator, internal/apicontract).
+func loadContract(tb testing.TB, e *Env) *apicontract.Checker {
 	tb.Helper()
 	req := httptest.NewRequest(http.MethodGet, "/v1/openapi.json", nil)
 	res, err := e.Server.App().Test(req, 10_000)
@@ -228,122 +223,26 @@ func loadContract(tb testing.TB, e *Env) *contract {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		tb.Fatalf("openapi.json: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	if err := c.AddResource("mem:///openapi.json", doc); err != nil {
-		tb.Fatal(err)
-	}
-	var plain map[string]any
-	_ = json.Unmarshal(raw, &plain)
-	if plain["openapi"] != "3.1.0" {
-		tb.Fatalf("openapi version %v", plain["openapi"])
-	}
-	return &contract{doc: plain, compiler: c, schemas: map[string]*jsonschema.Schema{}}
-}
-
-// operation finds the OpenAPI path of a concrete path: an exact key first, then a template.
-func (c *contract) operation(method, path string) (string, map[string]any) {
-	path, _, _ = strings.Cut(path, "?")
-	paths, _ := c.doc["paths"].(map[string]any)
-	method = strings.ToLower(method)
-	if item, ok := paths[path].(map[string]any); ok {
-		if op, ok := item[method].(map[string]any); ok {
-			return path, op
-		}
-	}
-	segs := strings.Split(path, "/")
-	for tmpl, raw := range paths {
-		ts := strings.Split(tmpl, "/")
-		if len(ts) != len(segs) {
-			continue
-		}
-		match := true
-		for i := range ts {
-			if ts[i] != segs[i] && !(strings.HasPrefix(ts[i], "{") && strings.HasSuffix(ts[i], "}")) {
-				match = false
-				break
-			}
-		}
-		if match {
-			if op, ok := raw.(map[string]any)[method].(map[string]any); ok {
-				return tmpl, op
-			}
-		}
-	}
-	return "", nil
-}
-
-func (c *contract) check(tb testing.TB, method, path string, r *Response) {
-	tb.Helper()
-	tmpl, op := c.operation(method, path)
-	if op == nil {
-		// Unknown routes must still answer with the error envelope.
-		tmpl, op = "", map[string]any{"responses": map[string]any{"default": map[string]any{"content": map[string]any{
-			"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorEnvelope"}}}}}}
-	}
-	responses, _ := op["responses"].(map[string]any)
-	status := http.StatusText(r.Status)
-	_ = status
-	key := itoa(r.Status)
-	resp, ok := responses[key].(map[string]any)
-	respKey := key
+	key := string(raw)
+	docMu.Lock()
+	defer docMu.Unlock()
+	c, ok := docCheckers[key]
 	if !ok {
-		resp, _ = responses["default"].(map[string]any)
-		respKey = "default"
+		var err error
+		if c, err = apicontract.New(raw); err != nil {
+			tb.Fatalf("openapi.json: %v", err)
+		}
+		docCheckers[key] = c
 	}
-	if resp == nil {
-		tb.Errorf("%s %s: status %d is not documented", method, path, r.Status)
-		return
-	}
-	content, _ := resp["content"].(map[string]any)
-	if _, isJSON := content["application/json"]; !isJSON || r.JSON == nil {
-		return
-	}
-	loc := c.schemaLocation(tmpl, strings.ToLower(method), respKey)
-	sch, err := c.compile(loc)
-	if err != nil {
-		tb.Fatalf("contract: compile %s: %v", loc, err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.Body))
-	if err != nil {
-		tb.Fatalf("contract: %v", err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		tb.Errorf("contract: %s %s (%d) does not match the OpenAPI document: %v\nbody: %s", method, path, r.Status, err, truncate(r.Body))
-	}
+	return c
 }
 
-func (c *contract) schemaLocation(tmpl, method, respKey string) string {
-	if tmpl == "" {
-		return "mem:///openapi.json#/components/schemas/ErrorEnvelope"
-	}
-	esc := strings.ReplaceAll(strings.ReplaceAll(tmpl, "~", "~0"), "/", "~1")
-	return "mem:///openapi.json#/paths/" + esc + "/" + method + "/responses/" + respKey + "/content/application~1json/schema"
-}
-
-func (c *contract) compile(loc string) (*jsonschema.Schema, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.schemas[loc]; ok {
-		return s, nil
-	}
-	s, err := c.compiler.Compile(loc)
-	if err != nil {
-		return nil, err
-	}
-	c.schemas[loc] = s
-	return s, nil
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+// Checkers by document: building one takes a while, and most Envs of a test binary serve the
+// same document.
+var (
+	docMu       sync.Mutex
+	docCheckers = map[string]*apicontract.Checker{}
+)
 
 func truncate(b []byte) string {
 	if len(b) > 2000 {
