@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -84,6 +85,13 @@ func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx contex
 	}
 	end := bal.PeriodEnd
 	return out.render(c, charged, balanceJSON{Used: bal.Used, Cap: bal.Cap, PeriodEnd: &end})
+}
+
+// newCall binds an adapter call to the caller and the gateway's public URL.
+func (s *Server) newCall(cp *providers.Capability, req providers.Request, state json.RawMessage, p *Principal) *providers.Call {
+	call := providers.NewCall(cp, req, state, p.Mode(), p.Tenant.ID, s.opts.Client)
+	call.PublicURL = s.opts.PublicURL
+	return call
 }
 
 // runWork runs the upstream work under the operation's deadline; a panic or a foreign error

@@ -4,20 +4,22 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/tenants"
 )
 
-// workoutSaver lets fitness.exercises save demonstrations to the calling tenant.
-type workoutSaver struct {
-	store interface {
-		SaveWorkout(ctx context.Context, w *tenants.Workout) (*tenants.Workout, error)
-	}
+// workoutStore is what saving a demonstration needs of the accounts store.
+type workoutStore interface {
+	SaveWorkout(ctx context.Context, w *tenants.Workout) (*tenants.Workout, error)
 }
 
-var _ providers.Workouts = workoutSaver{}
+// TenantWorkouts saves fitness.exercises demonstrations in the tenants store: the
+// fitness.WorkoutSaver that cmd binds the capability to (registry.CapabilitiesWith).
+func TenantWorkouts(store workoutStore) fitness.WorkoutSaver { return workoutSaver{store: store} }
 
-func (w workoutSaver) SaveWorkout(ctx context.Context, tenantID string, in providers.Workout) (string, error) {
+type workoutSaver struct{ store workoutStore }
+
+func (w workoutSaver) SaveWorkout(ctx context.Context, tenantID string, in fitness.Workout) (string, error) {
 	muscles, _ := json.Marshal(orEmpty(in.Muscles))
 	equipment, _ := json.Marshal(orEmpty(in.Equipment))
 	saved, err := w.store.SaveWorkout(ctx, &tenants.Workout{TenantID: tenantID, Title: in.Title, Provider: in.Provider,
@@ -26,12 +28,4 @@ func (w workoutSaver) SaveWorkout(ctx context.Context, tenantID string, in provi
 		return "", err
 	}
 	return saved.ID, nil
-}
-
-// newCall binds an adapter call to the caller and the gateway's services.
-func (s *Server) newCall(cp *providers.Capability, req providers.Request, state json.RawMessage, p *Principal) *providers.Call {
-	call := providers.NewCall(cp, req, state, p.Mode(), p.Tenant.ID, s.opts.Client)
-	call.Workouts = workoutSaver{store: s.store}
-	call.PublicURL = s.opts.PublicURL
-	return call
 }

@@ -181,27 +181,9 @@ type Call struct {
 	State  json.RawMessage
 	Mode   Mode
 	Tenant string
-	// Workouts saves demonstrations to the calling tenant (fitness.exercises); set by the gateway.
-	Workouts Workouts
 	// PublicURL is the gateway's public base URL (for links to console pages).
 	PublicURL string
 	client    *Client
-}
-
-// Workouts saves a demonstration to a tenant's workouts area and returns its id (wkt_…); saving
-// the same exercise twice returns the same workout.
-type Workouts interface {
-	SaveWorkout(ctx context.Context, tenantID string, w Workout) (string, error)
-}
-
-// Workout is a demonstration to save.
-type Workout struct {
-	Title          string
-	Provider       string
-	ExerciseRef    string
-	Muscles        []string
-	Equipment      []string
-	VideoAvailable bool
 }
 
 // NewCall binds a call to a client; the gateway and tests make calls this way.

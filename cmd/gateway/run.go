@@ -196,8 +196,9 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_commit_calls_total",
 			Help: "Calls committed by the group-commit writer; divided by the batches, the average batch size."},
 			func() float64 { _, c := meter.CommitStats(); return float64(c) }))
-	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, Capabilities: registry.Capabilities(),
-		Logger: log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
+	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
+		Capabilities: registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)}),
+		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken}
 	if rdb != nil {
 		opts.Limiter = lim

@@ -60,8 +60,9 @@ func New(tb testing.TB, o Options) *Env {
 	if o.DB == nil {
 		o.DB = tenantstest.SQLite(tb)
 	}
+	store := tenants.NewStore(o.DB)
 	if o.Capabilities == nil {
-		o.Capabilities = registry.Capabilities()
+		o.Capabilities = registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)})
 	}
 	if o.Providers == nil {
 		o.Providers = registry.Providers()
@@ -95,7 +96,6 @@ func New(tb testing.TB, o Options) *Env {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { sessions.Close() })
-	store := tenants.NewStore(o.DB)
 	meter := tenants.NewMeter(o.DB, tenants.MeterOptions{Logger: quietLogger(tb)})
 	tb.Cleanup(meter.Close)
 	srv := gateway.New(gateway.Options{DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,

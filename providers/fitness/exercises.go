@@ -62,7 +62,9 @@ var Exercises = &providers.Capability{
 		{Title: "An exercise by name", Body: map[string]any{"query": "bench press"}},
 		{Title: "Leg exercises you can do with a kettlebell", Body: map[string]any{"muscle": "quadriceps", "equipment": "kettlebell"}},
 	},
-	Execute: execute,
+	Execute: func(ctx context.Context, call *providers.Call) (*providers.Page, error) {
+		return execute(ctx, call, nil)
+	},
 }
 
 const requestSchema = `{
@@ -184,7 +186,34 @@ type pagingState struct {
 	Params map[string]string `json:"params,omitempty"`
 }
 
-func execute(ctx context.Context, call *providers.Call) (*providers.Page, error) {
+// WorkoutSaver saves a demonstration to a tenant's workouts area and returns its id (wkt_…);
+// saving the same exercise twice returns the same workout. The deployment provides it (the
+// gateway's tenants store) through NewExercises.
+type WorkoutSaver interface {
+	SaveWorkout(ctx context.Context, tenantID string, w Workout) (string, error)
+}
+
+// Workout is a demonstration to save.
+type Workout struct {
+	Title          string
+	Provider       string
+	ExerciseRef    string
+	Muscles        []string
+	Equipment      []string
+	VideoAvailable bool
+}
+
+// NewExercises is fitness.exercises bound to the store that saves its demonstrations; the
+// package's Exercises (catalog, inspect, validation) has none, so it cannot fetch video pages.
+func NewExercises(saver WorkoutSaver) *providers.Capability {
+	c := *Exercises
+	c.Execute = func(ctx context.Context, call *providers.Call) (*providers.Page, error) {
+		return execute(ctx, call, saver)
+	}
+	return &c
+}
+
+func execute(ctx context.Context, call *providers.Call, saver WorkoutSaver) (*providers.Page, error) {
 	st := pagingState{Page: 1}
 	if len(call.State) > 0 {
 		if err := json.Unmarshal(call.State, &st); err != nil {
@@ -197,10 +226,10 @@ func execute(ctx context.Context, call *providers.Call) (*providers.Page, error)
 	if st.Source != "" || st.Page < 1 {
 		return nil, providers.Errorf(providers.CodeInternal, "the stored paging state of this search is not valid")
 	}
-	if call.Workouts == nil {
+	if saver == nil {
 		return nil, providers.Errorf(providers.CodeInternal, "fitness.exercises needs the workouts store to save demonstrations")
 	}
-	return videoPage(ctx, call, st.Page)
+	return videoPage(ctx, call, saver, st.Page)
 }
 
 // searchParams builds YMove's /exercises query for a request and page. Browse mode
@@ -265,7 +294,7 @@ type ymoveList struct {
 	} `json:"pagination"`
 }
 
-func videoPage(ctx context.Context, call *providers.Call, page int) (*providers.Page, error) {
+func videoPage(ctx context.Context, call *providers.Call, saver WorkoutSaver, page int) (*providers.Page, error) {
 	var body ymoveList
 	if err := getJSON(ctx, call.Upstream(VideoProviderID), "/exercises", searchParams(call.Request, page), &body); err != nil {
 		return nil, err
@@ -276,7 +305,7 @@ func videoPage(ctx context.Context, call *providers.Call, page int) (*providers.
 		if json.Unmarshal(raw, &ex) != nil {
 			continue // an entry of an unexpected shape is skipped, not fatal
 		}
-		rec, ok, err := videoRecord(ctx, call, &ex)
+		rec, ok, err := videoRecord(ctx, call, saver, &ex)
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +323,7 @@ func videoPage(ctx context.Context, call *providers.Call, page int) (*providers.
 
 // videoRecord maps one exercise and, when it has a demonstration, saves it as a workout of the
 // calling tenant. ok is false for an entry without an id or a title.
-func videoRecord(ctx context.Context, call *providers.Call, ex *ymoveExercise) (providers.Record, bool, error) {
+func videoRecord(ctx context.Context, call *providers.Call, saver WorkoutSaver, ex *ymoveExercise) (providers.Record, bool, error) {
 	title, id := strings.TrimSpace(ex.Title), strings.TrimSpace(ex.ID)
 	if title == "" || id == "" {
 		return providers.Record{}, false, nil
@@ -317,7 +346,7 @@ func videoRecord(ctx context.Context, call *providers.Call, ex *ymoveExercise) (
 	detail := exerciseDetail(ex)
 	links := []providers.Link{}
 	if ex.HasVideo {
-		wid, err := call.Workouts.SaveWorkout(ctx, call.Tenant, providers.Workout{Title: title, Provider: VideoProviderID,
+		wid, err := saver.SaveWorkout(ctx, call.Tenant, Workout{Title: title, Provider: VideoProviderID,
 			ExerciseRef: ExerciseRef(call.Mode, id), Muscles: muscles, Equipment: equipment, VideoAvailable: true})
 		if err != nil {
 			return providers.Record{}, false, &providers.Error{Code: providers.CodeInternal,

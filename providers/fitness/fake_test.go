@@ -97,20 +97,20 @@ func clients(t *testing.T, video, wger *fake) *providers.Client {
 	return providertest.Client(t, Providers(), fakes, map[string]string{VideoProviderID: testKey})
 }
 
-// workouts is an in-memory providers.Workouts with the store's contract: one workout per
+// workouts is an in-memory Workouts with the store's contract: one workout per
 // tenant and (provider, exercise ref), the same id when saved again.
 type workouts struct {
 	mu    sync.Mutex
 	ids   map[string]string
-	saved map[string]providers.Workout // by id
+	saved map[string]Workout // by id
 	fail  error
 }
 
 func newWorkouts() *workouts {
-	return &workouts{ids: map[string]string{}, saved: map[string]providers.Workout{}}
+	return &workouts{ids: map[string]string{}, saved: map[string]Workout{}}
 }
 
-func (w *workouts) SaveWorkout(_ context.Context, tenant string, in providers.Workout) (string, error) {
+func (w *workouts) SaveWorkout(_ context.Context, tenant string, in Workout) (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fail != nil {
@@ -131,7 +131,7 @@ var errDatabase = errors.New("database is gone")
 const publicURL = "https://gateway.example.com"
 
 // run validates a body and runs one page as the gateway does (workouts store and public URL set).
-func run(t *testing.T, client *providers.Client, mode providers.Mode, tenant string, ws providers.Workouts, body string, state json.RawMessage) (*providers.Page, error) {
+func run(t *testing.T, client *providers.Client, mode providers.Mode, tenant string, ws WorkoutSaver, body string, state json.RawMessage) (*providers.Page, error) {
 	t.Helper()
 	req, err := providertest.Prepare(t, Exercises, body)
 	if err != nil {
@@ -140,14 +140,17 @@ func run(t *testing.T, client *providers.Client, mode providers.Mode, tenant str
 	return runReq(t, client, mode, tenant, ws, req, state)
 }
 
-func runReq(t *testing.T, client *providers.Client, mode providers.Mode, tenant string, ws providers.Workouts, req providers.Request, state json.RawMessage) (*providers.Page, error) {
+func runReq(t *testing.T, client *providers.Client, mode providers.Mode, tenant string, ws WorkoutSaver, req providers.Request, state json.RawMessage) (*providers.Page, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), Exercises.Deadline)
 	defer cancel()
-	call := providers.NewCall(Exercises, req, state, mode, tenant, client)
-	call.Workouts = ws
+	cp := Exercises
+	if ws != nil {
+		cp = NewExercises(ws)
+	}
+	call := providers.NewCall(cp, req, state, mode, tenant, client)
 	call.PublicURL = publicURL + "/"
-	return Exercises.Execute(ctx, call)
+	return cp.Execute(ctx, call)
 }
 
 // clock is an injectable time.

@@ -68,11 +68,29 @@ var families = []struct {
 	{realestate.Capabilities, realestate.Providers},
 }
 
-// Capabilities lists every registered capability, ordered by topic as in the spec's section 1.
-func Capabilities() []*providers.Capability {
+// Capabilities lists every registered capability, ordered by topic as in the spec's section 1,
+// as the catalog describes them; CapabilitiesWith binds those that need a store of the
+// deployment.
+func Capabilities() []*providers.Capability { return CapabilitiesWith(Deps{}) }
+
+// Deps are what some capabilities need from the deployment at run time.
+type Deps struct {
+	// Workouts saves fitness.exercises demonstrations to the calling tenant.
+	Workouts fitness.WorkoutSaver
+}
+
+// CapabilitiesWith lists every capability, those that need one bound to deps.
+func CapabilitiesWith(deps Deps) []*providers.Capability {
 	var out []*providers.Capability
 	for _, f := range families {
 		out = append(out, f.capabilities()...)
+	}
+	if deps.Workouts != nil {
+		for i, c := range out {
+			if c == fitness.Exercises {
+				out[i] = fitness.NewExercises(deps.Workouts)
+			}
+		}
 	}
 	sortByTopic(out)
 	return out
