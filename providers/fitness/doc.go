@@ -53,7 +53,7 @@
 //   - Paging: state {"page": N}; has_more while the page was not empty and N < totalPages.
 //   - Records: title; snippet = description; attribution (always); video_available (always);
 //     muscles = muscleGroup then secondaryMuscles, trimmed, without repeats; equipment = [equipment];
-//     an exercise with hasVideo is saved with call.Workouts.SaveWorkout (provider "exercisevideo",
+//     an exercise with hasVideo is saved with the bound WorkoutSaver (NewExercises; provider "exercisevideo",
 //     ExerciseRef = the YMove id, "test:<id>" for test keys, so sandbox workouts are always renewed
 //     from the sandbox) and carries workout_resource {id, url = PublicURL + /console/workouts/<id>,
 //     title, video_available: true}; one without carries video_unavailable_reason. Entries without
