@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -311,7 +312,30 @@ func TestHeadersTooLarge(t *testing.T) {
 		{"GET", "/healthz", ""}, {"GET", "/v1/openapi.json", ""}, {"GET", "/v1/catalog", tk.Test}, {"POST", "/v1/follow-up", tk.Test},
 	} {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {
-			requireEnvelope(t, in.call(t, c.method, c.path, c.key, nil, "X-Padding", pad), http.StatusRequestHeaderFieldsTooLarge, "invalid_request")
+			// The server answers 431 after reading 16 KiB and closes with the rest of the request
+			// unread, so the kernel may reset the connection before the client reads the answer
+			// (a race of TCP, not of the gateway): a reset is tried again.
+			for attempt := 1; ; attempt++ {
+				req, _ := http.NewRequest(c.method, in.Base+c.path, nil)
+				req.Header.Set("X-Padding", pad)
+				if c.key != "" {
+					req.Header.Set("Authorization", "Bearer "+c.key)
+				}
+				res, err := httpClient.Do(req)
+				if err != nil && attempt < 8 && strings.Contains(err.Error(), "reset by peer") {
+					time.Sleep(50 * time.Millisecond)
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s %s: %v", c.method, c.path, err)
+				}
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				r := &response{Status: res.StatusCode, Header: res.Header, Body: body}
+				_ = json.Unmarshal(body, &r.JSON)
+				requireEnvelope(t, r, http.StatusRequestHeaderFieldsTooLarge, "invalid_request")
+				break
+			}
 		})
 	}
 }
