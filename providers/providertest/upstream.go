@@ -1,0 +1,104 @@
+package providertest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/capgate/capgate/providers"
+)
+
+// Upstream is the recording httptest stand-in of an upstream that the capability tests share: it
+// keeps a clone of every request it receives and answers with Answer. The clones' bodies stay
+// readable, and so does the body Answer sees. With UserAgent set, a request carrying any other
+// User-Agent fails TB. Packages whose upstream routes or checks more build on it: Answer is theirs.
+type Upstream struct {
+	TB        testing.TB // reports a wrong User-Agent; needed when UserAgent is set
+	UserAgent string     // when set, every request must carry it
+	Answer    func(w http.ResponseWriter, r *http.Request)
+
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+// ServeHTTP records the request, checks its User-Agent and answers it.
+func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := r.Clone(context.Background())
+	if r.Body != nil && r.Body != http.NoBody {
+		b, err := io.ReadAll(r.Body)
+		if err != nil && u.TB != nil {
+			u.TB.Errorf("reading the body of %s %s: %v", r.Method, r.URL, err)
+		}
+		r.Body, c.Body = io.NopCloser(bytes.NewReader(b)), io.NopCloser(bytes.NewReader(b))
+	}
+	u.mu.Lock()
+	u.reqs = append(u.reqs, c)
+	answer := u.Answer
+	u.mu.Unlock()
+	if u.UserAgent != "" {
+		if u.TB == nil {
+			panic("providertest.Upstream: UserAgent is set but TB is not")
+		}
+		if got := r.Header.Get("User-Agent"); got != u.UserAgent {
+			u.TB.Errorf("User-Agent = %q, want %q", got, u.UserAgent)
+		}
+	}
+	answer(w, r)
+}
+
+// Requests returns clones of the requests received so far, in order.
+func (u *Upstream) Requests() []*http.Request {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.reqs)
+}
+
+// SetAnswer replaces the answer; safe while requests are served.
+func (u *Upstream) SetAnswer(answer func(w http.ResponseWriter, r *http.Request)) {
+	u.mu.Lock()
+	u.Answer = answer
+	u.mu.Unlock()
+}
+
+// ServeFile answers every request with a file of the package (testdata/... or sandbox/...), a
+// status and a Content-Type.
+func ServeFile(tb testing.TB, status int, file, contentType string) *Upstream {
+	tb.Helper()
+	body, err := os.ReadFile(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ServeBody(status, string(body), contentType)
+}
+
+// ServeBody answers every request with a literal body, a status and a Content-Type.
+func ServeBody(status int, body, contentType string) *Upstream {
+	return &Upstream{Answer: func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}}
+}
+
+// Refuse fails the test if the upstream (called name in the message) is called at all.
+func Refuse(tb testing.TB, name string) *Upstream {
+	return &Upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
+		tb.Errorf("%s must not be called (got %s)", name, r.URL)
+		w.WriteHeader(http.StatusTeapot)
+	}}
+}
+
+// SandboxUpstream serves the sandbox fixtures of provider id (one of provs) from a live fake.
+func SandboxUpstream(provs []*providers.Provider, id string) *Upstream {
+	for _, p := range provs {
+		if p.ID == id {
+			return &Upstream{Answer: p.Sandbox.ServeHTTP}
+		}
+	}
+	panic("no provider " + id)
+}
