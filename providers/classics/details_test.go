@@ -30,7 +30,7 @@ func TestEbookDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		cut := strings.Index(string(text), "Spiritual revelations") + 1
-		pg := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		pg := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.Header().Set("Content-Range", "bytes 0-65535/804335")
 			w.WriteHeader(http.StatusPartialContent)
@@ -104,7 +104,7 @@ func TestEbookDetails(t *testing.T) {
 		code      providers.Code
 		retryable bool
 	}{
-		{"a web page instead of the text", &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		{"a web page instead of the text", &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			_, _ = w.Write([]byte("<html><body>Access to this site has been blocked.</body></html>"))
 		}}, providers.CodeProviderError, true},
@@ -120,7 +120,7 @@ func TestEbookDetails(t *testing.T) {
 		})
 	}
 	t.Run("empty text after the header", func(t *testing.T) {
-		pg := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		pg := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			_, _ = w.Write([]byte("\ufeffThe Project Gutenberg eBook of X\r\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\r\n\r\n*** END OF THE PROJECT GUTENBERG EBOOK X ***\r\n"))
 		}}
 		d, err := detailOf(t, client(t, fakes{gutenberg: pg}), taleRef)
@@ -143,7 +143,7 @@ func TestWikisourceDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		providertest.Golden(t, "wikisource_details_extract", d)
-		if n := len(ws.requests()); n != 1 {
+		if n := len(ws.Requests()); n != 1 {
 			t.Errorf("%d requests, want the extract only", n)
 		}
 	})
@@ -162,12 +162,12 @@ func TestWikisourceDetails(t *testing.T) {
 	})
 	pages := func(extract string) *upstream {
 		sb := sandboxFake(wikisourceID)
-		return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		return &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("prop") == "extracts" {
 				_, _ = w.Write([]byte(extract))
 				return
 			}
-			sb.answer(w, r)
+			sb.Answer(w, r)
 		}}
 	}
 	t.Run("TextExtracts not installed", func(t *testing.T) {
@@ -191,7 +191,7 @@ func TestWikisourceDetails(t *testing.T) {
 		}
 	})
 	t.Run("a short extract is kept when the page cannot be rendered", func(t *testing.T) {
-		ws := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		ws := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("action") == "parse" {
 				w.WriteHeader(http.StatusServiceUnavailable)
 				return
@@ -207,7 +207,7 @@ func TestWikisourceDetails(t *testing.T) {
 		}
 	})
 	t.Run("nothing at all", func(t *testing.T) {
-		ws := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		ws := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("action") == "parse" {
 				_, _ = w.Write([]byte(`{"parse":{"title":"X","pageid":44862,"text":"<div class=\"mw-content-ltr mw-parser-output\"><div class=\"ws-noexport\">Header</div></div>"}}`))
 				return
@@ -230,7 +230,7 @@ func TestWikisourceDetails(t *testing.T) {
 		{"missing page", serveFile(t, 200, "sandbox/wikisource_extract_missing.json"), providers.CodeNotFound},
 		{"deleted since the search", sandboxFake(wikisourceID), providers.CodeNotFound}, // extract missing for an unknown id
 		{"page id gone at parse", pages(`{"batchcomplete":true,"query":{"pages":[{"pageid":999999999,"ns":0,"title":"X"}]}}`), providers.CodeNotFound},
-		{"rendering fails with no extract", &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		{"rendering fails with no extract", &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("action") == "parse" {
 				w.WriteHeader(http.StatusBadGateway)
 				return

@@ -39,7 +39,7 @@ func TestGutenbergMirror(t *testing.T) {
 				t.Errorf("editors = %v", body["editors"])
 			}
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%d requests for the same text, want 1 (then the cache)", len(reqs))
 		}
@@ -60,7 +60,7 @@ func TestGutenbergMirror(t *testing.T) {
 				t.Fatalf("lookup %d: %v %v, want a detail with a note", i+1, d, err)
 			}
 		}
-		if n := len(missing.requests()); n != 1 {
+		if n := len(missing.Requests()); n != 1 {
 			t.Errorf("%d requests for a missing file, want 1", n)
 		}
 		failing := serveBody(http.StatusServiceUnavailable, "<html>busy</html>")

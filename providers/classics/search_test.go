@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,62 +17,23 @@ import (
 	"github.com/capgate/capgate/providers/providertest"
 )
 
-// upstream is an httptest stand-in for one provider: it records every request and answers with
-// the handler's choice.
-type upstream struct {
-	mu     sync.Mutex
-	reqs   []*http.Request
-	answer func(w http.ResponseWriter, r *http.Request)
-}
+// upstream is the shared recording stand-in for one provider.
+type upstream = providertest.Upstream
 
-func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	u.mu.Lock()
-	u.reqs = append(u.reqs, r.Clone(context.Background()))
-	u.mu.Unlock()
-	u.answer(w, r)
-}
-
-func (u *upstream) requests() []*http.Request {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return slices.Clone(u.reqs)
-}
+const jsonType = "application/json; charset=utf-8"
 
 // serveFile answers with a file (testdata/... or sandbox/...) and a status.
 func serveFile(tb testing.TB, status int, file string) *upstream {
 	tb.Helper()
-	body, err := os.ReadFile(file)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return serveBody(status, string(body))
+	return providertest.ServeFile(tb, status, file, jsonType)
 }
 
 func serveBody(status int, body string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}}
-}
-
-// refuse fails the test if the upstream is called at all.
-func refuse(tb testing.TB, name string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		tb.Errorf("%s must not be called (got %s)", name, r.URL)
-		w.WriteHeader(http.StatusTeapot)
-	}}
+	return providertest.ServeBody(status, body, jsonType)
 }
 
 // sandboxFake serves the provider's own sandbox fixtures from a live fake.
-func sandboxFake(id string) *upstream {
-	for _, p := range Providers() {
-		if p.ID == id {
-			return &upstream{answer: p.Sandbox.ServeHTTP}
-		}
-	}
-	panic("no provider " + id)
-}
+func sandboxFake(id string) *upstream { return providertest.SandboxUpstream(Providers(), id) }
 
 // fakes are the three upstreams of a live test run.
 type fakes struct {
@@ -91,7 +51,7 @@ func client(t *testing.T, f fakes) *providers.Client {
 	}{{gutendexID, "", f.gutendex}, {wikisourceID, "/w", f.wikisource}, {gutenbergID, "", f.gutenberg}} {
 		h := fk.h
 		if h == nil {
-			h = refuse(t, fk.id)
+			h = providertest.Refuse(t, fk.id)
 		}
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)
@@ -288,7 +248,7 @@ func TestExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkExamplePage(t, page)
-			r := gx.requests()[0]
+			r := gx.Requests()[0]
 			query, _ := ex.Body["query"].(string)
 			author, _ := ex.Body["author"].(string)
 			language, _ := ex.Body["language"].(string)
@@ -329,7 +289,7 @@ func TestMappingGolden(t *testing.T) {
 		providertest.Golden(t, "gutendex_books", providertest.RecordsJSON(page))
 	})
 	t.Run("wikisource", func(t *testing.T) {
-		ws := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		ws := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			file := "testdata/wikisource_search.json"
 			if r.URL.Query().Get("prop") == "links" {
 				file = "testdata/wikisource_links.json"
@@ -405,7 +365,7 @@ func TestUpstreamRequests(t *testing.T) {
 			if len(page.Records) != 0 || page.HasMore || page.Next != nil || page.Notes != nil {
 				t.Errorf("empty answer gave %+v", page)
 			}
-			r := gx.requests()[0]
+			r := gx.Requests()[0]
 			if r.Method != http.MethodGet || r.URL.Path != "/books/" {
 				t.Errorf("request %s %s, want GET /books/", r.Method, r.URL.Path)
 			}
@@ -424,7 +384,7 @@ func TestUpstreamRequests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs := ws.requests()
+		reqs := ws.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests, want search and links", len(reqs))
 		}
@@ -448,7 +408,7 @@ func TestUpstreamRequests(t *testing.T) {
 		if _, err := providertest.Action(t, client(t, fakes{gutenberg: pg}), Search, providers.ModeLive, prepare(t, `{"query":"x"}`), "details", &rec); err != nil {
 			t.Fatal(err)
 		}
-		r := pg.requests()[0]
+		r := pg.Requests()[0]
 		if r.URL.Path != "/cache/epub/98/pg98.txt" || r.URL.RawQuery != "" {
 			t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
 		}
@@ -463,7 +423,7 @@ func TestUpstreamRequests(t *testing.T) {
 		if _, err := providertest.Action(t, client(t, fakes{wikisource: ws}), Search, providers.ModeLive, prepare(t, `{"query":"x"}`), "details", &rec); err != nil {
 			t.Fatal(err)
 		}
-		reqs := ws.requests()
+		reqs := ws.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests, want extracts then parse (the sandbox extract is empty)", len(reqs))
 		}
@@ -482,7 +442,7 @@ func TestUpstreamRequests(t *testing.T) {
 
 // gutendexPages fakes Gutendex for a search with total books: 32 a page, with next links.
 func gutendexPages(total int) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+	return &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 		page := 1
 		fmt.Sscan(r.URL.Query().Get("page"), &page)
 		first := (page - 1) * gutendexPageSize
@@ -538,7 +498,7 @@ func TestPaging(t *testing.T) {
 		if p2.HasMore || p2.Next != nil || len(p2.Records) != 2 || p2.Records[0].Title != "Bleak House" {
 			t.Errorf("page 2: has_more=%v next=%s records=%v", p2.HasMore, p2.Next, titles(p2))
 		}
-		if q := gx.requests()[1].URL.Query(); q.Get("page") != "1" {
+		if q := gx.Requests()[1].URL.Query(); q.Get("page") != "1" {
 			t.Errorf("page 2 read Gutendex page %s, want 1 again", q.Get("page"))
 		}
 	})
@@ -561,7 +521,7 @@ func TestPaging(t *testing.T) {
 			t.Errorf("page 2: %v has_more %v next %s", titles(p2), p2.HasMore, p2.Next)
 		}
 		var pages []string
-		for _, r := range gx.requests() {
+		for _, r := range gx.Requests() {
 			pages = append(pages, r.URL.Query().Get("page"))
 		}
 		if !reflect.DeepEqual(pages, []string{"1", "1", "2"}) {
@@ -598,12 +558,12 @@ func TestPaging(t *testing.T) {
 	})
 	t.Run("the next gutendex page failing keeps what was read", func(t *testing.T) {
 		pages := gutendexPages(40)
-		gx := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		gx := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("page") == "2" {
 				w.WriteHeader(http.StatusBadGateway)
 				return
 			}
-			pages.answer(w, r)
+			pages.Answer(w, r)
 		}}
 		p, err := run(t, client(t, fakes{gutendex: gx}), `{"query":"x","num":10}`, `{"source":"gutendex","page":1,"offset":25}`)
 		if err != nil {
@@ -642,7 +602,7 @@ func TestPaging(t *testing.T) {
 		if p2.HasMore || p2.Next != nil || len(p2.Records) != 2 || p2.Records[0].Title != "Bleak House/Chapter 1" {
 			t.Errorf("page 2: has_more=%v records=%v", p2.HasMore, p2.Records)
 		}
-		if q := ws.requests()[2].URL.Query(); q.Get("sroffset") != "5" || q.Get("list") != "search" {
+		if q := ws.Requests()[2].URL.Query(); q.Get("sroffset") != "5" || q.Get("list") != "search" {
 			t.Errorf("page 2 query = %v", q)
 		}
 		for _, p := range []*providers.Page{p1, p2} {
@@ -766,7 +726,7 @@ func TestFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkFallback(t, page, "Gutendex is failing and calls to it are paused")
-		if n := len(gx.requests()); n != 5 {
+		if n := len(gx.Requests()); n != 5 {
 			t.Errorf("Gutendex called %d times, want 5 (the open breaker fails fast)", n)
 		}
 		if _, err := run(t, c, body, `{"source":"gutendex","page":2,"offset":0}`); providertest.ErrorCode(err) != providers.CodeServiceUnavailable {
@@ -774,7 +734,7 @@ func TestFallback(t *testing.T) {
 		}
 	})
 	t.Run("gutendex timeout leaves time for the fallback", func(t *testing.T) {
-		gx := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		gx := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
 			case <-time.After(5 * time.Second):
@@ -790,7 +750,7 @@ func TestFallback(t *testing.T) {
 		checkFallback(t, page, "Gutendex could not answer: gutendex did not answer in time")
 	})
 	t.Run("a short rate limit is not a reason to switch", func(t *testing.T) {
-		gx := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		gx := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "2")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}
@@ -823,12 +783,12 @@ func TestFallback(t *testing.T) {
 	})
 	t.Run("authors lookup failing leaves authors out", func(t *testing.T) {
 		sb := sandboxFake(wikisourceID)
-		ws := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		ws := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("prop") == "links" {
 				w.WriteHeader(http.StatusServiceUnavailable)
 				return
 			}
-			sb.answer(w, r)
+			sb.Answer(w, r)
 		}}
 		page, err := run(t, client(t, fakes{wikisource: ws}), body, `{"source":"wikisource","offset":0}`)
 		if err != nil {
@@ -870,7 +830,7 @@ func TestUpstreamErrors(t *testing.T) {
 			state: `{"source":"gutendex","page":1,"offset":5}`, code: providers.CodeProviderError, message: "Not found."},
 		{name: "wikisource throttling (ratelimited)", wikisource: serveBody(200, `{"error":{"code":"ratelimited","info":"You've exceeded your rate limit. Please wait some time and try again.","docref":"See https://en.wikisource.org/w/api.php for API usage."},"servedby":"mw-api-ext.codfw.main-1"}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeRateLimited, retryable: true, retryAfter: 5 * time.Second},
-		{name: "wikisource HTTP 429", wikisource: &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		{name: "wikisource HTTP 429", wikisource: &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}, state: `{"source":"wikisource","offset":0}`, code: providers.CodeRateLimited, retryable: true, retryAfter: time.Second},
