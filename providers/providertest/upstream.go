@@ -5,8 +5,10 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -95,9 +97,29 @@ func Refuse(tb testing.TB, name string) *Upstream {
 
 // SandboxUpstream serves the sandbox fixtures of provider id (one of provs) from a live fake.
 func SandboxUpstream(provs []*providers.Provider, id string) *Upstream {
+	return &Upstream{Answer: provider(provs, id).Sandbox.ServeHTTP}
+}
+
+// SandboxUpstreamAtBase is SandboxUpstream for a sandbox that routes by the full path of the
+// provider's default base URL: a fake's base URL has no path, so that path (/api/v4, /youtube/v3)
+// is put back before the sandbox sees the request.
+func SandboxUpstreamAtBase(provs []*providers.Provider, id string) *Upstream {
+	p := provider(provs, id)
+	prefix := ""
+	if u, err := url.Parse(p.BaseURL); err == nil {
+		prefix = strings.TrimRight(u.Path, "/")
+	}
+	return &Upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = prefix + r.URL.Path
+		p.Sandbox.ServeHTTP(w, r2)
+	}}
+}
+
+func provider(provs []*providers.Provider, id string) *providers.Provider {
 	for _, p := range provs {
 		if p.ID == id {
-			return &Upstream{Answer: p.Sandbox.ServeHTTP}
+			return p
 		}
 	}
 	panic("no provider " + id)

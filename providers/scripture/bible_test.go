@@ -16,7 +16,7 @@ func TestBibleReference(t *testing.T) {
 		f := serveFile(t, http.StatusOK, "testdata/bibleapi_jhn_3_16-18.json")
 		page := mustRun(t, fakes{bible: f}.client(t), `{"text":"bible","reference":"Jn 3:16-18"}`, "")
 		providertest.Golden(t, "bibleapi_jhn_3_16-18", providertest.RecordsJSON(page))
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%d requests", len(reqs))
 		}
@@ -36,7 +36,7 @@ func TestBibleReference(t *testing.T) {
 		f := serveFile(t, http.StatusOK, "testdata/bibleapi_rom_12_1-2_almeida.json")
 		page := mustRun(t, fakes{bible: f}.client(t), `{"text":"bible","reference":"Romans 12:1-2","translation":"Almeida"}`, "")
 		providertest.Golden(t, "bibleapi_rom_12_1-2_almeida", providertest.RecordsJSON(page))
-		if r := f.requests()[0]; r.URL.Path != "/ROM+12:1-2" || r.URL.Query().Get("translation") != "almeida" {
+		if r := f.Requests()[0]; r.URL.Path != "/ROM+12:1-2" || r.URL.Query().Get("translation") != "almeida" {
 			t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
 		}
 	})
@@ -60,7 +60,7 @@ func TestBibleReference(t *testing.T) {
 		if len(past.Records) != 0 || past.HasMore {
 			t.Errorf("past the end: %+v", past)
 		}
-		for _, r := range f.requests() {
+		for _, r := range f.Requests() {
 			want := url.Values{"translation": {"kjv"}, "single_chapter_book_matching": {"indifferent"}}
 			if r.URL.Path != "/PSA+23" || !reflect.DeepEqual(r.URL.Query(), want) {
 				t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
@@ -77,7 +77,7 @@ func TestBibleReference(t *testing.T) {
 		if len(page.Notes) != 1 || !strings.Contains(page.Notes[0], "2 of its 6 verses") {
 			t.Errorf("notes = %q", page.Notes)
 		}
-		if q := f.requests()[0].URL.Query(); q.Get("translation") != "bbe" {
+		if q := f.Requests()[0].URL.Query(); q.Get("translation") != "bbe" {
 			t.Errorf("translation sent = %q", q.Get("translation"))
 		}
 	})
@@ -125,7 +125,7 @@ func TestBibleReference(t *testing.T) {
 			if tc.body != "" {
 				body = string(providertest.Fixture(t, strings.TrimPrefix(tc.body, "testdata/")))
 			}
-			f := &fake{answer: func(w http.ResponseWriter, _ *http.Request) {
+			f := &fake{Answer: func(w http.ResponseWriter, _ *http.Request) {
 				for k, v := range tc.header {
 					w.Header()[k] = v
 				}
@@ -165,7 +165,7 @@ func TestAPIBibleSearch(t *testing.T) {
 		if last.HasMore { // the fixture says total 14: offset 10 + 5 covers it
 			t.Errorf("last page has_more")
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		for i, offset := range []string{"0", "5", "10"} {
 			r := reqs[i]
 			want := url.Values{"query": {"love one another"}, "limit": {"5"}, "offset": {offset}}
@@ -182,7 +182,7 @@ func TestAPIBibleSearch(t *testing.T) {
 		for code, id := range apiBibleIDs {
 			f := serveFile(t, http.StatusOK, "testdata/apibible_search.json")
 			page := mustRun(t, fakes{apiBible: f}.client(t), `{"text":"bible","query":"grace","translation":"`+strings.ToUpper(code)+`"}`, "")
-			if p := f.requests()[0].URL.Path; p != "/v1/bibles/"+id+"/search" {
+			if p := f.Requests()[0].URL.Path; p != "/v1/bibles/"+id+"/search" {
 				t.Errorf("%s: path %s", code, p)
 			}
 			if got := page.Records[0].Fields["translation"]; got != strings.ToUpper(code) {

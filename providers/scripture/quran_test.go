@@ -17,7 +17,7 @@ import (
 // chapterFake answers /verses/by_chapter/{s} like Quran.com: per_page ayahs from page, in the
 // documented shape, with generated texts; it also records requests.
 func chapterFake(t *testing.T, tid int, drop func(ayah int) bool) *fake {
-	return &fake{answer: func(w http.ResponseWriter, r *http.Request) {
+	return &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 		s, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/verses/by_chapter/"))
 		info, ok := surahInfo(s)
 		if err != nil || !ok {
@@ -59,7 +59,7 @@ func TestQuranReference(t *testing.T) {
 		f := serveFile(t, http.StatusOK, "testdata/quran_by_key_2_255.json")
 		page := mustRun(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"2:255"}`, "")
 		providertest.Golden(t, "quran_by_key_2_255", providertest.RecordsJSON(page))
-		r := f.requests()[0]
+		r := f.Requests()[0]
 		if r.URL.Path != "/verses/by_key/2:255" || !reflect.DeepEqual(r.URL.Query(), verseQuery("131")) {
 			t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
 		}
@@ -83,7 +83,7 @@ func TestQuranReference(t *testing.T) {
 			t.Fatalf("page 1 has_more %v next %s", p1.HasMore, p1.Next)
 		}
 		// Ayahs 45..54 straddle the first two pages of 50.
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests for page 1", len(reqs))
 		}
@@ -99,8 +99,8 @@ func TestQuranReference(t *testing.T) {
 		if len(p2.Records) != 6 || p2.Records[0].Fields["verse"] != 55 || p2.HasMore || p2.Next != nil {
 			t.Fatalf("page 2 = %d records, has_more %v", len(p2.Records), p2.HasMore)
 		}
-		if got := f.requests()[2].URL.Query().Get("page"); got != "2" || len(f.requests()) != 3 {
-			t.Errorf("page 2 asked page %s in %d requests", got, len(f.requests()))
+		if got := f.Requests()[2].URL.Query().Get("page"); got != "2" || len(f.Requests()) != 3 {
+			t.Errorf("page 2 asked page %s in %d requests", got, len(f.Requests()))
 		}
 		rec := p2.Records[0]
 		if rec.Title != "Al-Baqarah 2:55 (Test Translation)" || rec.Fields["text"] != "Ayah 55 of Al-Baqarah." ||
@@ -115,8 +115,8 @@ func TestQuranReference(t *testing.T) {
 		if len(page.Records) != 6 || page.HasMore {
 			t.Errorf("%d records, has_more %v", len(page.Records), page.HasMore)
 		}
-		if q := f.requests()[0].URL.Query(); q.Get("page") != "1" || len(f.requests()) != 1 {
-			t.Errorf("requests = %d, page %s", len(f.requests()), q.Get("page"))
+		if q := f.Requests()[0].URL.Query(); q.Get("page") != "1" || len(f.Requests()) != 1 {
+			t.Errorf("requests = %d, page %s", len(f.Requests()), q.Get("page"))
 		}
 	})
 
@@ -204,7 +204,7 @@ func TestQuranSearch(t *testing.T) {
 			t.Errorf("has_more %v next %s", page.HasMore, page.Next)
 		}
 		mustRun(t, c, body, string(page.Next))
-		for i, r := range f.requests() {
+		for i, r := range f.Requests() {
 			want := url.Values{"q": {"mercy"}, "size": {"3"}, "page": {strconv.Itoa(i + 1)}, "language": {"en"}, "translations": {"131"}}
 			if r.URL.Path != "/search" || !reflect.DeepEqual(r.URL.Query(), want) {
 				t.Errorf("request %d: %s?%s", i, r.URL.Path, r.URL.RawQuery)
@@ -255,7 +255,7 @@ func TestQuranSearch(t *testing.T) {
 	})
 
 	t.Run("throttled", func(t *testing.T) {
-		f := &fake{answer: func(w http.ResponseWriter, _ *http.Request) {
+		f := &fake{Answer: func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "3")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}
@@ -277,7 +277,7 @@ func TestDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		providertest.Golden(t, "details_bible", d)
-		r := f.requests()[0]
+		r := f.Requests()[0]
 		want := url.Values{"translation": {"kjv"}, "single_chapter_book_matching": {"indifferent"}}
 		if r.URL.Path != "/1CO+13" || !reflect.DeepEqual(r.URL.Query(), want) {
 			t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
@@ -301,7 +301,7 @@ func TestDetails(t *testing.T) {
 		if len(vs) != 286 || vs[285].Verse != 286 || body["surah_name"] != "Al-Baqarah" || body["translation_name"] != "Test Translation" || body["note"] != nil {
 			t.Errorf("%d verses, body %v", len(vs), body["surah_name"])
 		}
-		if n := len(f.requests()); n != 6 {
+		if n := len(f.Requests()); n != 6 {
 			t.Errorf("%d requests, want 6 pages of 50", n)
 		}
 		if d.Links[0].URL != "https://quran.com/2" {
