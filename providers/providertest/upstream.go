@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,21 +24,28 @@ type Upstream struct {
 	Answer    func(w http.ResponseWriter, r *http.Request)
 
 	mu   sync.Mutex
-	reqs []*http.Request
+	reqs []recorded
+}
+
+// recorded is a received request and its body.
+type recorded struct {
+	req  *http.Request
+	body []byte
 }
 
 // ServeHTTP records the request, checks its User-Agent and answers it.
 func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := r.Clone(context.Background())
+	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		b, err := io.ReadAll(r.Body)
 		if err != nil && u.TB != nil {
 			u.TB.Errorf("reading the body of %s %s: %v", r.Method, r.URL, err)
 		}
-		r.Body, c.Body = io.NopCloser(bytes.NewReader(b)), io.NopCloser(bytes.NewReader(b))
+		body = b
+		r.Body = io.NopCloser(bytes.NewReader(b))
 	}
 	u.mu.Lock()
-	u.reqs = append(u.reqs, c)
+	u.reqs = append(u.reqs, recorded{r.Clone(context.Background()), body})
 	answer := u.Answer
 	u.mu.Unlock()
 	if u.UserAgent != "" {
@@ -53,11 +59,20 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	answer(w, r)
 }
 
-// Requests returns clones of the requests received so far, in order.
+// Requests returns clones of the requests received so far, in order; each call gives every clone
+// a fresh reader of the request's body.
 func (u *Upstream) Requests() []*http.Request {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return slices.Clone(u.reqs)
+	out := make([]*http.Request, len(u.reqs))
+	for i, rec := range u.reqs {
+		c := rec.req.Clone(context.Background())
+		if rec.body != nil {
+			c.Body = io.NopCloser(bytes.NewReader(rec.body))
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // SetAnswer replaces the answer; safe while requests are served.
