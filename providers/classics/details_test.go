@@ -61,7 +61,7 @@ func TestEbookDetails(t *testing.T) {
 		}
 	})
 	t.Run("whole short text", func(t *testing.T) {
-		pg := serveFile(t, 200, "sandbox/gutenberg_4791.txt")
+		pg := providertest.ServeFile(t, 200, "sandbox/gutenberg_4791.txt")
 		d, err := detailOf(t, client(t, fakes{gutenberg: pg}), `{"source":"gutendex","id":4791,"text":"https://www.gutenberg.org/ebooks/4791.txt.utf-8"}`)
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +89,7 @@ func TestEbookDetails(t *testing.T) {
 		}
 	})
 	t.Run("text file missing", func(t *testing.T) {
-		pg := serveFile(t, 404, "sandbox/gutenberg_not_found.html")
+		pg := providertest.ServeFile(t, 404, "sandbox/gutenberg_not_found.html")
 		d, err := detailOf(t, client(t, fakes{gutenberg: pg}), taleRef)
 		if err != nil {
 			t.Fatal(err)
@@ -108,8 +108,8 @@ func TestEbookDetails(t *testing.T) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			_, _ = w.Write([]byte("<html><body>Access to this site has been blocked.</body></html>"))
 		}}, providers.CodeProviderError, true},
-		{"HTTP 500", serveBody(500, "Internal Server Error"), providers.CodeProviderError, true},
-		{"HTTP 403", serveBody(403, "Forbidden"), providers.CodeProviderError, false},
+		{"HTTP 500", providertest.ServeBody(500, "Internal Server Error"), providers.CodeProviderError, true},
+		{"HTTP 403", providertest.ServeBody(403, "Forbidden"), providers.CodeProviderError, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := detailOf(t, client(t, fakes{gutenberg: tc.answer}), taleRef)
@@ -227,7 +227,7 @@ func TestWikisourceDetails(t *testing.T) {
 		ws   *upstream
 		code providers.Code
 	}{
-		{"missing page", serveFile(t, 200, "sandbox/wikisource_extract_missing.json"), providers.CodeNotFound},
+		{"missing page", providertest.ServeFile(t, 200, "sandbox/wikisource_extract_missing.json"), providers.CodeNotFound},
 		{"deleted since the search", sandboxFake(wikisourceID), providers.CodeNotFound}, // extract missing for an unknown id
 		{"page id gone at parse", pages(`{"batchcomplete":true,"query":{"pages":[{"pageid":999999999,"ns":0,"title":"X"}]}}`), providers.CodeNotFound},
 		{"rendering fails with no extract", &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
@@ -237,8 +237,8 @@ func TestWikisourceDetails(t *testing.T) {
 			}
 			_, _ = w.Write([]byte(`{"batchcomplete":true,"query":{"pages":[{"pageid":999999999,"ns":0,"title":"X"}]}}`))
 		}}, providers.CodeProviderError},
-		{"API error", serveBody(200, `{"error":{"code":"ratelimited","info":"You've exceeded your rate limit."}}`), providers.CodeRateLimited},
-		{"malformed", serveBody(200, `{"query":`), providers.CodeProviderError},
+		{"API error", providertest.ServeBody(200, `{"error":{"code":"ratelimited","info":"You've exceeded your rate limit."}}`), providers.CodeRateLimited},
+		{"malformed", providertest.ServeBody(200, `{"query":`), providers.CodeProviderError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := detailOf(t, client(t, fakes{wikisource: tc.ws}), `{"source":"wikisource","pageid":999999999,"title":"X"}`)
@@ -260,7 +260,7 @@ func TestDetailReferences(t *testing.T) {
 		})
 	}
 	t.Run("records without an id offer no details", func(t *testing.T) {
-		gx := serveBody(200, `{"count":2,"next":null,"previous":null,"results":[{"id":null,"title":"No id"},{"id":7,"title":null},{"title":null}]}`)
+		gx := providertest.ServeBody(200, `{"count":2,"next":null,"previous":null,"results":[{"id":null,"title":"No id"},{"id":7,"title":null},{"title":null}]}`)
 		page, err := run(t, client(t, fakes{gutendex: gx}), `{"query":"x"}`, "")
 		if err != nil {
 			t.Fatal(err)

@@ -20,18 +20,6 @@ import (
 // upstream is the shared recording stand-in for one provider.
 type upstream = providertest.Upstream
 
-const jsonType = "application/json; charset=utf-8"
-
-// serveFile answers with a file (testdata/... or sandbox/...) and a status.
-func serveFile(tb testing.TB, status int, file string) *upstream {
-	tb.Helper()
-	return providertest.ServeFile(tb, status, file, jsonType)
-}
-
-func serveBody(status int, body string) *upstream {
-	return providertest.ServeBody(status, body, jsonType)
-}
-
 // sandboxFake serves the provider's own sandbox fixtures from a live fake.
 func sandboxFake(id string) *upstream { return providertest.SandboxUpstream(Providers(), id) }
 
@@ -281,7 +269,7 @@ func checkExamplePage(t *testing.T, page *providers.Page) {
 // TestMappingGolden maps recorded-shape upstream answers (testdata/) to records.
 func TestMappingGolden(t *testing.T) {
 	t.Run("gutendex", func(t *testing.T) {
-		gx := serveFile(t, 200, "testdata/gutendex_books.json")
+		gx := providertest.ServeFile(t, 200, "testdata/gutendex_books.json")
 		page, err := run(t, client(t, fakes{gutendex: gx}), `{"author":"shelley","num":10}`, `{"source":"gutendex","page":4,"offset":0}`)
 		if err != nil {
 			t.Fatal(err)
@@ -357,7 +345,7 @@ func TestUpstreamRequests(t *testing.T) {
 			{`{"author":"Jules Verne","query":"voyage","language":"fr"}`, map[string][]string{"search": {"voyage Jules Verne"}, "languages": {"fr"}, "page": {"1"}}},
 			{`{"author":"Brontë"}`, map[string][]string{"search": {"Brontë"}, "page": {"1"}}},
 		} {
-			gx := serveBody(200, `{"count":0,"next":null,"previous":null,"results":[]}`)
+			gx := providertest.ServeBody(200, `{"count":0,"next":null,"previous":null,"results":[]}`)
 			page, err := run(t, client(t, fakes{gutendex: gx}), tc.body, "")
 			if err != nil {
 				t.Fatal(err)
@@ -578,7 +566,7 @@ func TestPaging(t *testing.T) {
 		}
 	})
 	t.Run("a page past the end is an empty last page", func(t *testing.T) {
-		gx := serveFile(t, 404, "sandbox/gutendex_invalid_page.json")
+		gx := providertest.ServeFile(t, 404, "sandbox/gutendex_invalid_page.json")
 		p, err := run(t, client(t, fakes{gutendex: gx}), `{"query":"x"}`, `{"source":"gutendex","page":9,"offset":0}`)
 		if err != nil || len(p.Records) != 0 || p.HasMore {
 			t.Errorf("page = %+v, err = %v", p, err)
@@ -676,7 +664,7 @@ func TestFallback(t *testing.T) {
 		{"allowance used up", 429, `{"detail":"Request was throttled."}`, "allowance"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			page, err := run(t, client(t, fakes{gutendex: serveBody(tc.status, tc.answer), wikisource: sandboxFake(wikisourceID)}), body, "")
+			page, err := run(t, client(t, fakes{gutendex: providertest.ServeBody(tc.status, tc.answer), wikisource: sandboxFake(wikisourceID)}), body, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -687,7 +675,7 @@ func TestFallback(t *testing.T) {
 		body, language string
 	}{{`{"author":"Charles Dickens","language":"fr","num":5}`, "The language filter (fr) was not applied"}, {body, ""}} {
 		t.Run("language note for "+tc.body, func(t *testing.T) {
-			page, err := run(t, client(t, fakes{gutendex: serveBody(500, ``), wikisource: sandboxFake(wikisourceID)}), tc.body, "")
+			page, err := run(t, client(t, fakes{gutendex: providertest.ServeBody(500, ``), wikisource: sandboxFake(wikisourceID)}), tc.body, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -713,7 +701,7 @@ func TestFallback(t *testing.T) {
 		checkFallback(t, page, "Gutendex is not configured in this deployment")
 	})
 	t.Run("gutendex breaker open", func(t *testing.T) {
-		gx := serveBody(503, `<html>Service Unavailable</html>`)
+		gx := providertest.ServeBody(503, `<html>Service Unavailable</html>`)
 		c := client(t, fakes{gutendex: gx, wikisource: sandboxFake(wikisourceID)})
 		// Five failing Gutendex pages (a Gutendex search never switches source mid-search) open the breaker.
 		for range 5 {
@@ -762,21 +750,21 @@ func TestFallback(t *testing.T) {
 	t.Run("no fallback when wikisource is not configured", func(t *testing.T) {
 		provs := Providers()
 		provs[1].BaseURL = ""
-		c := providertest.Client(t, provs, map[string]http.Handler{gutendexID: serveBody(500, `oops`)}, nil)
+		c := providertest.Client(t, provs, map[string]http.Handler{gutendexID: providertest.ServeBody(500, `oops`)}, nil)
 		_, err := providertest.ExecuteState(t, c, Search, providers.ModeLive, prepare(t, body), nil)
 		if providertest.ErrorCode(err) != providers.CodeProviderError || !strings.Contains(err.Error(), "gutendex") {
 			t.Errorf("error = %v, want Gutendex's provider_error", err)
 		}
 	})
 	t.Run("a fallback failure is reported", func(t *testing.T) {
-		ws := serveBody(200, `{"error":{"code":"internal_api_error_DBQueryError","info":"[a1b2c3] Database query error."},"servedby":"mw-api-ext.eqiad.main-1"}`)
-		_, err := run(t, client(t, fakes{gutendex: serveBody(500, `oops`), wikisource: ws}), body, "")
+		ws := providertest.ServeBody(200, `{"error":{"code":"internal_api_error_DBQueryError","info":"[a1b2c3] Database query error."},"servedby":"mw-api-ext.eqiad.main-1"}`)
+		_, err := run(t, client(t, fakes{gutendex: providertest.ServeBody(500, `oops`), wikisource: ws}), body, "")
 		if providertest.ErrorCode(err) != providers.CodeProviderError || !strings.Contains(err.Error(), "wikisource") {
 			t.Errorf("error = %v, want Wikisource's provider_error", err)
 		}
 	})
 	t.Run("a gutendex search does not switch source on more", func(t *testing.T) {
-		_, err := run(t, client(t, fakes{gutendex: serveBody(500, `oops`)}), body, `{"source":"gutendex","page":1,"offset":5}`)
+		_, err := run(t, client(t, fakes{gutendex: providertest.ServeBody(500, `oops`)}), body, `{"source":"gutendex","page":1,"offset":5}`)
 		if providertest.ErrorCode(err) != providers.CodeProviderError {
 			t.Errorf("error = %v, want provider_error", err)
 		}
@@ -816,33 +804,33 @@ func TestUpstreamErrors(t *testing.T) {
 		retryAfter time.Duration
 		message    string
 	}{
-		{name: "gutendex refusal with a detail on more", gutendex: serveBody(400, `{"detail":"Invalid value for page."}`),
+		{name: "gutendex refusal with a detail on more", gutendex: providertest.ServeBody(400, `{"detail":"Invalid value for page."}`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, message: "Invalid value for page."},
-		{name: "gutendex 5xx on more", gutendex: serveBody(500, `Server Error (500)`),
+		{name: "gutendex 5xx on more", gutendex: providertest.ServeBody(500, `Server Error (500)`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "gutendex malformed on more", gutendex: serveBody(200, `[`),
+		{name: "gutendex malformed on more", gutendex: providertest.ServeBody(200, `[`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "gutendex not an object on more", gutendex: serveBody(200, `[]`),
+		{name: "gutendex not an object on more", gutendex: providertest.ServeBody(200, `[]`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "gutendex results of the wrong type on more", gutendex: serveBody(200, `{"count":1,"results":"none"}`),
+		{name: "gutendex results of the wrong type on more", gutendex: providertest.ServeBody(200, `{"count":1,"results":"none"}`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "gutendex 404 on the first page", gutendex: serveBody(404, `{"detail":"Not found."}`),
+		{name: "gutendex 404 on the first page", gutendex: providertest.ServeBody(404, `{"detail":"Not found."}`),
 			state: `{"source":"gutendex","page":1,"offset":5}`, code: providers.CodeProviderError, message: "Not found."},
-		{name: "wikisource throttling (ratelimited)", wikisource: serveBody(200, `{"error":{"code":"ratelimited","info":"You've exceeded your rate limit. Please wait some time and try again.","docref":"See https://en.wikisource.org/w/api.php for API usage."},"servedby":"mw-api-ext.codfw.main-1"}`),
+		{name: "wikisource throttling (ratelimited)", wikisource: providertest.ServeBody(200, `{"error":{"code":"ratelimited","info":"You've exceeded your rate limit. Please wait some time and try again.","docref":"See https://en.wikisource.org/w/api.php for API usage."},"servedby":"mw-api-ext.codfw.main-1"}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeRateLimited, retryable: true, retryAfter: 5 * time.Second},
 		{name: "wikisource HTTP 429", wikisource: &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}, state: `{"source":"wikisource","offset":0}`, code: providers.CodeRateLimited, retryable: true, retryAfter: time.Second},
-		{name: "wikisource maxlag", wikisource: serveBody(200, `{"error":{"code":"maxlag","info":"Waiting for 10.64.48.35: 1.2 seconds lagged.","host":"10.64.48.35","lag":1.2,"type":"db"},"servedby":"mw-api-ext.eqiad.main-2"}`),
+		{name: "wikisource maxlag", wikisource: providertest.ServeBody(200, `{"error":{"code":"maxlag","info":"Waiting for 10.64.48.35: 1.2 seconds lagged.","host":"10.64.48.35","lag":1.2,"type":"db"},"servedby":"mw-api-ext.eqiad.main-2"}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeServiceUnavailable, retryable: true, retryAfter: 5 * time.Second},
-		{name: "wikisource internal error", wikisource: serveBody(200, `{"error":{"code":"internal_api_error_DBQueryError","info":"[b31e7a] Database query error."},"servedby":"mw-api-ext.eqiad.main-3"}`),
+		{name: "wikisource internal error", wikisource: providertest.ServeBody(200, `{"error":{"code":"internal_api_error_DBQueryError","info":"[b31e7a] Database query error."},"servedby":"mw-api-ext.eqiad.main-3"}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "wikisource bad value", wikisource: serveBody(200, `{"error":{"code":"badvalue","info":"Unrecognized value for parameter \"list\": serch.","docref":"See https://en.wikisource.org/w/api.php for API usage."},"servedby":"mw-api-ext.eqiad.main-4"}`),
+		{name: "wikisource bad value", wikisource: providertest.ServeBody(200, `{"error":{"code":"badvalue","info":"Unrecognized value for parameter \"list\": serch.","docref":"See https://en.wikisource.org/w/api.php for API usage."},"servedby":"mw-api-ext.eqiad.main-4"}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeProviderError, message: "(badvalue)"},
-		{name: "wikisource answer without query", wikisource: serveBody(200, `{"batchcomplete":true}`),
+		{name: "wikisource answer without query", wikisource: providertest.ServeBody(200, `{"batchcomplete":true}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "wikisource malformed", wikisource: serveBody(200, `{"query":{"search":[`),
+		{name: "wikisource malformed", wikisource: providertest.ServeBody(200, `{"query":{"search":[`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeProviderError, retryable: true},
 	}
 	for _, tc := range cases {

@@ -20,18 +20,6 @@ import (
 // upstream is the shared recording stand-in for Deezer or MusicBrainz.
 type upstream = providertest.Upstream
 
-const jsonType = "application/json; charset=utf-8"
-
-// serve answers with a file (testdata/... or sandbox/...) and a status.
-func serve(tb testing.TB, status int, file string) *upstream {
-	tb.Helper()
-	return providertest.ServeFile(tb, status, file, jsonType)
-}
-
-func serveBody(status int, body string) *upstream {
-	return providertest.ServeBody(status, body, jsonType)
-}
-
 // sandboxFake serves the provider's own sandbox fixtures from a live fake.
 func sandboxFake(id string) *upstream { return providertest.SandboxUpstream(Providers(), id) }
 
@@ -227,10 +215,10 @@ func TestMappingGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var dz, mb http.Handler = providertest.Refuse(t, "Deezer"), providertest.Refuse(t, "MusicBrainz")
 			if tc.deezer != "" {
-				dz = serve(t, 200, filepath.Join("testdata", tc.deezer))
+				dz = providertest.ServeFile(t, 200, filepath.Join("testdata", tc.deezer))
 			}
 			if tc.mb != "" {
-				mb = serve(t, 200, filepath.Join("testdata", tc.mb))
+				mb = providertest.ServeFile(t, 200, filepath.Join("testdata", tc.mb))
 			}
 			page, err := run(t, client(t, dz, mb), tc.body, tc.state)
 			if err != nil {
@@ -276,7 +264,7 @@ func TestUpstreamRequests(t *testing.T) {
 	t.Run("deezer search", func(t *testing.T) {
 		for _, tc := range []struct{ kind, path string }{{"track", "/search"}, {"artist", "/search/artist"}, {"album", "/search/album"}} {
 			t.Run(tc.kind, func(t *testing.T) {
-				dz := serveBody(200, `{"data":[],"total":0}`)
+				dz := providertest.ServeBody(200, `{"data":[],"total":0}`)
 				page, err := run(t, client(t, dz, providertest.Refuse(t, "MusicBrainz")), `{"query":" AC/DC & friends ","kind":"`+tc.kind+`","num":7}`, "")
 				if err != nil {
 					t.Fatal(err)
@@ -308,7 +296,7 @@ func TestUpstreamRequests(t *testing.T) {
 	t.Run("musicbrainz search", func(t *testing.T) {
 		for _, tc := range []struct{ kind, path, list string }{{"track", "/ws/2/recording", "recordings"}, {"artist", "/ws/2/artist", "artists"}, {"album", "/ws/2/release", "releases"}} {
 			t.Run(tc.kind, func(t *testing.T) {
-				mb := serveBody(200, `{"created":"2026-01-01T00:00:00.000Z","count":0,"offset":40,"`+tc.list+`":[]}`)
+				mb := providertest.ServeBody(200, `{"created":"2026-01-01T00:00:00.000Z","count":0,"offset":40,"`+tc.list+`":[]}`)
 				page, err := run(t, client(t, providertest.Refuse(t, "Deezer"), mb), `{"query":"artist:\"daft punk\"","kind":"`+tc.kind+`","num":20}`, `{"source":"musicbrainz","offset":40}`)
 				if err != nil {
 					t.Fatal(err)
@@ -351,7 +339,7 @@ func TestUpstreamRequests(t *testing.T) {
 				"/ws/2/release/7492b4b2-a0e1-56c0-ae1a-f420024e29b1", "artist-credits+labels+recordings+release-groups+genres", "sandbox/musicbrainz_release.json"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				up := serve(t, 200, tc.file)
+				up := providertest.ServeFile(t, 200, tc.file)
 				var dz, mb http.Handler = up, providertest.Refuse(t, "MusicBrainz")
 				if tc.inc != "" {
 					dz, mb = providertest.Refuse(t, "Deezer"), up
@@ -407,7 +395,7 @@ func TestPaging(t *testing.T) {
 		}
 	})
 	t.Run("deezer next without index falls back to offset plus count", func(t *testing.T) {
-		dz := serveBody(200, `{"data":[{"id":1,"title":"A"},{"id":2,"title":"B"}],"total":50}`)
+		dz := providertest.ServeBody(200, `{"data":[{"id":1,"title":"A"},{"id":2,"title":"B"}],"total":50}`)
 		p, err := run(t, client(t, dz, providertest.Refuse(t, "MusicBrainz")), `{"query":"x","num":2}`, `{"source":"deezer","offset":10}`)
 		if err != nil {
 			t.Fatal(err)
@@ -504,7 +492,7 @@ func TestFallback(t *testing.T) {
 		{"allowance used up", 429, `{}`, "allowance"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			page, err := run(t, client(t, serveBody(tc.status, tc.answer), mbSandbox()), body, "")
+			page, err := run(t, client(t, providertest.ServeBody(tc.status, tc.answer), mbSandbox()), body, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -524,7 +512,7 @@ func TestFallback(t *testing.T) {
 	})
 
 	t.Run("deezer breaker open", func(t *testing.T) {
-		dz := serveBody(502, `bad gateway`)
+		dz := providertest.ServeBody(502, `bad gateway`)
 		c := client(t, dz, mbSandbox())
 		// Five failing Deezer pages (a Deezer search never switches source mid-search) open the breaker.
 		for range 5 {
@@ -566,7 +554,7 @@ func TestFallback(t *testing.T) {
 	t.Run("no fallback when MusicBrainz is not configured", func(t *testing.T) {
 		provs := Providers()
 		provs[1].BaseURL = ""
-		c := providertest.Client(t, provs, map[string]http.Handler{deezerID: serveBody(500, `oops`)}, nil)
+		c := providertest.Client(t, provs, map[string]http.Handler{deezerID: providertest.ServeBody(500, `oops`)}, nil)
 		_, err := providertest.ExecuteState(t, c, Search, providers.ModeLive, prepare(t, body), nil)
 		if providertest.ErrorCode(err) != providers.CodeProviderError {
 			t.Errorf("error = %v, want Deezer's provider_error", err)
@@ -574,14 +562,14 @@ func TestFallback(t *testing.T) {
 	})
 
 	t.Run("fallback failure is reported", func(t *testing.T) {
-		_, err := run(t, client(t, serveBody(500, `oops`), serveBody(500, `{"error":"Internal Server Error"}`)), body, "")
+		_, err := run(t, client(t, providertest.ServeBody(500, `oops`), providertest.ServeBody(500, `{"error":"Internal Server Error"}`)), body, "")
 		if providertest.ErrorCode(err) != providers.CodeProviderError || !strings.Contains(err.Error(), "musicbrainz") {
 			t.Errorf("error = %v, want MusicBrainz's provider_error", err)
 		}
 	})
 
 	t.Run("a deezer search does not switch source on more", func(t *testing.T) {
-		_, err := run(t, client(t, serveBody(500, `oops`), providertest.Refuse(t, "MusicBrainz")), body, `{"source":"deezer","offset":5}`)
+		_, err := run(t, client(t, providertest.ServeBody(500, `oops`), providertest.Refuse(t, "MusicBrainz")), body, `{"source":"deezer","offset":5}`)
 		if providertest.ErrorCode(err) != providers.CodeProviderError {
 			t.Errorf("error = %v, want provider_error", err)
 		}
@@ -599,29 +587,29 @@ func TestUpstreamErrors(t *testing.T) {
 		retryAfter time.Duration
 		retryable  bool
 	}{
-		{name: "deezer quota (HTTP 200, code 4)", deezer: serveBody(200, `{"error":{"type":"Exception","message":"Quota limit exceeded","code":4}}`),
+		{name: "deezer quota (HTTP 200, code 4)", deezer: providertest.ServeBody(200, `{"error":{"type":"Exception","message":"Quota limit exceeded","code":4}}`),
 			code: providers.CodeRateLimited, retryAfter: 5 * time.Second, retryable: true},
-		{name: "deezer invalid query (600)", deezer: serveBody(200, `{"error":{"type":"InvalidQueryException","message":"Invalid query","code":600}}`),
+		{name: "deezer invalid query (600)", deezer: providertest.ServeBody(200, `{"error":{"type":"InvalidQueryException","message":"Invalid query","code":600}}`),
 			code: providers.CodeInvalidRequest, paths: []string{"/query"}},
 		{name: "deezer HTTP 429 with a short Retry-After", deezer: &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "3")
 			w.WriteHeader(429)
 		}}, code: providers.CodeRateLimited, retryAfter: 3 * time.Second, retryable: true},
-		{name: "deezer parameter error on more", deezer: serveBody(200, `{"error":{"type":"ParameterException","message":"Wrong parameter type: index","code":500}}`),
+		{name: "deezer parameter error on more", deezer: providertest.ServeBody(200, `{"error":{"type":"ParameterException","message":"Wrong parameter type: index","code":500}}`),
 			state: `{"source":"deezer","offset":5}`, code: providers.CodeProviderError},
-		{name: "deezer malformed on more", deezer: serveBody(200, `[`), state: `{"source":"deezer","offset":5}`, code: providers.CodeProviderError, retryable: true},
-		{name: "deezer answer without data on more", deezer: serveBody(200, `{"total":3}`), state: `{"source":"deezer","offset":5}`,
+		{name: "deezer malformed on more", deezer: providertest.ServeBody(200, `[`), state: `{"source":"deezer","offset":5}`, code: providers.CodeProviderError, retryable: true},
+		{name: "deezer answer without data on more", deezer: providertest.ServeBody(200, `{"total":3}`), state: `{"source":"deezer","offset":5}`,
 			code: providers.CodeProviderError, retryable: true},
-		{name: "deezer error as a string on more", deezer: serveBody(200, `{"error":"oops"}`), state: `{"source":"deezer","offset":5}`,
+		{name: "deezer error as a string on more", deezer: providertest.ServeBody(200, `{"error":"oops"}`), state: `{"source":"deezer","offset":5}`,
 			code: providers.CodeProviderError, retryable: true},
-		{name: "musicbrainz throttling (HTTP 503)", mb: serveBody(503, `{"error":"Your requests are exceeding the allowable rate limit. Please see https://wiki.musicbrainz.org/XMLWebService for more information."}`),
+		{name: "musicbrainz throttling (HTTP 503)", mb: providertest.ServeBody(503, `{"error":"Your requests are exceeding the allowable rate limit. Please see https://wiki.musicbrainz.org/XMLWebService for more information."}`),
 			state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeRateLimited, retryAfter: 2 * time.Second, retryable: true},
-		{name: "musicbrainz refuses the query (HTTP 400)", mb: serveBody(400, `{"error":"Cannot parse query","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`),
+		{name: "musicbrainz refuses the query (HTTP 400)", mb: providertest.ServeBody(400, `{"error":"Cannot parse query","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`),
 			state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeInvalidRequest, paths: []string{"/query"}},
-		{name: "musicbrainz without a list", mb: serveBody(200, `{"created":"2026-01-01T00:00:00.000Z","count":3,"offset":0}`),
+		{name: "musicbrainz without a list", mb: providertest.ServeBody(200, `{"created":"2026-01-01T00:00:00.000Z","count":3,"offset":0}`),
 			state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "musicbrainz malformed", mb: serveBody(200, `{"recordings":`), state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "musicbrainz not an object", mb: serveBody(200, `[]`), state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
+		{name: "musicbrainz malformed", mb: providertest.ServeBody(200, `{"recordings":`), state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
+		{name: "musicbrainz not an object", mb: providertest.ServeBody(200, `[]`), state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -649,7 +637,7 @@ func TestUpstreamErrors(t *testing.T) {
 		})
 	}
 	t.Run("deezer no data on a search is an empty last page", func(t *testing.T) {
-		page, err := run(t, client(t, serveBody(200, `{"error":{"type":"DataException","message":"no data","code":800}}`), providertest.Refuse(t, "MusicBrainz")), `{"query":"x"}`, "")
+		page, err := run(t, client(t, providertest.ServeBody(200, `{"error":{"type":"DataException","message":"no data","code":800}}`), providertest.Refuse(t, "MusicBrainz")), `{"query":"x"}`, "")
 		if err != nil || len(page.Records) != 0 || page.HasMore {
 			t.Errorf("page = %+v, err = %v", page, err)
 		}
@@ -682,16 +670,16 @@ func TestDetails(t *testing.T) {
 		mb     *upstream
 		code   providers.Code
 	}{
-		{"deezer no data", `{"source":"deezer","kind":"track","id":"1"}`, serveBody(200, `{"error":{"type":"DataException","message":"no data","code":800}}`), nil, providers.CodeNotFound},
-		{"deezer quota", `{"source":"deezer","kind":"album","id":"1"}`, serveBody(200, `{"error":{"type":"Exception","message":"Quota limit exceeded","code":4}}`), nil, providers.CodeRateLimited},
-		{"deezer malformed", `{"source":"deezer","kind":"artist","id":"1"}`, serveBody(200, `{"id":`), nil, providers.CodeProviderError},
-		{"deezer HTTP 500", `{"source":"deezer","kind":"artist","id":"1"}`, serveBody(500, ``), nil, providers.CodeProviderError},
+		{"deezer no data", `{"source":"deezer","kind":"track","id":"1"}`, providertest.ServeBody(200, `{"error":{"type":"DataException","message":"no data","code":800}}`), nil, providers.CodeNotFound},
+		{"deezer quota", `{"source":"deezer","kind":"album","id":"1"}`, providertest.ServeBody(200, `{"error":{"type":"Exception","message":"Quota limit exceeded","code":4}}`), nil, providers.CodeRateLimited},
+		{"deezer malformed", `{"source":"deezer","kind":"artist","id":"1"}`, providertest.ServeBody(200, `{"id":`), nil, providers.CodeProviderError},
+		{"deezer HTTP 500", `{"source":"deezer","kind":"artist","id":"1"}`, providertest.ServeBody(500, ``), nil, providers.CodeProviderError},
 		{"musicbrainz not found", `{"source":"musicbrainz","kind":"track","id":"0cf3008f-e246-428f-abc1-35f87d584d60"}`, nil,
-			serveBody(404, `{"error":"Not Found","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`), providers.CodeNotFound},
+			providertest.ServeBody(404, `{"error":"Not Found","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`), providers.CodeNotFound},
 		{"musicbrainz throttled", `{"source":"musicbrainz","kind":"album","id":"0cf3008f-e246-428f-abc1-35f87d584d60"}`, nil,
-			serveBody(503, `{"error":"Your requests are exceeding the allowable rate limit."}`), providers.CodeRateLimited},
+			providertest.ServeBody(503, `{"error":"Your requests are exceeding the allowable rate limit."}`), providers.CodeRateLimited},
 		{"musicbrainz invalid mbid", `{"source":"musicbrainz","kind":"artist","id":"0cf3008f-e246-428f-abc1-35f87d584d60"}`, nil,
-			serveBody(400, `{"error":"Invalid mbid.","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`), providers.CodeProviderError},
+			providertest.ServeBody(400, `{"error":"Invalid mbid.","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`), providers.CodeProviderError},
 		{"corrupt reference", `{"source":"deezer","kind":"track","id":"../admin"}`, nil, nil, providers.CodeInternal},
 		{"unknown source", `{"source":"spotify","kind":"track","id":"1"}`, nil, nil, providers.CodeInternal},
 		{"no reference", ``, nil, nil, providers.CodeInternal},
@@ -711,7 +699,7 @@ func TestDetails(t *testing.T) {
 		})
 	}
 	t.Run("records without a usable id offer no details", func(t *testing.T) {
-		dz := serveBody(200, `{"data":[{"id":"abc","name":"No id"},{"id":5,"name":"Has id"}],"total":2}`)
+		dz := providertest.ServeBody(200, `{"data":[{"id":"abc","name":"No id"},{"id":5,"name":"Has id"}],"total":2}`)
 		page, err := run(t, client(t, dz, providertest.Refuse(t, "MusicBrainz")), `{"query":"x","kind":"artist"}`, "")
 		if err != nil {
 			t.Fatal(err)

@@ -43,18 +43,6 @@ func requests(f *fake) []seen {
 	return out
 }
 
-const jsonType = "application/json; charset=utf-8"
-
-// serveFile answers every request with a testdata (or sandbox) file and a status.
-func serveFile(tb testing.TB, status int, file string) *fake {
-	tb.Helper()
-	return providertest.ServeFile(tb, status, file, jsonType)
-}
-
-func serveBody(status int, body string) *fake {
-	return providertest.ServeBody(status, body, jsonType)
-}
-
 // sequence answers the i-th request with the i-th file (the last one repeats).
 func sequence(tb testing.TB, answers ...answer) *fake {
 	tb.Helper()

@@ -253,7 +253,7 @@ func TestRouteExamplesLive(t *testing.T) {
 
 // orsBody is what the adapter must send for origin, waypoints and destination.
 func TestRouteORSRequestAndMapping(t *testing.T) {
-	u := upstreams{ors: serveFile(t, 200, td("ors_directions_waypoints.json")), osrm: providertest.Refuse(t, "osrm"), nominatim: providertest.Refuse(t, "nominatim")}
+	u := upstreams{ors: providertest.ServeFile(t, 200, td("ors_directions_waypoints.json")), osrm: providertest.Refuse(t, "osrm"), nominatim: providertest.Refuse(t, "nominatim")}
 	page, err := run(t, Route, u, `{"origin":{"lat":49.41461,"lon":8.681495},"waypoints":["49.41943, 8.686507"],
 		"destination":{"lat":49.420318,"lon":8.687872}}`)
 	if err != nil {
@@ -279,7 +279,7 @@ func TestRouteORSRequestAndMapping(t *testing.T) {
 }
 
 func TestRouteORSAlternatives(t *testing.T) {
-	u := upstreams{ors: serveFile(t, 200, td("ors_directions_alternatives.json")), osrm: providertest.Refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
+	u := upstreams{ors: providertest.ServeFile(t, 200, td("ors_directions_alternatives.json")), osrm: providertest.Refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
 	page, err := run(t, Route, u, `{"origin":"Berlin","destination":"Potsdam","alternatives":true}`)
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +295,7 @@ func TestRouteORSAlternatives(t *testing.T) {
 	providertest.Golden(t, "route_ors_alternatives", providertest.RecordsJSON(page))
 
 	t.Run("only the best route without alternatives", func(t *testing.T) {
-		u := upstreams{ors: serveFile(t, 200, td("ors_directions_alternatives.json")), nominatim: sandboxFake(nominatimID)}
+		u := upstreams{ors: providertest.ServeFile(t, 200, td("ors_directions_alternatives.json")), nominatim: sandboxFake(nominatimID)}
 		page, err := run(t, Route, u, `{"origin":"Berlin","destination":"Potsdam"}`)
 		if err != nil || len(page.Records) != 1 {
 			t.Fatalf("records %v, err %v", page, err)
@@ -333,7 +333,7 @@ func TestRouteORSAlternatives(t *testing.T) {
 		}
 	})
 	t.Run("no alternative found", func(t *testing.T) {
-		u := upstreams{ors: serveFile(t, 200, sb("ors_directions_driving.json")), nominatim: sandboxFake(nominatimID)}
+		u := upstreams{ors: providertest.ServeFile(t, 200, sb("ors_directions_driving.json")), nominatim: sandboxFake(nominatimID)}
 		page, err := run(t, Route, u, `{"origin":"Berlin","destination":"Potsdam","alternatives":true}`)
 		if err != nil || len(page.Records) != 1 || !hasNote(page, "No alternative route was found") {
 			t.Errorf("page %+v err %v", page, err)
@@ -351,7 +351,7 @@ func hasNote(page *providers.Page, fragment string) bool {
 }
 
 func TestRouteOSRMFallback(t *testing.T) {
-	u := upstreams{osrm: serveFile(t, 200, td("osrm_route.json")), nominatim: providertest.Refuse(t, "nominatim")}
+	u := upstreams{osrm: providertest.ServeFile(t, 200, td("osrm_route.json")), nominatim: providertest.Refuse(t, "nominatim")}
 	page, err := run(t, Route, u, `{"origin":{"lat":52.517037,"lon":13.38886},"destination":{"lat":52.496891,"lon":13.385983}}`)
 	if err != nil {
 		t.Fatal(err)
@@ -406,50 +406,50 @@ func TestRouteEngineFailures(t *testing.T) {
 		note      string
 		retryable *bool
 	}{
-		{name: "point off the road network", ors: serveFile(t, 404, td("ors_error_2010.json")), body: driving,
+		{name: "point off the road network", ors: providertest.ServeFile(t, 404, td("ors_error_2010.json")), body: driving,
 			code: providers.CodeInvalidRequest, paths: []string{"/destination", "/origin"}},
-		{name: "no route", ors: serveFile(t, 404, td("ors_error_2009.json")), body: driving,
+		{name: "no route", ors: providertest.ServeFile(t, 404, td("ors_error_2009.json")), body: driving,
 			note: "No driving route was found: OpenRouteService found no route between these places: Route could not be found"},
-		{name: "refused request falls back", ors: serveFile(t, 400, td("ors_error_2011_alternatives.json")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "refused request falls back", ors: providertest.ServeFile(t, 400, td("ors_error_2011_alternatives.json")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "OpenRouteService failed: OpenRouteService refused the request (error 2011)"},
-		{name: "internal error falls back", ors: serveFile(t, 500, td("ors_error_2099.json")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "internal error falls back", ors: providertest.ServeFile(t, 500, td("ors_error_2099.json")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "error 2099"},
-		{name: "refused key falls back", ors: serveFile(t, 403, td("ors_gateway_403_disallowed.json")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "refused key falls back", ors: providertest.ServeFile(t, 403, td("ors_gateway_403_disallowed.json")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "refused this gateway's API key: Access to this API has been disallowed"},
-		{name: "quota falls back", ors: serveFile(t, 403, td("ors_gateway_403_quota.json")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "quota falls back", ors: providertest.ServeFile(t, 403, td("ors_gateway_403_quota.json")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "allowance for this gateway is used up"},
-		{name: "malformed answer falls back", ors: serveFile(t, 200, td("malformed.txt")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "malformed answer falls back", ors: providertest.ServeFile(t, 200, td("malformed.txt")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "malformed JSON"},
-		{name: "answer without routes falls back", ors: serveBody(200, `{"metadata":{}}`), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "answer without routes falls back", ors: providertest.ServeBody(200, `{"metadata":{}}`), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "without a routes list"},
-		{name: "not configured", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "not configured", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "OpenRouteService is not configured in this deployment"},
 		{name: "short rate limit is the caller's", ors: &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "2")
 			w.WriteHeader(http.StatusTooManyRequests)
 			_, _ = w.Write([]byte(`{"error":"Rate limit exceeded"}`))
 		}}, body: driving, code: providers.CodeRateLimited},
-		{name: "per-minute limit without Retry-After is the caller's", ors: serveFile(t, 429, td("ors_gateway_429_rate.json")), body: driving,
+		{name: "per-minute limit without Retry-After is the caller's", ors: providertest.ServeFile(t, 429, td("ors_gateway_429_rate.json")), body: driving,
 			code: providers.CodeRateLimited, retryable: ptrBool(true)},
 		{name: "walking without the primary engine", noKey: true, ors: providertest.Refuse(t, "ors"), body: walking,
 			code: providers.CodeCapabilityUnavailable, retryable: ptrBool(false)},
-		{name: "walking while the primary engine fails", ors: serveBody(503, `<html>busy</html>`), body: walking,
+		{name: "walking while the primary engine fails", ors: providertest.ServeBody(503, `<html>busy</html>`), body: walking,
 			code: providers.CodeCapabilityUnavailable, retryable: ptrBool(true)},
-		{name: "fallback point off the road network", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: serveFile(t, 400, td("osrm_error_nosegment.json")),
+		{name: "fallback point off the road network", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 400, td("osrm_error_nosegment.json")),
 			body: driving, code: providers.CodeInvalidRequest, paths: []string{"/destination"}},
-		{name: "fallback no route", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: serveFile(t, 400, td("osrm_error_noroute.json")),
+		{name: "fallback no route", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 400, td("osrm_error_noroute.json")),
 			body: driving, note: "No driving route was found: the OSRM demo server found no route between these places: Impossible route between points"},
-		{name: "fallback no route in a 200", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: serveBody(200, `{"code":"NoRoute","routes":[]}`),
+		{name: "fallback no route in a 200", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeBody(200, `{"code":"NoRoute","routes":[]}`),
 			body: driving, note: "No driving route was found"},
-		{name: "fallback refuses the query", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: serveFile(t, 400, td("osrm_error_invalidquery.json")),
+		{name: "fallback refuses the query", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 400, td("osrm_error_invalidquery.json")),
 			body: driving, code: providers.CodeProviderError, retryable: ptrBool(false)},
-		{name: "fallback over its limits", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: serveFile(t, 400, td("osrm_error_toobig.json")),
+		{name: "fallback over its limits", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 400, td("osrm_error_toobig.json")),
 			body: driving, code: providers.CodeInvalidRequest},
-		{name: "fallback malformed", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: serveFile(t, 200, td("malformed.txt")),
+		{name: "fallback malformed", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 200, td("malformed.txt")),
 			body: driving, code: providers.CodeProviderError},
-		{name: "fallback failing", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: serveBody(502, `bad gateway`),
+		{name: "fallback failing", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeBody(502, `bad gateway`),
 			body: driving, code: providers.CodeProviderError, retryable: ptrBool(true)},
-		{name: "fallback routes without numbers", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: serveBody(200, `{"code":"Ok","routes":[{"legs":null}]}`),
+		{name: "fallback routes without numbers", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeBody(200, `{"code":"Ok","routes":[{"legs":null}]}`),
 			body: driving, code: providers.CodeProviderError},
 	}
 	for _, tc := range cases {
@@ -490,7 +490,7 @@ func TestRouteEngineFailures(t *testing.T) {
 }
 
 func TestRouteBreakerOpen(t *testing.T) {
-	u := upstreams{ors: serveBody(503, `busy`), osrm: serveFile(t, 200, sb("osrm_route.json"))}
+	u := upstreams{ors: providertest.ServeBody(503, `busy`), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json"))}
 	client := u.client(t)
 	req := prepare(t, Route, `{"origin":{"lat":52.52,"lon":13.40},"destination":{"lat":52.40,"lon":13.06}}`)
 	for i := 0; i < 5; i++ { // five failures open the breaker
@@ -567,10 +567,10 @@ func TestRouteGeocoding(t *testing.T) {
 			code providers.Code
 			msg  string
 		}{
-			{"refused search", serveFile(t, 400, td("nominatim_error_400.json")), providers.CodeProviderError, "Parameter 'limit' must be a number."},
-			{"error object in a 200", serveFile(t, 200, td("nominatim_error_400.json")), providers.CodeProviderError, "Nominatim refused the search"},
-			{"malformed", serveFile(t, 200, td("malformed.txt")), providers.CodeProviderError, "malformed JSON"},
-			{"blocked", serveBody(403, `<html>Access blocked</html>`), providers.CodeProviderError, "HTTP 403"},
+			{"refused search", providertest.ServeFile(t, 400, td("nominatim_error_400.json")), providers.CodeProviderError, "Parameter 'limit' must be a number."},
+			{"error object in a 200", providertest.ServeFile(t, 200, td("nominatim_error_400.json")), providers.CodeProviderError, "Nominatim refused the search"},
+			{"malformed", providertest.ServeFile(t, 200, td("malformed.txt")), providers.CodeProviderError, "malformed JSON"},
+			{"blocked", providertest.ServeBody(403, `<html>Access blocked</html>`), providers.CodeProviderError, "HTTP 403"},
 			{"throttled", &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "1")
 				w.WriteHeader(http.StatusTooManyRequests)
@@ -586,10 +586,10 @@ func TestRouteGeocoding(t *testing.T) {
 		}
 	})
 	t.Run("odd geocoder entries", func(t *testing.T) {
-		f := serveBody(200, `[{"place_id":1,"lat":null,"lon":"13.4","display_name":"Broken"},{"lat":"91","lon":"0"}]`)
+		f := providertest.ServeBody(200, `[{"place_id":1,"lat":null,"lon":"13.4","display_name":"Broken"},{"lat":"91","lon":"0"}]`)
 		_, err := run(t, Route, upstreams{ors: providertest.Refuse(t, "ors"), nominatim: f}, `{"origin":"Somewhere","destination":{"lat":52.4,"lon":13.06}}`)
 		checkPaths(t, err, []string{"/origin"})
-		f = serveBody(200, `[{"lat":52.1,"lon":"13.2"}]`) // numbers instead of strings, no names
+		f = providertest.ServeBody(200, `[{"lat":52.1,"lon":"13.2"}]`) // numbers instead of strings, no names
 		page, err := run(t, Route, upstreams{ors: sandboxFake(orsID), nominatim: f}, `{"origin":"Somewhere","destination":{"lat":52.4,"lon":13.06}}`)
 		if err != nil || !hasNote(page, `"Somewhere" → 52.1, 13.2 (52.1, 13.2)`) {
 			t.Errorf("page %+v err %v", page, err)
@@ -646,7 +646,7 @@ func TestRouteDetails(t *testing.T) {
 		t.Errorf("links %v", links)
 	}
 
-	u := upstreams{osrm: serveFile(t, 200, td("osrm_route.json"))}
+	u := upstreams{osrm: providertest.ServeFile(t, 200, td("osrm_route.json"))}
 	page, err = run(t, Route, u, `{"origin":{"lat":52.517037,"lon":13.38886},"destination":{"lat":52.496891,"lon":13.385983}}`)
 	if err != nil {
 		t.Fatal(err)
@@ -750,7 +750,7 @@ func TestORSOddRoutes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			page, err := run(t, Route, upstreams{ors: serveBody(200, tc.body), osrm: serveBody(502, "down")},
+			page, err := run(t, Route, upstreams{ors: providertest.ServeBody(200, tc.body), osrm: providertest.ServeBody(502, "down")},
 				`{"origin":{"lat":52.52,"lon":13.40},"destination":{"lat":52.40,"lon":13.06}}`)
 			tc.want(t, page, err)
 		})
@@ -806,8 +806,8 @@ func TestORSQuotaAnswers(t *testing.T) {
 		wait   time.Duration
 		inText string
 	}{
-		{"daily quota", serveFile(t, 403, td("ors_gateway_403_quota.json")), providers.CodeCapabilityUnavailable, 0, "allowance for this gateway is used up"},
-		{"per-minute limit", serveFile(t, 429, td("ors_gateway_429_rate.json")), providers.CodeRateLimited, time.Minute, "per-minute request limit"},
+		{"daily quota", providertest.ServeFile(t, 403, td("ors_gateway_403_quota.json")), providers.CodeCapabilityUnavailable, 0, "allowance for this gateway is used up"},
+		{"per-minute limit", providertest.ServeFile(t, 429, td("ors_gateway_429_rate.json")), providers.CodeRateLimited, time.Minute, "per-minute request limit"},
 		{"per-minute limit with Retry-After", &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "7")
 			w.WriteHeader(http.StatusTooManyRequests)

@@ -82,21 +82,29 @@ func (u *Upstream) SetAnswer(answer func(w http.ResponseWriter, r *http.Request)
 	u.mu.Unlock()
 }
 
+// JSONType is the Content-Type ServeFile and ServeBody answer with when given none.
+const JSONType = "application/json; charset=utf-8"
+
 // ServeFile answers every request with a file of the package (testdata/... or sandbox/...), a
-// status and a Content-Type.
-func ServeFile(tb testing.TB, status int, file, contentType string) *Upstream {
+// status and a Content-Type (JSONType when none is given).
+func ServeFile(tb testing.TB, status int, file string, contentType ...string) *Upstream {
 	tb.Helper()
 	body, err := os.ReadFile(file)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return ServeBody(status, string(body), contentType)
+	return ServeBody(status, string(body), contentType...)
 }
 
-// ServeBody answers every request with a literal body, a status and a Content-Type.
-func ServeBody(status int, body, contentType string) *Upstream {
+// ServeBody answers every request with a literal body, a status and a Content-Type (JSONType when
+// none is given).
+func ServeBody(status int, body string, contentType ...string) *Upstream {
+	ct := JSONType
+	if len(contentType) > 0 {
+		ct = contentType[0]
+	}
 	return &Upstream{Answer: func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Content-Type", ct)
 		w.WriteHeader(status)
 		_, _ = w.Write([]byte(body))
 	}}

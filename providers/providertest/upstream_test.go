@@ -102,6 +102,7 @@ func TestServeBodyAndRefuse(t *testing.T) {
 	}{
 		{"ServeBody", func(*spyTB) *Upstream { return ServeBody(http.StatusTeapot, `{"a":1}`, "application/json") }, http.StatusTeapot, "application/json", `{"a":1}`, 0},
 		{"ServeFile", func(tb *spyTB) *Upstream { return ServeFile(tb, http.StatusOK, "upstream_test.go", "text/plain") }, http.StatusOK, "text/plain", "package providertest", 0},
+		{"ServeBody without a type", func(*spyTB) *Upstream { return ServeBody(http.StatusOK, `[]`) }, http.StatusOK, JSONType, `[]`, 0},
 		{"Refuse", func(tb *spyTB) *Upstream { return Refuse(tb, "X") }, http.StatusTeapot, "", "", 1},
 	}
 	for _, tc := range cases {

@@ -13,7 +13,7 @@ import (
 
 func TestBibleReference(t *testing.T) {
 	t.Run("golden and request", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/bibleapi_jhn_3_16-18.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/bibleapi_jhn_3_16-18.json")
 		page := mustRun(t, fakes{bible: f}.client(t), `{"text":"bible","reference":"Jn 3:16-18"}`, "")
 		providertest.Golden(t, "bibleapi_jhn_3_16-18", providertest.RecordsJSON(page))
 		reqs := f.Requests()
@@ -33,7 +33,7 @@ func TestBibleReference(t *testing.T) {
 	})
 
 	t.Run("non-English translation keeps the source's book name", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/bibleapi_rom_12_1-2_almeida.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/bibleapi_rom_12_1-2_almeida.json")
 		page := mustRun(t, fakes{bible: f}.client(t), `{"text":"bible","reference":"Romans 12:1-2","translation":"Almeida"}`, "")
 		providertest.Golden(t, "bibleapi_rom_12_1-2_almeida", providertest.RecordsJSON(page))
 		if r := f.Requests()[0]; r.URL.Path != "/ROM+12:1-2" || r.URL.Query().Get("translation") != "almeida" {
@@ -42,7 +42,7 @@ func TestBibleReference(t *testing.T) {
 	})
 
 	t.Run("whole chapter pages locally by offset", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "sandbox/bibleapi_psa_23.json")
+		f := providertest.ServeFile(t, http.StatusOK, "sandbox/bibleapi_psa_23.json")
 		c := fakes{bible: f}.client(t)
 		body := `{"text":"bible","reference":"Ps 23","num":4}`
 		p1 := mustRun(t, c, body, "")
@@ -69,7 +69,7 @@ func TestBibleReference(t *testing.T) {
 	})
 
 	t.Run("phrase within a passage", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "sandbox/bibleapi_psa_23.json")
+		f := providertest.ServeFile(t, http.StatusOK, "sandbox/bibleapi_psa_23.json")
 		page := mustRun(t, fakes{bible: f, apiBible: nil}.client(t), `{"text":"bible","reference":"Psalm 23","query":"the lord","translation":"bbe"}`, "")
 		if len(page.Records) != 2 || page.Records[0].Fields["verse"] != 1 || page.Records[1].Fields["verse"] != 6 {
 			t.Fatalf("records = %+v", page.Records)
@@ -83,7 +83,7 @@ func TestBibleReference(t *testing.T) {
 	})
 
 	t.Run("odd verse entries are dropped, not fatal", func(t *testing.T) {
-		f := serveBody(http.StatusOK, `{"reference":"John 3:16","verses":[{"book_id":"JHN","book_name":"John","chapter":3,"verse":16,"text":"For God so loved the world"},
+		f := providertest.ServeBody(http.StatusOK, `{"reference":"John 3:16","verses":[{"book_id":"JHN","book_name":"John","chapter":3,"verse":16,"text":"For God so loved the world"},
 			{"book_id":"JHN","chapter":"3","verse":17,"text":"For God sent not his Son"},{"book_id":"JHN","book_name":"John","chapter":3,"verse":null,"text":"x"},
 			{"book_name":"John","chapter":3,"verse":19,"text":"  "},"junk",null,{"book_id":"XYZ","chapter":1,"verse":1,"text":"y"}],
 			"translation_id":null,"translation_name":7}`)
@@ -149,7 +149,7 @@ func TestBibleReference(t *testing.T) {
 
 func TestAPIBibleSearch(t *testing.T) {
 	t.Run("golden, request and paging", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/apibible_search.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/apibible_search.json")
 		c := fakes{apiBible: f}.client(t)
 		body := `{"text":"bible","query":"love one another","num":5}`
 		page := mustRun(t, c, body, "")
@@ -180,7 +180,7 @@ func TestAPIBibleSearch(t *testing.T) {
 
 	t.Run("translation mapping", func(t *testing.T) {
 		for code, id := range apiBibleIDs {
-			f := serveFile(t, http.StatusOK, "testdata/apibible_search.json")
+			f := providertest.ServeFile(t, http.StatusOK, "testdata/apibible_search.json")
 			page := mustRun(t, fakes{apiBible: f}.client(t), `{"text":"bible","query":"grace","translation":"`+strings.ToUpper(code)+`"}`, "")
 			if p := f.Requests()[0].URL.Path; p != "/v1/bibles/"+id+"/search" {
 				t.Errorf("%s: path %s", code, p)
@@ -200,7 +200,7 @@ func TestAPIBibleSearch(t *testing.T) {
 	})
 
 	t.Run("a query read as a passage", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/apibible_passages.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/apibible_passages.json")
 		page := mustRun(t, fakes{apiBible: f}.client(t), `{"text":"bible","query":"John 3:16"}`, "")
 		if len(page.Records) != 0 || page.HasMore || len(page.Notes) != 1 || !strings.Contains(page.Notes[0], "(John 3:16)") {
 			t.Errorf("page = %+v", page)
@@ -214,7 +214,7 @@ func TestAPIBibleSearch(t *testing.T) {
 			`{"data":{"verses":"none","total":"many"}}`,
 			`{}`,
 		} {
-			page := mustRun(t, fakes{apiBible: serveBody(200, body)}.client(t), `{"text":"bible","query":"zzz"}`, "")
+			page := mustRun(t, fakes{apiBible: providertest.ServeBody(200, body)}.client(t), `{"text":"bible","query":"zzz"}`, "")
 			if len(page.Records) != 0 || page.HasMore {
 				t.Errorf("%s: %+v", body, page)
 			}
@@ -223,7 +223,7 @@ func TestAPIBibleSearch(t *testing.T) {
 
 	t.Run("has_more without total", func(t *testing.T) {
 		body := `{"data":{"verses":[{"id":"JHN.1.1","text":"In the beginning was the Word"},{"id":"JHN.1.2","text":"The same was in the beginning with God."}]}}`
-		page := mustRun(t, fakes{apiBible: serveBody(200, body)}.client(t), `{"text":"bible","query":"beginning","num":2}`, "")
+		page := mustRun(t, fakes{apiBible: providertest.ServeBody(200, body)}.client(t), `{"text":"bible","query":"beginning","num":2}`, "")
 		if len(page.Records) != 2 || !page.HasMore || string(page.Next) != `{"offset":2}` {
 			t.Errorf("page = %+v", page)
 		}
@@ -245,7 +245,7 @@ func TestAPIBibleSearch(t *testing.T) {
 	}
 	for _, tc := range errorsCases {
 		t.Run("error: "+tc.name, func(t *testing.T) {
-			f := serveFile(t, tc.status, "testdata/"+tc.file)
+			f := providertest.ServeFile(t, tc.status, "testdata/"+tc.file)
 			_, err := run(t, fakes{apiBible: f}.client(t), `{"text":"bible","query":"grace"}`, "")
 			e, ok := providers.AsError(err)
 			if !ok || e.Code != tc.code {

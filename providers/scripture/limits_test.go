@@ -48,7 +48,7 @@ func TestBibleAPILocalChecks(t *testing.T) {
 				}
 				return
 			}
-			f := serveFile(t, http.StatusOK, "testdata/bibleapi_jhn_3_16-18.json")
+			f := providertest.ServeFile(t, http.StatusOK, "testdata/bibleapi_jhn_3_16-18.json")
 			_, err := run(t, fakes{bible: f}.client(t), body, "")
 			reqs := f.Requests()
 			if err != nil || len(reqs) != 1 || reqs[0].URL.Path != tc.path || reqs[0].Method != http.MethodGet {

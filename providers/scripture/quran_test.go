@@ -56,7 +56,7 @@ func verseQuery(tid string) url.Values {
 
 func TestQuranReference(t *testing.T) {
 	t.Run("one ayah: golden and request", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/quran_by_key_2_255.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/quran_by_key_2_255.json")
 		page := mustRun(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"2:255"}`, "")
 		providertest.Golden(t, "quran_by_key_2_255", providertest.RecordsJSON(page))
 		r := f.Requests()[0]
@@ -121,7 +121,7 @@ func TestQuranReference(t *testing.T) {
 	})
 
 	t.Run("phrase within a surah", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "sandbox/quran_by_chapter_1.json")
+		f := providertest.ServeFile(t, http.StatusOK, "sandbox/quran_by_chapter_1.json")
 		page := mustRun(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"1","query":"most merciful","num":1}`, "")
 		if len(page.Records) != 1 || page.Records[0].Fields["verse"] != 1 || !page.HasMore || string(page.Next) != `{"offset":1}` {
 			t.Fatalf("page = %+v", page)
@@ -136,7 +136,7 @@ func TestQuranReference(t *testing.T) {
 	})
 
 	t.Run("unknown translation id", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/quran_by_key_no_translation.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/quran_by_key_no_translation.json")
 		_, err := run(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"2:255","translation":"999999"}`, "")
 		if providertest.ErrorCode(err) != providers.CodeInvalidRequest || !reflect.DeepEqual(providertest.ViolationPaths(err), []string{"/translation"}) {
 			t.Errorf("error = %v", err)
@@ -170,7 +170,7 @@ func TestQuranReference(t *testing.T) {
 			if tc.body != "" {
 				body = string(providertest.Fixture(t, tc.body))
 			}
-			_, err := run(t, fakes{quran: serveBody(tc.status, body)}.client(t), `{"text":"quran","reference":"2:255"}`, "")
+			_, err := run(t, fakes{quran: providertest.ServeBody(tc.status, body)}.client(t), `{"text":"quran","reference":"2:255"}`, "")
 			if providertest.ErrorCode(err) != tc.code {
 				t.Fatalf("error = %v, want %s", err, tc.code)
 			}
@@ -182,7 +182,7 @@ func TestQuranReference(t *testing.T) {
 
 	t.Run("odd shapes do not panic", func(t *testing.T) {
 		for _, body := range []string{`{"verse":null}`, `{"verse":{"verse_key":5,"translations":"x"}}`, `{}`, `{"verse":{"verse_key":"2:255","translations":[null,7]}}`} {
-			page, err := run(t, fakes{quran: serveBody(200, body)}.client(t), `{"text":"quran","reference":"2:255"}`, "")
+			page, err := run(t, fakes{quran: providertest.ServeBody(200, body)}.client(t), `{"text":"quran","reference":"2:255"}`, "")
 			if err != nil && providertest.ErrorCode(err) != providers.CodeInvalidRequest {
 				t.Errorf("%s: %v", body, err)
 			}
@@ -195,7 +195,7 @@ func TestQuranReference(t *testing.T) {
 
 func TestQuranSearch(t *testing.T) {
 	t.Run("golden, request and paging", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/quran_search.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/quran_search.json")
 		c := fakes{quran: f}.client(t)
 		body := `{"text":"quran","query":"mercy","num":3}`
 		page := mustRun(t, c, body, "")
@@ -213,7 +213,7 @@ func TestQuranSearch(t *testing.T) {
 	})
 
 	t.Run("last page", func(t *testing.T) {
-		page := mustRun(t, fakes{quran: serveFile(t, 200, "sandbox/quran_search_page2.json")}.client(t), `{"text":"quran","query":"Allah","num":3}`, `{"offset":3}`)
+		page := mustRun(t, fakes{quran: providertest.ServeFile(t, 200, "sandbox/quran_search_page2.json")}.client(t), `{"text":"quran","query":"Allah","num":3}`, `{"offset":3}`)
 		if page.HasMore || len(page.Records) != 1 {
 			t.Errorf("page = %+v", page)
 		}
@@ -221,7 +221,7 @@ func TestQuranSearch(t *testing.T) {
 
 	t.Run("long query note", func(t *testing.T) {
 		q := strings.Repeat("mercy ", 50)
-		page := mustRun(t, fakes{quran: serveFile(t, 200, "testdata/quran_search.json")}.client(t), `{"text":"quran","query":"`+strings.TrimSpace(q)+`"}`, "")
+		page := mustRun(t, fakes{quran: providertest.ServeFile(t, 200, "testdata/quran_search.json")}.client(t), `{"text":"quran","query":"`+strings.TrimSpace(q)+`"}`, "")
 		if !strings.Contains(strings.Join(page.Notes, " "), "first 250 characters") {
 			t.Errorf("notes = %q", page.Notes)
 		}
@@ -233,7 +233,7 @@ func TestQuranSearch(t *testing.T) {
 			`{"search":null}`,
 			`{"search":{"results":"none","total_pages":1}}`,
 		} {
-			page := mustRun(t, fakes{quran: serveBody(200, body)}.client(t), `{"text":"quran","query":"zzz"}`, "")
+			page := mustRun(t, fakes{quran: providertest.ServeBody(200, body)}.client(t), `{"text":"quran","query":"zzz"}`, "")
 			if len(page.Records) != 0 || page.HasMore {
 				t.Errorf("%s: %+v", body, page)
 			}
@@ -241,14 +241,14 @@ func TestQuranSearch(t *testing.T) {
 		// Unusable hits are dropped; the upstream's page count still says whether more follow (a
 		// page may be empty while has_more stays true).
 		body := `{"search":{"results":[{"verse_key":"x"},{"verse_key":"1:1"},{"verse_key":"999:1","text":"x"},null,3],"current_page":1,"total_pages":"2"}}`
-		page := mustRun(t, fakes{quran: serveBody(200, body)}.client(t), `{"text":"quran","query":"zzz"}`, "")
+		page := mustRun(t, fakes{quran: providertest.ServeBody(200, body)}.client(t), `{"text":"quran","query":"zzz"}`, "")
 		if len(page.Records) != 0 || !page.HasMore || string(page.Next) != `{"offset":10}` {
 			t.Errorf("%s: %+v", body, page)
 		}
 	})
 
 	t.Run("refused query", func(t *testing.T) {
-		_, err := run(t, fakes{quran: serveFile(t, 422, "testdata/quran_error_422.json")}.client(t), `{"text":"quran","query":"x"}`, "")
+		_, err := run(t, fakes{quran: providertest.ServeFile(t, 422, "testdata/quran_error_422.json")}.client(t), `{"text":"quran","query":"x"}`, "")
 		if providertest.ErrorCode(err) != providers.CodeInvalidRequest || !reflect.DeepEqual(providertest.ViolationPaths(err), []string{"/query"}) {
 			t.Errorf("error = %v", err)
 		}
@@ -268,7 +268,7 @@ func TestQuranSearch(t *testing.T) {
 
 func TestDetails(t *testing.T) {
 	t.Run("bible chapter", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "sandbox/bibleapi_1co_13.json")
+		f := providertest.ServeFile(t, http.StatusOK, "sandbox/bibleapi_1co_13.json")
 		c := fakes{bible: f}.client(t)
 		req := prepare(t, `{"text":"bible","reference":"1 Cor 13:4-7"}`)
 		rec := bibleRecord(verse{BookID: "1CO", Book: "1 Corinthians", Chapter: 13, Verse: 4, Text: "Charity suffereth long", Translation: "KJV"}, "kjv")
@@ -325,13 +325,13 @@ func TestDetails(t *testing.T) {
 
 	t.Run("chapter gone", func(t *testing.T) {
 		rec := bibleRecord(verse{BookID: "JHN", Book: "John", Chapter: 3, Verse: 16, Text: "x", Translation: "KJV"}, "kjv")
-		_, err := providertest.Action(t, fakes{bible: serveFile(t, 404, "testdata/bibleapi_not_found.json")}.client(t), Search,
+		_, err := providertest.Action(t, fakes{bible: providertest.ServeFile(t, 404, "testdata/bibleapi_not_found.json")}.client(t), Search,
 			providers.ModeLive, prepare(t, `{"text":"bible","reference":"John 3:16"}`), "details", &rec)
 		if providertest.ErrorCode(err) != providers.CodeNotFound {
 			t.Errorf("error = %v", err)
 		}
 		qrec := quranRecord(verse{Book: "Al-Fatihah", Chapter: 1, Verse: 1, Text: "x", Translation: "131"}, "131")
-		_, err = providertest.Action(t, fakes{quran: serveFile(t, 404, "testdata/quran_error_404.json")}.client(t), Search,
+		_, err = providertest.Action(t, fakes{quran: providertest.ServeFile(t, 404, "testdata/quran_error_404.json")}.client(t), Search,
 			providers.ModeLive, prepare(t, `{"text":"quran","reference":"1:1"}`), "details", &qrec)
 		if providertest.ErrorCode(err) != providers.CodeNotFound {
 			t.Errorf("quran error = %v", err)

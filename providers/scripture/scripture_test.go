@@ -17,18 +17,6 @@ import (
 // fake is the shared recording stand-in for one upstream.
 type fake = providertest.Upstream
 
-const jsonType = "application/json; charset=utf-8"
-
-// serveFile answers every request with a file (testdata/… or sandbox/…) and a status.
-func serveFile(tb testing.TB, status int, file string) *fake {
-	tb.Helper()
-	return providertest.ServeFile(tb, status, file, jsonType)
-}
-
-func serveBody(status int, body string) *fake {
-	return providertest.ServeBody(status, body, jsonType)
-}
-
 // sandboxFake serves a provider's own sandbox fixtures from a live fake, with the path of the
 // provider's default base URL (/api/v4 for Quran.com) put back.
 func sandboxFake(id string) *fake { return providertest.SandboxUpstreamAtBase(Providers(), id) }
