@@ -30,7 +30,7 @@ func TestEbookDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		cut := strings.Index(string(text), "Spiritual revelations") + 1
-		pg := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		pg := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.Header().Set("Content-Range", "bytes 0-65535/804335")
 			w.WriteHeader(http.StatusPartialContent)
@@ -61,7 +61,7 @@ func TestEbookDetails(t *testing.T) {
 		}
 	})
 	t.Run("whole short text", func(t *testing.T) {
-		pg := serveFile(t, 200, "sandbox/gutenberg_4791.txt")
+		pg := providertest.ServeFile(t, 200, "sandbox/gutenberg_4791.txt")
 		d, err := detailOf(t, client(t, fakes{gutenberg: pg}), `{"source":"gutendex","id":4791,"text":"https://www.gutenberg.org/ebooks/4791.txt.utf-8"}`)
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +89,7 @@ func TestEbookDetails(t *testing.T) {
 		}
 	})
 	t.Run("text file missing", func(t *testing.T) {
-		pg := serveFile(t, 404, "sandbox/gutenberg_not_found.html")
+		pg := providertest.ServeFile(t, 404, "sandbox/gutenberg_not_found.html")
 		d, err := detailOf(t, client(t, fakes{gutenberg: pg}), taleRef)
 		if err != nil {
 			t.Fatal(err)
@@ -104,12 +104,12 @@ func TestEbookDetails(t *testing.T) {
 		code      providers.Code
 		retryable bool
 	}{
-		{"a web page instead of the text", &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		{"a web page instead of the text", &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			_, _ = w.Write([]byte("<html><body>Access to this site has been blocked.</body></html>"))
 		}}, providers.CodeProviderError, true},
-		{"HTTP 500", serveBody(500, "Internal Server Error"), providers.CodeProviderError, true},
-		{"HTTP 403", serveBody(403, "Forbidden"), providers.CodeProviderError, false},
+		{"HTTP 500", providertest.ServeBody(500, "Internal Server Error"), providers.CodeProviderError, true},
+		{"HTTP 403", providertest.ServeBody(403, "Forbidden"), providers.CodeProviderError, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := detailOf(t, client(t, fakes{gutenberg: tc.answer}), taleRef)
@@ -120,7 +120,7 @@ func TestEbookDetails(t *testing.T) {
 		})
 	}
 	t.Run("empty text after the header", func(t *testing.T) {
-		pg := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		pg := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			_, _ = w.Write([]byte("\ufeffThe Project Gutenberg eBook of X\r\n*** START OF THE PROJECT GUTENBERG EBOOK X ***\r\n\r\n*** END OF THE PROJECT GUTENBERG EBOOK X ***\r\n"))
 		}}
 		d, err := detailOf(t, client(t, fakes{gutenberg: pg}), taleRef)
@@ -143,7 +143,7 @@ func TestWikisourceDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		providertest.Golden(t, "wikisource_details_extract", d)
-		if n := len(ws.requests()); n != 1 {
+		if n := len(ws.Requests()); n != 1 {
 			t.Errorf("%d requests, want the extract only", n)
 		}
 	})
@@ -162,12 +162,12 @@ func TestWikisourceDetails(t *testing.T) {
 	})
 	pages := func(extract string) *upstream {
 		sb := sandboxFake(wikisourceID)
-		return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		return &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("prop") == "extracts" {
 				_, _ = w.Write([]byte(extract))
 				return
 			}
-			sb.answer(w, r)
+			sb.Answer(w, r)
 		}}
 	}
 	t.Run("TextExtracts not installed", func(t *testing.T) {
@@ -191,7 +191,7 @@ func TestWikisourceDetails(t *testing.T) {
 		}
 	})
 	t.Run("a short extract is kept when the page cannot be rendered", func(t *testing.T) {
-		ws := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		ws := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("action") == "parse" {
 				w.WriteHeader(http.StatusServiceUnavailable)
 				return
@@ -207,7 +207,7 @@ func TestWikisourceDetails(t *testing.T) {
 		}
 	})
 	t.Run("nothing at all", func(t *testing.T) {
-		ws := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		ws := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("action") == "parse" {
 				_, _ = w.Write([]byte(`{"parse":{"title":"X","pageid":44862,"text":"<div class=\"mw-content-ltr mw-parser-output\"><div class=\"ws-noexport\">Header</div></div>"}}`))
 				return
@@ -227,18 +227,18 @@ func TestWikisourceDetails(t *testing.T) {
 		ws   *upstream
 		code providers.Code
 	}{
-		{"missing page", serveFile(t, 200, "sandbox/wikisource_extract_missing.json"), providers.CodeNotFound},
+		{"missing page", providertest.ServeFile(t, 200, "sandbox/wikisource_extract_missing.json"), providers.CodeNotFound},
 		{"deleted since the search", sandboxFake(wikisourceID), providers.CodeNotFound}, // extract missing for an unknown id
 		{"page id gone at parse", pages(`{"batchcomplete":true,"query":{"pages":[{"pageid":999999999,"ns":0,"title":"X"}]}}`), providers.CodeNotFound},
-		{"rendering fails with no extract", &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		{"rendering fails with no extract", &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("action") == "parse" {
 				w.WriteHeader(http.StatusBadGateway)
 				return
 			}
 			_, _ = w.Write([]byte(`{"batchcomplete":true,"query":{"pages":[{"pageid":999999999,"ns":0,"title":"X"}]}}`))
 		}}, providers.CodeProviderError},
-		{"API error", serveBody(200, `{"error":{"code":"ratelimited","info":"You've exceeded your rate limit."}}`), providers.CodeRateLimited},
-		{"malformed", serveBody(200, `{"query":`), providers.CodeProviderError},
+		{"API error", providertest.ServeBody(200, `{"error":{"code":"ratelimited","info":"You've exceeded your rate limit."}}`), providers.CodeRateLimited},
+		{"malformed", providertest.ServeBody(200, `{"query":`), providers.CodeProviderError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := detailOf(t, client(t, fakes{wikisource: tc.ws}), `{"source":"wikisource","pageid":999999999,"title":"X"}`)
@@ -260,7 +260,7 @@ func TestDetailReferences(t *testing.T) {
 		})
 	}
 	t.Run("records without an id offer no details", func(t *testing.T) {
-		gx := serveBody(200, `{"count":2,"next":null,"previous":null,"results":[{"id":null,"title":"No id"},{"id":7,"title":null},{"title":null}]}`)
+		gx := providertest.ServeBody(200, `{"count":2,"next":null,"previous":null,"results":[{"id":null,"title":"No id"},{"id":7,"title":null},{"title":null}]}`)
 		page, err := run(t, client(t, fakes{gutendex: gx}), `{"query":"x"}`, "")
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/providertest"
 )
 
 // Project Gutenberg asks automated clients to read from its mirrors: the texts come from a mirror
@@ -23,7 +24,7 @@ func TestGutenbergMirror(t *testing.T) {
 	}
 
 	t.Run("request, then the cache", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "sandbox/gutenberg_4791.txt")
+		f := providertest.ServeFile(t, http.StatusOK, "sandbox/gutenberg_4791.txt")
 		c := client(t, fakes{gutenberg: f})
 		ref := `{"source":"gutendex","id":4791,"text":"https://www.gutenberg.org/ebooks/4791.txt.utf-8","editors":["Hetzel, Pierre-Jules"]}`
 		for i := 0; i < 2; i++ {
@@ -39,7 +40,7 @@ func TestGutenbergMirror(t *testing.T) {
 				t.Errorf("editors = %v", body["editors"])
 			}
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%d requests for the same text, want 1 (then the cache)", len(reqs))
 		}
@@ -51,7 +52,7 @@ func TestGutenbergMirror(t *testing.T) {
 	})
 
 	t.Run("a missing file is remembered; a failure is not", func(t *testing.T) {
-		missing := serveBody(http.StatusNotFound, "<html><body>404 Not Found</body></html>")
+		missing := providertest.ServeBody(http.StatusNotFound, "<html><body>404 Not Found</body></html>")
 		c := client(t, fakes{gutenberg: missing})
 		ref := `{"source":"gutendex","id":99999,"text":"https://www.gutenberg.org/ebooks/99999.txt.utf-8"}`
 		for i := 0; i < 2; i++ {
@@ -60,10 +61,10 @@ func TestGutenbergMirror(t *testing.T) {
 				t.Fatalf("lookup %d: %v %v, want a detail with a note", i+1, d, err)
 			}
 		}
-		if n := len(missing.requests()); n != 1 {
+		if n := len(missing.Requests()); n != 1 {
 			t.Errorf("%d requests for a missing file, want 1", n)
 		}
-		failing := serveBody(http.StatusServiceUnavailable, "<html>busy</html>")
+		failing := providertest.ServeBody(http.StatusServiceUnavailable, "<html>busy</html>")
 		c = client(t, fakes{gutenberg: failing})
 		if _, err := detailOf(t, c, `{"source":"gutendex","id":98,"text":"https://www.gutenberg.org/ebooks/98.txt.utf-8"}`); providers.CodeOf(err) != providers.CodeProviderError {
 			t.Fatalf("error %v, want provider_error", err)

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,62 +17,11 @@ import (
 	"github.com/capgate/capgate/providers/providertest"
 )
 
-// upstream is an httptest stand-in for one provider: it records every request and answers with
-// the handler's choice.
-type upstream struct {
-	mu     sync.Mutex
-	reqs   []*http.Request
-	answer func(w http.ResponseWriter, r *http.Request)
-}
-
-func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	u.mu.Lock()
-	u.reqs = append(u.reqs, r.Clone(context.Background()))
-	u.mu.Unlock()
-	u.answer(w, r)
-}
-
-func (u *upstream) requests() []*http.Request {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return slices.Clone(u.reqs)
-}
-
-// serveFile answers with a file (testdata/... or sandbox/...) and a status.
-func serveFile(tb testing.TB, status int, file string) *upstream {
-	tb.Helper()
-	body, err := os.ReadFile(file)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return serveBody(status, string(body))
-}
-
-func serveBody(status int, body string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}}
-}
-
-// refuse fails the test if the upstream is called at all.
-func refuse(tb testing.TB, name string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		tb.Errorf("%s must not be called (got %s)", name, r.URL)
-		w.WriteHeader(http.StatusTeapot)
-	}}
-}
+// upstream is the shared recording stand-in for one provider.
+type upstream = providertest.Upstream
 
 // sandboxFake serves the provider's own sandbox fixtures from a live fake.
-func sandboxFake(id string) *upstream {
-	for _, p := range Providers() {
-		if p.ID == id {
-			return &upstream{answer: p.Sandbox.ServeHTTP}
-		}
-	}
-	panic("no provider " + id)
-}
+func sandboxFake(id string) *upstream { return providertest.SandboxUpstream(Providers(), id) }
 
 // fakes are the three upstreams of a live test run.
 type fakes struct {
@@ -91,7 +39,7 @@ func client(t *testing.T, f fakes) *providers.Client {
 	}{{gutendexID, "", f.gutendex}, {wikisourceID, "/w", f.wikisource}, {gutenbergID, "", f.gutenberg}} {
 		h := fk.h
 		if h == nil {
-			h = refuse(t, fk.id)
+			h = providertest.Refuse(t, fk.id)
 		}
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)
@@ -288,7 +236,7 @@ func TestExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkExamplePage(t, page)
-			r := gx.requests()[0]
+			r := gx.Requests()[0]
 			query, _ := ex.Body["query"].(string)
 			author, _ := ex.Body["author"].(string)
 			language, _ := ex.Body["language"].(string)
@@ -321,7 +269,7 @@ func checkExamplePage(t *testing.T, page *providers.Page) {
 // TestMappingGolden maps recorded-shape upstream answers (testdata/) to records.
 func TestMappingGolden(t *testing.T) {
 	t.Run("gutendex", func(t *testing.T) {
-		gx := serveFile(t, 200, "testdata/gutendex_books.json")
+		gx := providertest.ServeFile(t, 200, "testdata/gutendex_books.json")
 		page, err := run(t, client(t, fakes{gutendex: gx}), `{"author":"shelley","num":10}`, `{"source":"gutendex","page":4,"offset":0}`)
 		if err != nil {
 			t.Fatal(err)
@@ -329,7 +277,7 @@ func TestMappingGolden(t *testing.T) {
 		providertest.Golden(t, "gutendex_books", providertest.RecordsJSON(page))
 	})
 	t.Run("wikisource", func(t *testing.T) {
-		ws := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		ws := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			file := "testdata/wikisource_search.json"
 			if r.URL.Query().Get("prop") == "links" {
 				file = "testdata/wikisource_links.json"
@@ -397,7 +345,7 @@ func TestUpstreamRequests(t *testing.T) {
 			{`{"author":"Jules Verne","query":"voyage","language":"fr"}`, map[string][]string{"search": {"voyage Jules Verne"}, "languages": {"fr"}, "page": {"1"}}},
 			{`{"author":"Brontë"}`, map[string][]string{"search": {"Brontë"}, "page": {"1"}}},
 		} {
-			gx := serveBody(200, `{"count":0,"next":null,"previous":null,"results":[]}`)
+			gx := providertest.ServeBody(200, `{"count":0,"next":null,"previous":null,"results":[]}`)
 			page, err := run(t, client(t, fakes{gutendex: gx}), tc.body, "")
 			if err != nil {
 				t.Fatal(err)
@@ -405,7 +353,7 @@ func TestUpstreamRequests(t *testing.T) {
 			if len(page.Records) != 0 || page.HasMore || page.Next != nil || page.Notes != nil {
 				t.Errorf("empty answer gave %+v", page)
 			}
-			r := gx.requests()[0]
+			r := gx.Requests()[0]
 			if r.Method != http.MethodGet || r.URL.Path != "/books/" {
 				t.Errorf("request %s %s, want GET /books/", r.Method, r.URL.Path)
 			}
@@ -424,7 +372,7 @@ func TestUpstreamRequests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs := ws.requests()
+		reqs := ws.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests, want search and links", len(reqs))
 		}
@@ -448,7 +396,7 @@ func TestUpstreamRequests(t *testing.T) {
 		if _, err := providertest.Action(t, client(t, fakes{gutenberg: pg}), Search, providers.ModeLive, prepare(t, `{"query":"x"}`), "details", &rec); err != nil {
 			t.Fatal(err)
 		}
-		r := pg.requests()[0]
+		r := pg.Requests()[0]
 		if r.URL.Path != "/cache/epub/98/pg98.txt" || r.URL.RawQuery != "" {
 			t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
 		}
@@ -463,7 +411,7 @@ func TestUpstreamRequests(t *testing.T) {
 		if _, err := providertest.Action(t, client(t, fakes{wikisource: ws}), Search, providers.ModeLive, prepare(t, `{"query":"x"}`), "details", &rec); err != nil {
 			t.Fatal(err)
 		}
-		reqs := ws.requests()
+		reqs := ws.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests, want extracts then parse (the sandbox extract is empty)", len(reqs))
 		}
@@ -482,7 +430,7 @@ func TestUpstreamRequests(t *testing.T) {
 
 // gutendexPages fakes Gutendex for a search with total books: 32 a page, with next links.
 func gutendexPages(total int) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+	return &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 		page := 1
 		fmt.Sscan(r.URL.Query().Get("page"), &page)
 		first := (page - 1) * gutendexPageSize
@@ -538,7 +486,7 @@ func TestPaging(t *testing.T) {
 		if p2.HasMore || p2.Next != nil || len(p2.Records) != 2 || p2.Records[0].Title != "Bleak House" {
 			t.Errorf("page 2: has_more=%v next=%s records=%v", p2.HasMore, p2.Next, titles(p2))
 		}
-		if q := gx.requests()[1].URL.Query(); q.Get("page") != "1" {
+		if q := gx.Requests()[1].URL.Query(); q.Get("page") != "1" {
 			t.Errorf("page 2 read Gutendex page %s, want 1 again", q.Get("page"))
 		}
 	})
@@ -561,7 +509,7 @@ func TestPaging(t *testing.T) {
 			t.Errorf("page 2: %v has_more %v next %s", titles(p2), p2.HasMore, p2.Next)
 		}
 		var pages []string
-		for _, r := range gx.requests() {
+		for _, r := range gx.Requests() {
 			pages = append(pages, r.URL.Query().Get("page"))
 		}
 		if !reflect.DeepEqual(pages, []string{"1", "1", "2"}) {
@@ -598,12 +546,12 @@ func TestPaging(t *testing.T) {
 	})
 	t.Run("the next gutendex page failing keeps what was read", func(t *testing.T) {
 		pages := gutendexPages(40)
-		gx := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		gx := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("page") == "2" {
 				w.WriteHeader(http.StatusBadGateway)
 				return
 			}
-			pages.answer(w, r)
+			pages.Answer(w, r)
 		}}
 		p, err := run(t, client(t, fakes{gutendex: gx}), `{"query":"x","num":10}`, `{"source":"gutendex","page":1,"offset":25}`)
 		if err != nil {
@@ -618,7 +566,7 @@ func TestPaging(t *testing.T) {
 		}
 	})
 	t.Run("a page past the end is an empty last page", func(t *testing.T) {
-		gx := serveFile(t, 404, "sandbox/gutendex_invalid_page.json")
+		gx := providertest.ServeFile(t, 404, "sandbox/gutendex_invalid_page.json")
 		p, err := run(t, client(t, fakes{gutendex: gx}), `{"query":"x"}`, `{"source":"gutendex","page":9,"offset":0}`)
 		if err != nil || len(p.Records) != 0 || p.HasMore {
 			t.Errorf("page = %+v, err = %v", p, err)
@@ -642,7 +590,7 @@ func TestPaging(t *testing.T) {
 		if p2.HasMore || p2.Next != nil || len(p2.Records) != 2 || p2.Records[0].Title != "Bleak House/Chapter 1" {
 			t.Errorf("page 2: has_more=%v records=%v", p2.HasMore, p2.Records)
 		}
-		if q := ws.requests()[2].URL.Query(); q.Get("sroffset") != "5" || q.Get("list") != "search" {
+		if q := ws.Requests()[2].URL.Query(); q.Get("sroffset") != "5" || q.Get("list") != "search" {
 			t.Errorf("page 2 query = %v", q)
 		}
 		for _, p := range []*providers.Page{p1, p2} {
@@ -716,7 +664,7 @@ func TestFallback(t *testing.T) {
 		{"allowance used up", 429, `{"detail":"Request was throttled."}`, "allowance"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			page, err := run(t, client(t, fakes{gutendex: serveBody(tc.status, tc.answer), wikisource: sandboxFake(wikisourceID)}), body, "")
+			page, err := run(t, client(t, fakes{gutendex: providertest.ServeBody(tc.status, tc.answer), wikisource: sandboxFake(wikisourceID)}), body, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -727,7 +675,7 @@ func TestFallback(t *testing.T) {
 		body, language string
 	}{{`{"author":"Charles Dickens","language":"fr","num":5}`, "The language filter (fr) was not applied"}, {body, ""}} {
 		t.Run("language note for "+tc.body, func(t *testing.T) {
-			page, err := run(t, client(t, fakes{gutendex: serveBody(500, ``), wikisource: sandboxFake(wikisourceID)}), tc.body, "")
+			page, err := run(t, client(t, fakes{gutendex: providertest.ServeBody(500, ``), wikisource: sandboxFake(wikisourceID)}), tc.body, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -753,7 +701,7 @@ func TestFallback(t *testing.T) {
 		checkFallback(t, page, "Gutendex is not configured in this deployment")
 	})
 	t.Run("gutendex breaker open", func(t *testing.T) {
-		gx := serveBody(503, `<html>Service Unavailable</html>`)
+		gx := providertest.ServeBody(503, `<html>Service Unavailable</html>`)
 		c := client(t, fakes{gutendex: gx, wikisource: sandboxFake(wikisourceID)})
 		// Five failing Gutendex pages (a Gutendex search never switches source mid-search) open the breaker.
 		for range 5 {
@@ -766,7 +714,7 @@ func TestFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkFallback(t, page, "Gutendex is failing and calls to it are paused")
-		if n := len(gx.requests()); n != 5 {
+		if n := len(gx.Requests()); n != 5 {
 			t.Errorf("Gutendex called %d times, want 5 (the open breaker fails fast)", n)
 		}
 		if _, err := run(t, c, body, `{"source":"gutendex","page":2,"offset":0}`); providertest.ErrorCode(err) != providers.CodeServiceUnavailable {
@@ -774,7 +722,7 @@ func TestFallback(t *testing.T) {
 		}
 	})
 	t.Run("gutendex timeout leaves time for the fallback", func(t *testing.T) {
-		gx := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		gx := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
 			case <-time.After(5 * time.Second):
@@ -790,7 +738,7 @@ func TestFallback(t *testing.T) {
 		checkFallback(t, page, "Gutendex could not answer: gutendex did not answer in time")
 	})
 	t.Run("a short rate limit is not a reason to switch", func(t *testing.T) {
-		gx := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		gx := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "2")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}
@@ -802,33 +750,33 @@ func TestFallback(t *testing.T) {
 	t.Run("no fallback when wikisource is not configured", func(t *testing.T) {
 		provs := Providers()
 		provs[1].BaseURL = ""
-		c := providertest.Client(t, provs, map[string]http.Handler{gutendexID: serveBody(500, `oops`)}, nil)
+		c := providertest.Client(t, provs, map[string]http.Handler{gutendexID: providertest.ServeBody(500, `oops`)}, nil)
 		_, err := providertest.ExecuteState(t, c, Search, providers.ModeLive, prepare(t, body), nil)
 		if providertest.ErrorCode(err) != providers.CodeProviderError || !strings.Contains(err.Error(), "gutendex") {
 			t.Errorf("error = %v, want Gutendex's provider_error", err)
 		}
 	})
 	t.Run("a fallback failure is reported", func(t *testing.T) {
-		ws := serveBody(200, `{"error":{"code":"internal_api_error_DBQueryError","info":"[a1b2c3] Database query error."},"servedby":"mw-api-ext.eqiad.main-1"}`)
-		_, err := run(t, client(t, fakes{gutendex: serveBody(500, `oops`), wikisource: ws}), body, "")
+		ws := providertest.ServeBody(200, `{"error":{"code":"internal_api_error_DBQueryError","info":"[a1b2c3] Database query error."},"servedby":"mw-api-ext.eqiad.main-1"}`)
+		_, err := run(t, client(t, fakes{gutendex: providertest.ServeBody(500, `oops`), wikisource: ws}), body, "")
 		if providertest.ErrorCode(err) != providers.CodeProviderError || !strings.Contains(err.Error(), "wikisource") {
 			t.Errorf("error = %v, want Wikisource's provider_error", err)
 		}
 	})
 	t.Run("a gutendex search does not switch source on more", func(t *testing.T) {
-		_, err := run(t, client(t, fakes{gutendex: serveBody(500, `oops`)}), body, `{"source":"gutendex","page":1,"offset":5}`)
+		_, err := run(t, client(t, fakes{gutendex: providertest.ServeBody(500, `oops`)}), body, `{"source":"gutendex","page":1,"offset":5}`)
 		if providertest.ErrorCode(err) != providers.CodeProviderError {
 			t.Errorf("error = %v, want provider_error", err)
 		}
 	})
 	t.Run("authors lookup failing leaves authors out", func(t *testing.T) {
 		sb := sandboxFake(wikisourceID)
-		ws := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		ws := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Query().Get("prop") == "links" {
 				w.WriteHeader(http.StatusServiceUnavailable)
 				return
 			}
-			sb.answer(w, r)
+			sb.Answer(w, r)
 		}}
 		page, err := run(t, client(t, fakes{wikisource: ws}), body, `{"source":"wikisource","offset":0}`)
 		if err != nil {
@@ -856,33 +804,33 @@ func TestUpstreamErrors(t *testing.T) {
 		retryAfter time.Duration
 		message    string
 	}{
-		{name: "gutendex refusal with a detail on more", gutendex: serveBody(400, `{"detail":"Invalid value for page."}`),
+		{name: "gutendex refusal with a detail on more", gutendex: providertest.ServeBody(400, `{"detail":"Invalid value for page."}`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, message: "Invalid value for page."},
-		{name: "gutendex 5xx on more", gutendex: serveBody(500, `Server Error (500)`),
+		{name: "gutendex 5xx on more", gutendex: providertest.ServeBody(500, `Server Error (500)`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "gutendex malformed on more", gutendex: serveBody(200, `[`),
+		{name: "gutendex malformed on more", gutendex: providertest.ServeBody(200, `[`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "gutendex not an object on more", gutendex: serveBody(200, `[]`),
+		{name: "gutendex not an object on more", gutendex: providertest.ServeBody(200, `[]`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "gutendex results of the wrong type on more", gutendex: serveBody(200, `{"count":1,"results":"none"}`),
+		{name: "gutendex results of the wrong type on more", gutendex: providertest.ServeBody(200, `{"count":1,"results":"none"}`),
 			state: `{"source":"gutendex","page":2,"offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "gutendex 404 on the first page", gutendex: serveBody(404, `{"detail":"Not found."}`),
+		{name: "gutendex 404 on the first page", gutendex: providertest.ServeBody(404, `{"detail":"Not found."}`),
 			state: `{"source":"gutendex","page":1,"offset":5}`, code: providers.CodeProviderError, message: "Not found."},
-		{name: "wikisource throttling (ratelimited)", wikisource: serveBody(200, `{"error":{"code":"ratelimited","info":"You've exceeded your rate limit. Please wait some time and try again.","docref":"See https://en.wikisource.org/w/api.php for API usage."},"servedby":"mw-api-ext.codfw.main-1"}`),
+		{name: "wikisource throttling (ratelimited)", wikisource: providertest.ServeBody(200, `{"error":{"code":"ratelimited","info":"You've exceeded your rate limit. Please wait some time and try again.","docref":"See https://en.wikisource.org/w/api.php for API usage."},"servedby":"mw-api-ext.codfw.main-1"}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeRateLimited, retryable: true, retryAfter: 5 * time.Second},
-		{name: "wikisource HTTP 429", wikisource: &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		{name: "wikisource HTTP 429", wikisource: &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}, state: `{"source":"wikisource","offset":0}`, code: providers.CodeRateLimited, retryable: true, retryAfter: time.Second},
-		{name: "wikisource maxlag", wikisource: serveBody(200, `{"error":{"code":"maxlag","info":"Waiting for 10.64.48.35: 1.2 seconds lagged.","host":"10.64.48.35","lag":1.2,"type":"db"},"servedby":"mw-api-ext.eqiad.main-2"}`),
+		{name: "wikisource maxlag", wikisource: providertest.ServeBody(200, `{"error":{"code":"maxlag","info":"Waiting for 10.64.48.35: 1.2 seconds lagged.","host":"10.64.48.35","lag":1.2,"type":"db"},"servedby":"mw-api-ext.eqiad.main-2"}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeServiceUnavailable, retryable: true, retryAfter: 5 * time.Second},
-		{name: "wikisource internal error", wikisource: serveBody(200, `{"error":{"code":"internal_api_error_DBQueryError","info":"[b31e7a] Database query error."},"servedby":"mw-api-ext.eqiad.main-3"}`),
+		{name: "wikisource internal error", wikisource: providertest.ServeBody(200, `{"error":{"code":"internal_api_error_DBQueryError","info":"[b31e7a] Database query error."},"servedby":"mw-api-ext.eqiad.main-3"}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "wikisource bad value", wikisource: serveBody(200, `{"error":{"code":"badvalue","info":"Unrecognized value for parameter \"list\": serch.","docref":"See https://en.wikisource.org/w/api.php for API usage."},"servedby":"mw-api-ext.eqiad.main-4"}`),
+		{name: "wikisource bad value", wikisource: providertest.ServeBody(200, `{"error":{"code":"badvalue","info":"Unrecognized value for parameter \"list\": serch.","docref":"See https://en.wikisource.org/w/api.php for API usage."},"servedby":"mw-api-ext.eqiad.main-4"}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeProviderError, message: "(badvalue)"},
-		{name: "wikisource answer without query", wikisource: serveBody(200, `{"batchcomplete":true}`),
+		{name: "wikisource answer without query", wikisource: providertest.ServeBody(200, `{"batchcomplete":true}`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "wikisource malformed", wikisource: serveBody(200, `{"query":{"search":[`),
+		{name: "wikisource malformed", wikisource: providertest.ServeBody(200, `{"query":{"search":[`),
 			state: `{"source":"wikisource","offset":0}`, code: providers.CodeProviderError, retryable: true},
 	}
 	for _, tc := range cases {

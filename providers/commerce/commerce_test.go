@@ -21,20 +21,22 @@ const testKey = serpapitest.Key
 // fake is an httptest stand-in for SerpApi that records every request and answers search.json by
 // engine (and, optionally, by a selector on the query).
 type fake struct {
+	providertest.Upstream
 	t       *testing.T
 	mu      sync.Mutex
-	reqs    []*http.Request
 	engines map[string]func(w http.ResponseWriter, r *http.Request)
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	return &fake{t: t, engines: map[string]func(http.ResponseWriter, *http.Request){}}
+	f := &fake{t: t, engines: map[string]func(http.ResponseWriter, *http.Request){}}
+	f.Upstream = providertest.Upstream{TB: t, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h, ok := f.engines[r.URL.Query().Get("engine")]
 	f.mu.Unlock()
 	serpapitest.CheckRequest(f.t, r, "")
@@ -76,12 +78,6 @@ func (f *fake) serveBy(engine string, pick func(q url.Values) string) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(f.body(pick(r.URL.Query())))
 	}
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {

@@ -62,7 +62,7 @@ func TestJobsRequestAndPaging(t *testing.T) {
 		t.Errorf("titles = %q", titles)
 	}
 	base := url.Values{"engine": {"google_jobs"}, "q": {"barista"}, "gl": {"us"}, "hl": {"en"}, "location": {"New York, NY, United States"}}
-	reqs := f.requests()
+	reqs := f.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests", len(reqs))
 	}

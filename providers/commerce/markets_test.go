@@ -32,7 +32,7 @@ func TestMarketsGolden(t *testing.T) {
 		t.Errorf("records %d has_more %v notes %q", len(page.Records), page.HasMore, page.Notes)
 	}
 	var qs []string
-	for _, r := range f.requests() {
+	for _, r := range f.Requests() {
 		q := query(r)
 		if q.Get("engine") != "google_finance" || q.Has("window") || len(q) != 2 {
 			t.Errorf("query %v", q)
@@ -51,7 +51,7 @@ func TestMarketsGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantQuery(t, f.requests()[0], url.Values{"engine": {"google_finance"}, "q": {"AAPL:NASDAQ"}, "window": {"1M"}})
+		wantQuery(t, f.Requests()[0], url.Values{"engine": {"google_finance"}, "q": {"AAPL:NASDAQ"}, "window": {"1M"}})
 		providertest.Golden(t, "finance_window", providertest.RecordsJSON(page))
 		d := page.Records[0].Stored["details"].Body.(map[string]any)
 		if d["window"] != "1M" || len(d["series"].([]map[string]any)) != 3 || d["key_stats"] != nil {

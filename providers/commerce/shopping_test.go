@@ -51,7 +51,7 @@ func TestShoppingRequest(t *testing.T) {
 			if _, err := providertest.Execute(t, f.client(t), ShoppingSearch, providers.ModeLive, tc.body); err != nil {
 				t.Fatal(err)
 			}
-			reqs := f.requests()
+			reqs := f.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests", len(reqs))
 			}
@@ -66,7 +66,7 @@ func TestShoppingRequest(t *testing.T) {
 		if _, err := providertest.ExecuteState(t, f.client(t), ShoppingSearch, providers.ModeLive, req, nil); err != nil {
 			t.Fatal(err)
 		}
-		wantQuery(t, f.requests()[0], url.Values{"engine": {"google_shopping"}, "q": {"coffee grinder"},
+		wantQuery(t, f.Requests()[0], url.Values{"engine": {"google_shopping"}, "q": {"coffee grinder"},
 			"shoprs": {"CAEYBBoKb3hvIGdyaW5kZXIiBzIFCAQSA09YTyoCGAFYAQ"}})
 	})
 }
@@ -100,7 +100,7 @@ func TestShoppingPaging(t *testing.T) {
 	if len(titles) != 11 || titles[0] != "Baratza Encore Conical Burr Coffee Grinder" || titles[10] != "Krups Precision Burr Grinder GX332850" {
 		t.Errorf("titles = %q", titles)
 	}
-	reqs := f.requests()
+	reqs := f.Requests()
 	if len(reqs) != 3 || query(reqs[0]).Has("start") || query(reqs[1]).Has("start") || query(reqs[2]).Get("start") != "60" {
 		t.Errorf("starts: %v / %v / %v", query(reqs[0]), query(reqs[1]), query(reqs[2]))
 	}
@@ -252,7 +252,7 @@ func TestShoppingDetails(t *testing.T) {
 		t.Fatal(err)
 	}
 	providertest.Golden(t, "product", d)
-	reqs := f.requests()
+	reqs := f.Requests()
 	var ref productRef
 	_ = json.Unmarshal(page.Records[0].Ref, &ref)
 	wantQuery(t, reqs[len(reqs)-1], url.Values{"engine": {"google_immersive_product"}, "page_token": {ref.PageToken},
@@ -404,7 +404,7 @@ func TestShoppingRatingSort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests, want the search and its rating-sorted repeat", len(reqs))
 		}
@@ -426,7 +426,7 @@ func TestShoppingRatingSort(t *testing.T) {
 		if _, err := providertest.ExecuteState(t, client, ShoppingSearch, providers.ModeLive, prepare(t, ShoppingSearch, body), next); err != nil {
 			t.Fatal(err)
 		}
-		reqs = f.requests()
+		reqs = f.Requests()
 		wantQuery(t, reqs[2], url.Values{"engine": {"google_shopping"}, "q": {"coffee grinder"}, "min_price": {"0"},
 			"shoprs": {ratingToken}, "start": {"60"}})
 	})
@@ -439,7 +439,7 @@ func TestShoppingRatingSort(t *testing.T) {
 			!strings.Contains(e.Violations[0].Message, "price_low_to_high or price_high_to_low") {
 			t.Fatalf("error %v", err)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 || query(reqs[0]).Has("sort_by") {
 			t.Fatalf("requests %v: sort_by has no rating value", reqs)
 		}

@@ -32,9 +32,9 @@ func init() {
 // fake stands in for one EDGAR host: it answers paths with fixtures or literal bodies and records
 // the requests it saw.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
 	mu     sync.Mutex
-	paths  []string
 	routes map[string]answer
 }
 
@@ -43,7 +43,11 @@ type answer struct {
 	body   []byte
 }
 
-func newFake(t *testing.T) *fake { return &fake{t: t, routes: map[string]answer{}} }
+func newFake(t *testing.T) *fake {
+	f := &fake{t: t, routes: map[string]answer{}}
+	f.Upstream = providertest.Upstream{TB: t, UserAgent: wantUA, Answer: f.route}
+	return f
+}
 
 // serve answers path with a status and a body: a testdata file name, or literal content.
 func (f *fake) serve(path string, status int, body string) *fake {
@@ -56,16 +60,13 @@ func (f *fake) serve(path string, status int, body string) *fake {
 	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.paths = append(f.paths, r.URL.Path)
 	a, ok := f.routes[r.URL.Path]
 	f.mu.Unlock()
 	if r.Method != http.MethodGet || r.URL.RawQuery != "" {
 		f.t.Errorf("request %s %s?%s, want a GET without query", r.Method, r.URL.Path, r.URL.RawQuery)
-	}
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
 	}
 	if !ok {
 		w.WriteHeader(http.StatusNotFound)
@@ -76,10 +77,13 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(a.body)
 }
 
+// requests are the paths f was asked for.
 func (f *fake) requests() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.paths...)
+	var paths []string
+	for _, r := range f.Requests() {
+		paths = append(paths, r.URL.Path)
+	}
+	return paths
 }
 
 // hosts is the pair of fakes for www.sec.gov and data.sec.gov, loaded with the Apple fixtures.

@@ -156,7 +156,7 @@ func TestSearchParams(t *testing.T) {
 		if _, err := run(t, clients(t, f, nil), providers.ModeLive, "tnt_a", newWorkouts(), tc.body, nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := f.requests()[0].URL.Query(); !reflect.DeepEqual(got, tc.want) {
+		if got := f.Requests()[0].URL.Query(); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: query = %v, want %v", tc.body, got, tc.want)
 		}
 	}
@@ -176,7 +176,7 @@ func TestSearchMappingGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			providertest.Golden(t, tc.name, providertest.RecordsJSON(page))
-			if reqs := f.requests(); len(reqs) != 1 || reqs[0].URL.Path != "/exercises" {
+			if reqs := f.Requests(); len(reqs) != 1 || reqs[0].URL.Path != "/exercises" {
 				t.Fatalf("requests: %v", reqs)
 			}
 			videos := 0
@@ -248,7 +248,7 @@ func TestPaging(t *testing.T) {
 	if p2.HasMore || p2.Next != nil || len(p2.Records) != 3 || p2.Records[0].Title != "Goblet Squat" {
 		t.Fatalf("page 2 (last of totalPages 2): more %v next %s records %d", p2.HasMore, p2.Next, len(p2.Records))
 	}
-	if got := f.requests()[1].URL.Query().Get("page"); got != "2" {
+	if got := f.Requests()[1].URL.Query().Get("page"); got != "2" {
 		t.Errorf("second request page = %q", got)
 	}
 	// A page past the end comes back empty and ends the search.
@@ -405,10 +405,10 @@ func TestLegacyWgerSession(t *testing.T) {
 	}
 	providertest.Golden(t, "wger_legacy", providertest.RecordsJSON(page))
 	want := url.Values{"name__search": {"press"}, "muscles": {"4"}, "language__code": {"en"}, "limit": {"3"}, "offset": {"10"}}
-	if reqs := w.requests(); len(reqs) != 1 || reqs[0].URL.Path != "/api/v2/exerciseinfo/" || !reflect.DeepEqual(reqs[0].URL.Query(), want) {
+	if reqs := w.Requests(); len(reqs) != 1 || reqs[0].URL.Path != "/api/v2/exerciseinfo/" || !reflect.DeepEqual(reqs[0].URL.Query(), want) {
 		t.Fatalf("wger requests: %v", reqs)
 	}
-	if len(v.requests()) != 0 {
+	if len(v.Requests()) != 0 {
 		t.Errorf("a legacy session called the video provider")
 	}
 	if len(page.Records) != 2 || !page.HasMore || len(page.Notes) != 1 {

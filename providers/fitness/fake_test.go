@@ -23,27 +23,26 @@ const (
 // fake is an httptest stand-in for YMove and wger: it records every request, checks the
 // User-Agent and (for YMove) the X-API-Key header, and answers by path.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
 	key    bool // requests must carry X-API-Key: testKey
 	mu     sync.Mutex
-	reqs   []*http.Request
 	routes map[string]func(w http.ResponseWriter, r *http.Request)
 }
 
 func newFake(t *testing.T, key bool) *fake {
-	return &fake{t: t, key: key, routes: map[string]func(http.ResponseWriter, *http.Request){}}
+	f := &fake{t: t, key: key, routes: map[string]func(http.ResponseWriter, *http.Request){}}
+	f.Upstream = providertest.Upstream{TB: t, UserAgent: wantUA, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h, ok := f.routes[r.URL.Path]
 	f.mu.Unlock()
 	if r.Method != http.MethodGet {
 		f.t.Errorf("method %s, want GET", r.Method)
-	}
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
 	}
 	if f.key && r.Header.Get("X-API-Key") != testKey {
 		f.t.Errorf("X-API-Key = %q, want %q", r.Header.Get("X-API-Key"), testKey)
@@ -76,12 +75,6 @@ func (f *fake) serve(path string, status int, body string) {
 		w.WriteHeader(status)
 		_, _ = w.Write(b)
 	}
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 // clients binds a client to fakes of both providers (nil leaves a provider at its default).

@@ -42,20 +42,20 @@ func TestPlayerCachesAcrossTenantsWithin24h(t *testing.T) {
 		}
 		c.advance(time.Hour)
 	}
-	if n := len(f.requests()); n != 1 {
+	if n := len(f.Requests()); n != 1 {
 		t.Fatalf("%d lookups, want 1", n)
 	}
-	if r := f.requests()[0]; r.URL.Path != "/exercises/"+benchID || r.URL.RawQuery != "" {
+	if r := f.Requests()[0]; r.URL.Path != "/exercises/"+benchID || r.URL.RawQuery != "" {
 		t.Errorf("lookup %s?%s", r.URL.Path, r.URL.RawQuery)
 	}
 	// 24 hours after the lookup the entry is renewed (a free lookup), though the URL has not expired.
 	c.advance(21*time.Hour - time.Second)
-	if _, err := play(t, p, benchID); err != nil || len(f.requests()) != 1 {
-		t.Fatalf("before 24 h: %v, %d lookups", err, len(f.requests()))
+	if _, err := play(t, p, benchID); err != nil || len(f.Requests()) != 1 {
+		t.Fatalf("before 24 h: %v, %d lookups", err, len(f.Requests()))
 	}
 	c.advance(time.Second)
-	if _, err := play(t, p, benchID); err != nil || len(f.requests()) != 2 {
-		t.Fatalf("at 24 h: %v, %d lookups, want a renewal", err, len(f.requests()))
+	if _, err := play(t, p, benchID); err != nil || len(f.Requests()) != 2 {
+		t.Fatalf("at 24 h: %v, %d lookups, want a renewal", err, len(f.Requests()))
 	}
 }
 
@@ -66,14 +66,14 @@ func TestPlayerNeverServesPastProviderExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.advance(2*time.Hour - expiryMargin - time.Second)
-	if _, err := play(t, p, benchID); err != nil || len(f.requests()) != 1 {
-		t.Fatalf("before expiry: %v, %d lookups", err, len(f.requests()))
+	if _, err := play(t, p, benchID); err != nil || len(f.Requests()) != 1 {
+		t.Fatalf("before expiry: %v, %d lookups", err, len(f.Requests()))
 	}
 	// At the expiry margin the entry is gone; the provider answers the same, now stale, URL.
 	c.advance(time.Second)
 	_, err := play(t, p, benchID)
-	if providertest.ErrorCode(err) != providers.CodeMediaStale || len(f.requests()) != 2 {
-		t.Fatalf("expired: %v, %d lookups", err, len(f.requests()))
+	if providertest.ErrorCode(err) != providers.CodeMediaStale || len(f.Requests()) != 2 {
+		t.Fatalf("expired: %v, %d lookups", err, len(f.Requests()))
 	}
 	if e, _ := providers.AsError(err); e.HTTPStatus() != 409 || !e.IsRetryable() {
 		t.Errorf("media_stale status %d retryable %v", e.HTTPStatus(), e.IsRetryable())
@@ -149,7 +149,7 @@ func TestPlayerSandboxRef(t *testing.T) {
 	if err != nil || got != "https://exercisevideo.sandbox.invalid/videos/barbell-bench-press/play_720p.mp4" {
 		t.Fatalf("sandbox play: %q %v", got, err)
 	}
-	if len(f.requests()) != 0 {
+	if len(f.Requests()) != 0 {
 		t.Errorf("a sandbox workout reached the live provider")
 	}
 	if _, err := play(t, p, ExerciseRef(providers.ModeTest, "00000000-0000-4000-8000-000000000000")); providertest.ErrorCode(err) != providers.CodeWorkoutUnavailable {
@@ -169,7 +169,7 @@ func TestPlayerSandboxVideo(t *testing.T) {
 	if _, err := play(t, p, ExerciseRef(providers.ModeTest, "00000000-0000-4000-8000-000000000000")); providertest.ErrorCode(err) != providers.CodeWorkoutUnavailable {
 		t.Errorf("unknown sandbox exercise: %v", err)
 	}
-	if len(f.requests()) != 0 {
+	if len(f.Requests()) != 0 {
 		t.Errorf("a sandbox workout reached the live provider")
 	}
 }
@@ -195,15 +195,15 @@ func TestPlayerBoundedCache(t *testing.T) {
 		t.Fatalf("%d cached, want the bound 2", p.cached())
 	}
 	// "a" expired soonest and was evicted: playing it again is a lookup; "c" is still cached.
-	n := len(f.requests())
-	if _, err := play(t, p, "c"); err != nil || len(f.requests()) != n {
+	n := len(f.Requests())
+	if _, err := play(t, p, "c"); err != nil || len(f.Requests()) != n {
 		t.Fatalf("c: %v", err)
 	}
 	if got, err := play(t, p, "b"); err != nil || got != "https://cdn.example/b.mp4" {
 		t.Fatalf("b (first video with a URL): %q %v", got, err)
 	}
-	if _, err := play(t, p, "a"); err != nil || len(f.requests()) != n+1 {
-		t.Fatalf("a was not evicted: %v, %d lookups", err, len(f.requests())-n)
+	if _, err := play(t, p, "a"); err != nil || len(f.Requests()) != n+1 {
+		t.Fatalf("a was not evicted: %v, %d lookups", err, len(f.Requests())-n)
 	}
 }
 
@@ -237,7 +237,7 @@ func TestPlayerOneRenewalAtATime(t *testing.T) {
 		}
 	}
 	// Late callers join the running renewal or find its answer cached: exactly one lookup.
-	if n := len(f.requests()); n != 1 {
+	if n := len(f.Requests()); n != 1 {
 		t.Fatalf("%d lookups, want 1", n)
 	}
 }

@@ -22,17 +22,21 @@ const testKey = serpapitest.Key
 // fake is an httptest stand-in for SerpApi that records every request and answers search.json
 // with one handler.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
 	mu     sync.Mutex
-	reqs   []*http.Request
 	handle func(w http.ResponseWriter, r *http.Request)
 }
 
-func newFake(t *testing.T) *fake { return &fake{t: t} }
+func newFake(t *testing.T) *fake {
+	f := &fake{t: t}
+	f.Upstream = providertest.Upstream{TB: t, Answer: f.route}
+	return f
+}
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h := f.handle
 	f.mu.Unlock()
 	serpapitest.CheckRequest(f.t, r, "google_flights")
@@ -55,12 +59,6 @@ func (f *fake) serve(status int, body string) {
 		w.WriteHeader(status)
 		_, _ = w.Write(b)
 	}
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
@@ -313,7 +311,7 @@ func TestSearchParameters(t *testing.T) {
 			if _, err := providertest.Execute(t, f.client(t), Search, providers.ModeLive, tc.body); err != nil {
 				t.Fatal(err)
 			}
-			reqs := f.requests()
+			reqs := f.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
@@ -527,7 +525,7 @@ func TestBookingDetails(t *testing.T) {
 		if d.Credits != nil {
 			t.Errorf("credits = %d, want the action's 4", *d.Credits)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%d requests, want 1", len(reqs))
 		}
@@ -554,7 +552,7 @@ func TestBookingDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		providertest.Golden(t, "booking_separate", d)
-		q := f.requests()[0].URL.Query()
+		q := f.Requests()[0].URL.Query()
 		if q.Has("departure_token") || q.Get("booking_token") != bookingToken(t, rec) || q.Get("return_date") != "2027-03-10" ||
 			q.Get("adults") != "2" || q.Get("children") != "1" || q.Get("type") != "1" {
 			t.Errorf("query = %v (booking_token must replace departure_token)", q)
@@ -606,7 +604,7 @@ func TestBookingDetails(t *testing.T) {
 			if providertest.ErrorCode(err) != providers.CodeInvalidRequest {
 				t.Errorf("error = %v, want invalid_request", err)
 			}
-			if len(f.requests()) != 0 {
+			if len(f.Requests()) != 0 {
 				t.Error("called the upstream without a token")
 			}
 		})
@@ -631,7 +629,7 @@ func TestReturnSearch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(f.requests()) != 0 {
+		if len(f.Requests()) != 0 {
 			t.Errorf("return_search called the upstream")
 		}
 		if d.Credits == nil || *d.Credits != 0 || d.Links == nil || len(d.Links) != 0 {
@@ -665,7 +663,7 @@ func TestReturnSearch(t *testing.T) {
 		if err != nil || len(page.Records) == 0 {
 			t.Fatalf("return search: %v", err)
 		}
-		q := f.requests()[0].URL.Query()
+		q := f.Requests()[0].URL.Query()
 		if q.Get("departure_token") != tokens[i].DepartureToken || q.Get("type") != "1" || q.Get("travel_class") != "3" || q.Get("adults") != "2" {
 			t.Errorf("return search query = %v", q)
 		}
@@ -710,7 +708,7 @@ func TestExamples(t *testing.T) {
 			if err != nil || len(page.Records) == 0 {
 				t.Fatalf("page %v err %v", page, err)
 			}
-			if got, want := f.requests()[0].URL.Query(), wantQuery(searchParams(req)); !reflect.DeepEqual(got, want) {
+			if got, want := f.Requests()[0].URL.Query(), wantQuery(searchParams(req)); !reflect.DeepEqual(got, want) {
 				t.Errorf("query = %v, want %v", got, want)
 			}
 		})

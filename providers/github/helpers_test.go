@@ -14,26 +14,25 @@ const wantUA = "capgate/test (+tests@example.com)"
 // fake is an httptest stand-in for the GitHub REST API that records every request and checks
 // the headers every call must carry.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
 	token  string // the configured key; "" means no Authorization header may be sent
 	mu     sync.Mutex
-	reqs   []*http.Request
 	routes map[string]http.HandlerFunc
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	return &fake{t: t, routes: map[string]http.HandlerFunc{}}
+	f := &fake{t: t, routes: map[string]http.HandlerFunc{}}
+	f.Upstream = providertest.Upstream{TB: t, UserAgent: wantUA, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h, ok := f.routes[r.URL.Path]
 	f.mu.Unlock()
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
-	}
 	if got := r.Header.Get("X-GitHub-Api-Version"); got != "2022-11-28" {
 		f.t.Errorf("X-GitHub-Api-Version = %q", got)
 	}
@@ -73,12 +72,6 @@ func (f *fake) answer(path string, status int, body string, header map[string]st
 		w.WriteHeader(status)
 		_, _ = w.Write([]byte(body))
 	}
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {

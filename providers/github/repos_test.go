@@ -22,7 +22,7 @@ func TestSearchMapsRepositories(t *testing.T) {
 	}
 	providertest.Golden(t, "search", providertest.RecordsJSON(page))
 
-	reqs := f.requests()
+	reqs := f.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests, want 1", len(reqs))
 	}
@@ -53,7 +53,7 @@ func TestSearchSendsTokenWhenConfigured(t *testing.T) {
 		t.Fatalf("empty search: %d records, has_more %v", len(page.Records), page.HasMore)
 	}
 	// best_match is GitHub's default ranking: no sort or order is sent.
-	q := f.requests()[0].URL.Query()
+	q := f.Requests()[0].URL.Query()
 	if q.Has("sort") || q.Has("order") {
 		t.Fatalf("best_match sent sort=%q order=%q", q.Get("sort"), q.Get("order"))
 	}
@@ -110,7 +110,7 @@ func TestSearchStopsAtTheThousandResultCap(t *testing.T) {
 	if _, err := providertest.ExecuteState(t, client, RepoSearch, providers.ModeLive, req, json.RawMessage(`{"page":21}`)); providertest.ErrorCode(err) != providers.CodeInternal {
 		t.Fatalf("a state past the cap: %v", err)
 	}
-	if n := len(f.requests()); n != 1 {
+	if n := len(f.Requests()); n != 1 {
 		t.Fatalf("%d requests, want 1: a state past the cap never reaches GitHub", n)
 	}
 }
@@ -265,7 +265,7 @@ func TestReadmeDetails(t *testing.T) {
 		if body["truncated"] != true || len([]rune(md)) != maxReadmeChars || !strings.HasPrefix(md, "# react-tetris") {
 			t.Fatalf("truncated %v, %d characters", body["truncated"], len([]rune(md)))
 		}
-		if n := len(f.requests()); n != 2 {
+		if n := len(f.Requests()); n != 2 {
 			t.Fatalf("%d requests, want 2 (metadata, then raw)", n)
 		}
 	})
@@ -280,8 +280,8 @@ func TestReadmeDetails(t *testing.T) {
 		f := newFake(t)
 		bad := &providers.Record{Title: "x", Ref: json.RawMessage(`{"owner":"../etc","repo":"passwd"}`)}
 		_, err := providertest.Action(t, f.client(t), RepoSearch, providers.ModeLive, req, "details", bad)
-		if providertest.ErrorCode(err) != providers.CodeInvalidRequest || len(f.requests()) != 0 {
-			t.Fatalf("error %v after %d requests, want invalid_request before any", err, len(f.requests()))
+		if providertest.ErrorCode(err) != providers.CodeInvalidRequest || len(f.Requests()) != 0 {
+			t.Fatalf("error %v after %d requests, want invalid_request before any", err, len(f.Requests()))
 		}
 	})
 }

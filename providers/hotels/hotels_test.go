@@ -28,18 +28,23 @@ const (
 // fake is an httptest stand-in for SerpApi that records every request and answers google_hotels
 // searches with search and property-details requests (those carrying property_token) with details.
 type fake struct {
+	providertest.Upstream
 	t       *testing.T
 	mu      sync.Mutex
-	reqs    []*http.Request
 	search  http.HandlerFunc
 	details http.HandlerFunc
 }
 
-func newFake(t *testing.T) *fake { t.Helper(); return &fake{t: t} }
+func newFake(t *testing.T) *fake {
+	t.Helper()
+	f := &fake{t: t}
+	f.Upstream = providertest.Upstream{TB: t, Answer: f.route}
+	return f
+}
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h := f.search
 	if r.URL.Query().Get("property_token") != "" {
 		h = f.details
@@ -63,12 +68,6 @@ func answer(t *testing.T, status int, body string) http.HandlerFunc {
 		w.WriteHeader(status)
 		_, _ = w.Write(b)
 	}
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
@@ -374,7 +373,7 @@ func TestSearchGolden(t *testing.T) {
 			t.Errorf("%q: ref %s actions %v", rec.Title, rec.Ref, rec.Actions)
 		}
 	}
-	reqs := f.requests()
+	reqs := f.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d upstream requests, want 1", len(reqs))
 	}
@@ -427,7 +426,7 @@ func TestSearchQueryParameters(t *testing.T) {
 			for k, v := range tc.want {
 				want[k] = v
 			}
-			if got := f.requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
+			if got := f.Requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
 				t.Errorf("query = %v, want %v", got, want)
 			}
 		})
@@ -459,7 +458,7 @@ func TestPaging(t *testing.T) {
 		if len(second.Records) != 1 || second.Records[0].Title != "Page two hotel" || second.HasMore || second.Next != nil {
 			t.Errorf("second page = %+v", second)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if got, want := reqs[1].URL.Query(), londonQuery("sort_by", "3", "next_page_token", "CBI="); !reflect.DeepEqual(got, want) {
 			t.Errorf("second query = %v, want %v", got, want)
 		}
@@ -490,7 +489,7 @@ func TestPaging(t *testing.T) {
 		if len(second.Records) != 5 || second.Records[0].Title != "Hotel 21" || string(second.Next) != `{"token":"NEXT"}` {
 			t.Errorf("second page: %d records, next %s", len(second.Records), second.Next)
 		}
-		if q := f.requests()[1].URL.Query(); q.Has("next_page_token") {
+		if q := f.Requests()[1].URL.Query(); q.Has("next_page_token") {
 			t.Errorf("the rest of the first provider page was asked with a token: %v", q)
 		}
 	})
@@ -499,8 +498,8 @@ func TestPaging(t *testing.T) {
 		t.Run("bad state "+state, func(t *testing.T) {
 			f := newFake(t)
 			_, err := providertest.ExecuteState(t, f.client(t), Search, providers.ModeLive, prepare(t, "{"+london+"}"), json.RawMessage(state))
-			if providertest.ErrorCode(err) != providers.CodeInternal || len(f.requests()) != 0 {
-				t.Errorf("error = %v after %d requests", err, len(f.requests()))
+			if providertest.ErrorCode(err) != providers.CodeInternal || len(f.Requests()) != 0 {
+				t.Errorf("error = %v after %d requests", err, len(f.Requests()))
 			}
 		})
 	}
@@ -558,7 +557,7 @@ func TestPageFilters(t *testing.T) {
 				t.Errorf("notes = %q", page.Notes)
 			}
 			want := londonQuery(tc.params...)
-			if got := f.requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
+			if got := f.Requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
 				t.Errorf("query = %v, want %v", got, want)
 			}
 		})
@@ -716,7 +715,7 @@ func TestDetails(t *testing.T) {
 		if d.Credits != nil {
 			t.Errorf("credits = %d, want the action's 4", *d.Credits)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%d requests, want 1", len(reqs))
 		}
@@ -750,7 +749,7 @@ func TestDetails(t *testing.T) {
 		}
 		want := londonQuery("property_token", "ChoQwpS_u-_n6ZG-ARoNL2cvMTF5M18wNXBnbhAC", "adults", "1", "children", "2",
 			"children_ages", "3,12", "currency", "GBP")
-		if got := f.requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
+		if got := f.Requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
 			t.Errorf("query = %v, want %v", got, want)
 		}
 		body := d.Body.(map[string]any)
@@ -792,8 +791,8 @@ func TestDetails(t *testing.T) {
 			f := newFake(t)
 			rec := providers.Record{Title: "x", Ref: json.RawMessage(ref)}
 			_, err := providertest.Action(t, f.client(t), Search, providers.ModeLive, prepare(t, "{"+london+"}"), "details", &rec)
-			if providertest.ErrorCode(err) != providers.CodeInvalidRequest || len(f.requests()) != 0 {
-				t.Errorf("error = %v after %d requests, want invalid_request without a call", err, len(f.requests()))
+			if providertest.ErrorCode(err) != providers.CodeInvalidRequest || len(f.Requests()) != 0 {
+				t.Errorf("error = %v after %d requests, want invalid_request without a call", err, len(f.Requests()))
 			}
 		})
 	}
@@ -844,7 +843,7 @@ func TestExamples(t *testing.T) {
 			if _, err := providertest.ExecuteState(t, f.client(t), Search, providers.ModeLive, req, nil); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := f.requests()[0].URL.Query(), query(stayOf(req).searchParams()); !reflect.DeepEqual(got, want) {
+			if got, want := f.Requests()[0].URL.Query(), query(stayOf(req).searchParams()); !reflect.DeepEqual(got, want) {
 				t.Errorf("query = %v, want %v", got, want)
 			}
 		})

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,9 +30,9 @@ type seen struct {
 // fake stands in for one upstream: it records every request and answers with the i-th answer
 // (the last one repeats).
 type fake struct {
-	t       *testing.T
+	providertest.Upstream
 	mu      sync.Mutex
-	reqs    []seen
+	n       int // requests answered
 	answers []answer
 }
 
@@ -54,17 +53,17 @@ func newFake(t *testing.T, answers ...answer) *fake {
 			answers[i].body = string(b)
 		}
 	}
-	return &fake{t: t, answers: answers}
+	f := &fake{answers: answers}
+	f.Upstream = providertest.Upstream{TB: t, UserAgent: userAgent, Answer: f.answer}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// answer writes the next answer to a request the Upstream recorded.
+func (f *fake) answer(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone()})
-	a := f.answers[min(len(f.reqs), len(f.answers))-1]
+	f.n++
+	a := f.answers[min(f.n, len(f.answers))-1]
 	f.mu.Unlock()
-	if got := r.Header.Get("User-Agent"); got != userAgent {
-		f.t.Errorf("User-Agent = %q, want %q", got, userAgent)
-	}
 	for k, v := range a.header {
 		w.Header().Set(k, v)
 	}
@@ -79,10 +78,13 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(a.body))
 }
 
+// requests is what f received, as seen values.
 func (f *fake) requests() []seen {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.reqs)
+	var out []seen
+	for _, r := range f.Requests() {
+		out = append(out, seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header})
+	}
+	return out
 }
 
 // clients builds a live client with fakes for CourtListener and CELLAR (nil: a fake that fails
@@ -100,7 +102,7 @@ func clients(t *testing.T, cl, eu *fake) *providers.Client {
 }
 
 func refuse(t *testing.T, name string) *fake {
-	f := &fake{t: t, answers: []answer{{status: http.StatusTeapot, body: `{}`}}}
+	f := newFake(t, answer{status: http.StatusTeapot, body: `{}`})
 	t.Cleanup(func() {
 		if n := len(f.requests()); n > 0 {
 			t.Errorf("%s was called %d times, want none", name, n)

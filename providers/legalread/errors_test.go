@@ -155,8 +155,8 @@ func TestSourceFailures(t *testing.T) {
 			if tc.msg != "" && !strings.Contains(providers.MessageOf(err), tc.msg) {
 				t.Fatalf("message %q does not mention %q", providers.MessageOf(err), tc.msg)
 			}
-			if tc.scrapes >= 0 && scraped.count() != tc.scrapes {
-				t.Fatalf("scraper saw %d requests, want %d", scraped.count(), tc.scrapes)
+			if tc.scrapes >= 0 && len(scraped.Requests()) != tc.scrapes {
+				t.Fatalf("scraper saw %d requests, want %d", len(scraped.Requests()), tc.scrapes)
 			}
 		})
 	}

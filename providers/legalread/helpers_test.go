@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"os"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -21,35 +20,12 @@ func TestMain(m *testing.M) {
 }
 
 // hits records the requests a fake upstream received.
-type hits struct {
-	mu   sync.Mutex
-	reqs []*http.Request
-}
+type hits = providertest.Upstream
 
-func (h *hits) add(r *http.Request) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.reqs = append(h.reqs, r.Clone(r.Context()))
-}
-
-func (h *hits) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.reqs)
-}
-
-func (h *hits) all() []*http.Request {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]*http.Request(nil), h.reqs...)
-}
-
-// recorder wraps a fake's handler so the test can see what the adapter sent.
+// recorder makes h the fake answering with next, so the test can see what the adapter sent.
 func recorder(h *hits, next http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.add(r)
-		next(w, r)
-	})
+	h.SetAnswer(next)
+	return h
 }
 
 // serveFile answers with a testdata file.

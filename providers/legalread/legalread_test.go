@@ -129,7 +129,7 @@ func TestEurlexLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := h.all()
+	reqs := h.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests", len(reqs))
 	}
@@ -192,8 +192,8 @@ func TestUSReportsLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.count() != 2 {
-		t.Fatalf("%d requests, want the item and its PDF", h.count())
+	if len(h.Requests()) != 2 {
+		t.Fatalf("%d requests, want the item and its PDF", len(h.Requests()))
 	}
 	checkSections(t, page)
 	want := []struct {
@@ -252,7 +252,7 @@ func TestScholarLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	var paths []string
-	for _, r := range h.all() {
+	for _, r := range h.Requests() {
 		paths = append(paths, r.URL.Path)
 	}
 	if !slices.Equal(paths, []string{"/api/rest/v4/clusters/107564/", "/api/rest/v4/opinions/9422117/", "/api/rest/v4/opinions/107564/"}) {
@@ -295,15 +295,15 @@ func TestHistoricalFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if direct.count() != 1 || scraped.count() != 1 {
-		t.Fatalf("direct %d scraper %d requests", direct.count(), scraped.count())
+	if len(direct.Requests()) != 1 || len(scraped.Requests()) != 1 {
+		t.Fatalf("direct %d scraper %d requests", len(direct.Requests()), len(scraped.Requests()))
 	}
-	if p := direct.all()[0].URL.Path; p != historicalPath {
+	if p := direct.Requests()[0].URL.Path; p != historicalPath {
 		t.Fatalf("the transcription was asked for %s", p)
 	}
-	q := scraped.all()[0].URL.Query()
-	if scraped.all()[0].URL.Path != "/api/v1/" || q.Get("url") != historicalHost+historicalPath || q.Get("render_js") != "false" || q.Get("api_key") != "sk" {
-		t.Fatalf("scraper request %s?%s", scraped.all()[0].URL.Path, scraped.all()[0].URL.RawQuery)
+	q := scraped.Requests()[0].URL.Query()
+	if scraped.Requests()[0].URL.Path != "/api/v1/" || q.Get("url") != historicalHost+historicalPath || q.Get("render_js") != "false" || q.Get("api_key") != "sk" {
+		t.Fatalf("scraper request %s?%s", scraped.Requests()[0].URL.Path, scraped.Requests()[0].URL.RawQuery)
 	}
 	if got.Credits == nil || *got.Credits != 15 {
 		t.Fatalf("credits %v, want 3 scraper credits x 5", got.Credits)
@@ -394,7 +394,7 @@ func TestUSReportsRefusedBeforeFetch(t *testing.T) {
 			t.Fatalf("%s: status %d", body, e.HTTPStatus())
 		}
 	}
-	if h.count() != 0 {
-		t.Fatalf("the Library of Congress saw %d requests", h.count())
+	if len(h.Requests()) != 0 {
+		t.Fatalf("the Library of Congress saw %d requests", len(h.Requests()))
 	}
 }

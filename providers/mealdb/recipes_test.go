@@ -21,26 +21,25 @@ const wantUA = "capgate/test (+tests@example.com)"
 // keyed by the endpoint file name (search.php, filter.php, lookup.php); the key segment in front
 // of it is recorded and checked by the tests.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
 	mu     sync.Mutex
-	reqs   []*http.Request
 	routes map[string]http.HandlerFunc
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	return &fake{t: t, routes: map[string]http.HandlerFunc{}}
+	f := &fake{t: t, routes: map[string]http.HandlerFunc{}}
+	f.Upstream = providertest.Upstream{TB: t, UserAgent: wantUA, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	parts := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
 	h := f.routes[parts[len(parts)-1]]
 	f.mu.Unlock()
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
-	}
 	if got := r.Header.Get("Authorization"); got != "" {
 		f.t.Errorf("the key travels in the path, but Authorization %q was sent", got)
 	}
@@ -74,12 +73,6 @@ func (f *fake) raw(endpoint string, status int, ctype, body string, header http.
 		w.WriteHeader(status)
 		_, _ = w.Write([]byte(body))
 	}
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 // client points the provider at the fake with the key; "" means a development deployment that
@@ -441,7 +434,7 @@ func TestUpstreamRequests(t *testing.T) {
 			if _, err := providertest.Execute(t, f.client(t, tc.key), RecipesSearch, providers.ModeLive, tc.body); err != nil {
 				t.Fatal(err)
 			}
-			reqs := f.requests()
+			reqs := f.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d upstream requests, want 1", len(reqs))
 			}
@@ -671,8 +664,8 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(f.requests()) != 1 {
-			t.Errorf("%d upstream calls, want only the search", len(f.requests()))
+		if len(f.Requests()) != 1 {
+			t.Errorf("%d upstream calls, want only the search", len(f.Requests()))
 		}
 		if d.Credits != nil {
 			t.Errorf("credits = %v, want the action's 0", *d.Credits)
@@ -701,8 +694,8 @@ func TestDetails(t *testing.T) {
 		if got, want := asJSON(t, d), asJSON(t, page.Records[0].Stored["details"]); !reflect.DeepEqual(got, want) {
 			t.Errorf("detail = %v, want %v", got, want)
 		}
-		if len(f.requests()) != 1 {
-			t.Errorf("%d upstream calls", len(f.requests()))
+		if len(f.Requests()) != 1 {
+			t.Errorf("%d upstream calls", len(f.Requests()))
 		}
 	})
 	t.Run("filter record: lookup.php by id", func(t *testing.T) {
@@ -716,7 +709,7 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 || reqs[0].URL.Path != "/9973533/lookup.php" || !reflect.DeepEqual(reqs[0].URL.Query(), url.Values{"i": {"53058"}}) {
 			t.Fatalf("requests = %v", reqs)
 		}
@@ -763,7 +756,7 @@ func TestDetails(t *testing.T) {
 			if got := providertest.ErrorCode(err); got != tc.code {
 				t.Errorf("code = %q (%v), want %q", got, err, tc.code)
 			}
-			if called := len(f.requests()) > 0; called != tc.upstrem {
+			if called := len(f.Requests()) > 0; called != tc.upstrem {
 				t.Errorf("upstream called = %v, want %v", called, tc.upstrem)
 			}
 		})
@@ -840,7 +833,7 @@ func TestKeyRequired(t *testing.T) {
 	if _, err := providertest.Execute(t, own, RecipesSearch, providers.ModeLive, `{"query":"stew"}`); err != nil {
 		t.Fatalf("own base URL: %v", err)
 	}
-	if reqs := f.requests(); len(reqs) != 1 || !strings.HasPrefix(reqs[0].URL.Path, "/"+publicTestKey+"/") {
+	if reqs := f.Requests(); len(reqs) != 1 || !strings.HasPrefix(reqs[0].URL.Path, "/"+publicTestKey+"/") {
 		t.Fatalf("own base URL requests: %v", reqs)
 	}
 }

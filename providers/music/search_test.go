@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,62 +17,11 @@ import (
 	"github.com/capgate/capgate/providers/providertest"
 )
 
-// upstream is an httptest stand-in for Deezer or MusicBrainz: it records every request and
-// answers with the handler's choice.
-type upstream struct {
-	mu     sync.Mutex
-	reqs   []*http.Request
-	answer func(w http.ResponseWriter, r *http.Request)
-}
-
-func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	u.mu.Lock()
-	u.reqs = append(u.reqs, r.Clone(context.Background()))
-	u.mu.Unlock()
-	u.answer(w, r)
-}
-
-func (u *upstream) requests() []*http.Request {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return slices.Clone(u.reqs)
-}
-
-// serve answers with a file (testdata/... or sandbox/...) and a status.
-func serve(tb testing.TB, status int, file string) *upstream {
-	tb.Helper()
-	body, err := os.ReadFile(file)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return serveBody(status, string(body))
-}
-
-func serveBody(status int, body string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}}
-}
-
-// refuse fails the test if the upstream is called at all.
-func refuse(tb testing.TB, name string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		tb.Errorf("%s must not be called (got %s)", name, r.URL)
-		w.WriteHeader(http.StatusTeapot)
-	}}
-}
+// upstream is the shared recording stand-in for Deezer or MusicBrainz.
+type upstream = providertest.Upstream
 
 // sandboxFake serves the provider's own sandbox fixtures from a live fake.
-func sandboxFake(id string) *upstream {
-	for _, p := range Providers() {
-		if p.ID == id {
-			return &upstream{answer: p.Sandbox.ServeHTTP}
-		}
-	}
-	panic("no provider " + id)
-}
+func sandboxFake(id string) *upstream { return providertest.SandboxUpstream(Providers(), id) }
 
 func client(tb testing.TB, deezer, mb http.Handler) *providers.Client {
 	tb.Helper()
@@ -218,13 +165,13 @@ func TestExamples(t *testing.T) {
 		})
 		t.Run("live/"+ex.Title, func(t *testing.T) {
 			dz := sandboxFake(deezerID)
-			c := client(t, dz, refuse(t, "MusicBrainz"))
+			c := client(t, dz, providertest.Refuse(t, "MusicBrainz"))
 			page, err := providertest.Execute(t, c, Search, providers.ModeLive, string(body))
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkExamplePage(t, page, ex.Body)
-			for _, r := range dz.requests() {
+			for _, r := range dz.Requests() {
 				if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "capgate/test") {
 					t.Errorf("User-Agent = %q", ua)
 				}
@@ -266,12 +213,12 @@ func TestMappingGolden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var dz, mb http.Handler = refuse(t, "Deezer"), refuse(t, "MusicBrainz")
+			var dz, mb http.Handler = providertest.Refuse(t, "Deezer"), providertest.Refuse(t, "MusicBrainz")
 			if tc.deezer != "" {
-				dz = serve(t, 200, filepath.Join("testdata", tc.deezer))
+				dz = providertest.ServeFile(t, 200, filepath.Join("testdata", tc.deezer))
 			}
 			if tc.mb != "" {
-				mb = serve(t, 200, filepath.Join("testdata", tc.mb))
+				mb = providertest.ServeFile(t, 200, filepath.Join("testdata", tc.mb))
 			}
 			page, err := run(t, client(t, dz, mb), tc.body, tc.state)
 			if err != nil {
@@ -317,15 +264,15 @@ func TestUpstreamRequests(t *testing.T) {
 	t.Run("deezer search", func(t *testing.T) {
 		for _, tc := range []struct{ kind, path string }{{"track", "/search"}, {"artist", "/search/artist"}, {"album", "/search/album"}} {
 			t.Run(tc.kind, func(t *testing.T) {
-				dz := serveBody(200, `{"data":[],"total":0}`)
-				page, err := run(t, client(t, dz, refuse(t, "MusicBrainz")), `{"query":" AC/DC & friends ","kind":"`+tc.kind+`","num":7}`, "")
+				dz := providertest.ServeBody(200, `{"data":[],"total":0}`)
+				page, err := run(t, client(t, dz, providertest.Refuse(t, "MusicBrainz")), `{"query":" AC/DC & friends ","kind":"`+tc.kind+`","num":7}`, "")
 				if err != nil {
 					t.Fatal(err)
 				}
 				if len(page.Records) != 0 || page.HasMore || page.Next != nil {
 					t.Errorf("empty answer gave %+v", page)
 				}
-				reqs := dz.requests()
+				reqs := dz.Requests()
 				if len(reqs) != 1 {
 					t.Fatalf("%d requests", len(reqs))
 				}
@@ -349,15 +296,15 @@ func TestUpstreamRequests(t *testing.T) {
 	t.Run("musicbrainz search", func(t *testing.T) {
 		for _, tc := range []struct{ kind, path, list string }{{"track", "/ws/2/recording", "recordings"}, {"artist", "/ws/2/artist", "artists"}, {"album", "/ws/2/release", "releases"}} {
 			t.Run(tc.kind, func(t *testing.T) {
-				mb := serveBody(200, `{"created":"2026-01-01T00:00:00.000Z","count":0,"offset":40,"`+tc.list+`":[]}`)
-				page, err := run(t, client(t, refuse(t, "Deezer"), mb), `{"query":"artist:\"daft punk\"","kind":"`+tc.kind+`","num":20}`, `{"source":"musicbrainz","offset":40}`)
+				mb := providertest.ServeBody(200, `{"created":"2026-01-01T00:00:00.000Z","count":0,"offset":40,"`+tc.list+`":[]}`)
+				page, err := run(t, client(t, providertest.Refuse(t, "Deezer"), mb), `{"query":"artist:\"daft punk\"","kind":"`+tc.kind+`","num":20}`, `{"source":"musicbrainz","offset":40}`)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if len(page.Records) != 0 || page.HasMore {
 					t.Errorf("page = %+v", page)
 				}
-				r := mb.requests()[0]
+				r := mb.Requests()[0]
 				if r.URL.Path != tc.path {
 					t.Errorf("path = %s, want %s", r.URL.Path, tc.path)
 				}
@@ -392,10 +339,10 @@ func TestUpstreamRequests(t *testing.T) {
 				"/ws/2/release/7492b4b2-a0e1-56c0-ae1a-f420024e29b1", "artist-credits+labels+recordings+release-groups+genres", "sandbox/musicbrainz_release.json"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				up := serve(t, 200, tc.file)
-				var dz, mb http.Handler = up, refuse(t, "MusicBrainz")
+				up := providertest.ServeFile(t, 200, tc.file)
+				var dz, mb http.Handler = up, providertest.Refuse(t, "MusicBrainz")
 				if tc.inc != "" {
-					dz, mb = refuse(t, "Deezer"), up
+					dz, mb = providertest.Refuse(t, "Deezer"), up
 				}
 				c := client(t, dz, mb)
 				rec := &providers.Record{Title: "x", Ref: json.RawMessage(tc.ref)}
@@ -406,7 +353,7 @@ func TestUpstreamRequests(t *testing.T) {
 				if d.Links == nil || d.Body == nil {
 					t.Errorf("detail = %+v", d)
 				}
-				r := up.requests()[0]
+				r := up.Requests()[0]
 				if r.URL.Path != tc.path {
 					t.Errorf("path = %s, want %s", r.URL.Path, tc.path)
 				}
@@ -424,7 +371,7 @@ func TestUpstreamRequests(t *testing.T) {
 func TestPaging(t *testing.T) {
 	t.Run("deezer offset round trip", func(t *testing.T) {
 		dz := sandboxFake(deezerID)
-		c := client(t, dz, refuse(t, "MusicBrainz"))
+		c := client(t, dz, providertest.Refuse(t, "MusicBrainz"))
 		body := `{"query":"harder better faster stronger","num":5}`
 		p1, err := run(t, c, body, "")
 		if err != nil {
@@ -440,7 +387,7 @@ func TestPaging(t *testing.T) {
 		if p2.HasMore || p2.Next != nil || len(p2.Records) != 2 {
 			t.Errorf("page 2: has_more=%v next=%s records=%d", p2.HasMore, p2.Next, len(p2.Records))
 		}
-		if q := dz.requests()[1].URL.Query(); q.Get("index") != "5" || q.Get("limit") != "5" {
+		if q := dz.Requests()[1].URL.Query(); q.Get("index") != "5" || q.Get("limit") != "5" {
 			t.Errorf("page 2 query = %v", q)
 		}
 		if p1.Records[0].Title == p2.Records[0].Title {
@@ -448,8 +395,8 @@ func TestPaging(t *testing.T) {
 		}
 	})
 	t.Run("deezer next without index falls back to offset plus count", func(t *testing.T) {
-		dz := serveBody(200, `{"data":[{"id":1,"title":"A"},{"id":2,"title":"B"}],"total":50}`)
-		p, err := run(t, client(t, dz, refuse(t, "MusicBrainz")), `{"query":"x","num":2}`, `{"source":"deezer","offset":10}`)
+		dz := providertest.ServeBody(200, `{"data":[{"id":1,"title":"A"},{"id":2,"title":"B"}],"total":50}`)
+		p, err := run(t, client(t, dz, providertest.Refuse(t, "MusicBrainz")), `{"query":"x","num":2}`, `{"source":"deezer","offset":10}`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -459,7 +406,7 @@ func TestPaging(t *testing.T) {
 	})
 	t.Run("musicbrainz continues on the fallback", func(t *testing.T) {
 		mb := sandboxFake(musicbrainzID)
-		c := client(t, refuse(t, "Deezer"), mb)
+		c := client(t, providertest.Refuse(t, "Deezer"), mb)
 		body := `{"query":"harder better faster stronger","num":5}`
 		p1, err := run(t, c, body, `{"source":"musicbrainz","offset":0}`)
 		if err != nil {
@@ -480,7 +427,7 @@ func TestPaging(t *testing.T) {
 				t.Errorf("notes = %v", p.Notes)
 			}
 		}
-		if q := mb.requests()[1].URL.Query(); q.Get("offset") != "5" {
+		if q := mb.Requests()[1].URL.Query(); q.Get("offset") != "5" {
 			t.Errorf("page 2 offset = %s", q.Get("offset"))
 		}
 	})
@@ -498,7 +445,7 @@ func TestPaging(t *testing.T) {
 	})
 	t.Run("unreadable state", func(t *testing.T) {
 		for _, st := range []string{`{"source":"spotify","offset":5}`, `{"source":"deezer","offset":-1}`, `[1]`, `"x"`} {
-			_, err := run(t, client(t, refuse(t, "Deezer"), refuse(t, "MusicBrainz")), `{"query":"x"}`, st)
+			_, err := run(t, client(t, providertest.Refuse(t, "Deezer"), providertest.Refuse(t, "MusicBrainz")), `{"query":"x"}`, st)
 			if providertest.ErrorCode(err) != providers.CodeInternal {
 				t.Errorf("state %s: error %v, want internal_error", st, err)
 			}
@@ -545,7 +492,7 @@ func TestFallback(t *testing.T) {
 		{"allowance used up", 429, `{}`, "allowance"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			page, err := run(t, client(t, serveBody(tc.status, tc.answer), mbSandbox()), body, "")
+			page, err := run(t, client(t, providertest.ServeBody(tc.status, tc.answer), mbSandbox()), body, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -565,7 +512,7 @@ func TestFallback(t *testing.T) {
 	})
 
 	t.Run("deezer breaker open", func(t *testing.T) {
-		dz := serveBody(502, `bad gateway`)
+		dz := providertest.ServeBody(502, `bad gateway`)
 		c := client(t, dz, mbSandbox())
 		// Five failing Deezer pages (a Deezer search never switches source mid-search) open the breaker.
 		for range 5 {
@@ -578,7 +525,7 @@ func TestFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkFallback(t, page, "Deezer is failing and calls to it are paused")
-		if n := len(dz.requests()); n != 5 {
+		if n := len(dz.Requests()); n != 5 {
 			t.Errorf("Deezer called %d times, want 5 (the open breaker fails fast)", n)
 		}
 		// While the breaker is open a Deezer-paged search answers service_unavailable.
@@ -588,7 +535,7 @@ func TestFallback(t *testing.T) {
 	})
 
 	t.Run("deezer timeout leaves time for the fallback", func(t *testing.T) {
-		dz := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		dz := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
 			case <-time.After(5 * time.Second):
@@ -607,7 +554,7 @@ func TestFallback(t *testing.T) {
 	t.Run("no fallback when MusicBrainz is not configured", func(t *testing.T) {
 		provs := Providers()
 		provs[1].BaseURL = ""
-		c := providertest.Client(t, provs, map[string]http.Handler{deezerID: serveBody(500, `oops`)}, nil)
+		c := providertest.Client(t, provs, map[string]http.Handler{deezerID: providertest.ServeBody(500, `oops`)}, nil)
 		_, err := providertest.ExecuteState(t, c, Search, providers.ModeLive, prepare(t, body), nil)
 		if providertest.ErrorCode(err) != providers.CodeProviderError {
 			t.Errorf("error = %v, want Deezer's provider_error", err)
@@ -615,14 +562,14 @@ func TestFallback(t *testing.T) {
 	})
 
 	t.Run("fallback failure is reported", func(t *testing.T) {
-		_, err := run(t, client(t, serveBody(500, `oops`), serveBody(500, `{"error":"Internal Server Error"}`)), body, "")
+		_, err := run(t, client(t, providertest.ServeBody(500, `oops`), providertest.ServeBody(500, `{"error":"Internal Server Error"}`)), body, "")
 		if providertest.ErrorCode(err) != providers.CodeProviderError || !strings.Contains(err.Error(), "musicbrainz") {
 			t.Errorf("error = %v, want MusicBrainz's provider_error", err)
 		}
 	})
 
 	t.Run("a deezer search does not switch source on more", func(t *testing.T) {
-		_, err := run(t, client(t, serveBody(500, `oops`), refuse(t, "MusicBrainz")), body, `{"source":"deezer","offset":5}`)
+		_, err := run(t, client(t, providertest.ServeBody(500, `oops`), providertest.Refuse(t, "MusicBrainz")), body, `{"source":"deezer","offset":5}`)
 		if providertest.ErrorCode(err) != providers.CodeProviderError {
 			t.Errorf("error = %v, want provider_error", err)
 		}
@@ -640,38 +587,38 @@ func TestUpstreamErrors(t *testing.T) {
 		retryAfter time.Duration
 		retryable  bool
 	}{
-		{name: "deezer quota (HTTP 200, code 4)", deezer: serveBody(200, `{"error":{"type":"Exception","message":"Quota limit exceeded","code":4}}`),
+		{name: "deezer quota (HTTP 200, code 4)", deezer: providertest.ServeBody(200, `{"error":{"type":"Exception","message":"Quota limit exceeded","code":4}}`),
 			code: providers.CodeRateLimited, retryAfter: 5 * time.Second, retryable: true},
-		{name: "deezer invalid query (600)", deezer: serveBody(200, `{"error":{"type":"InvalidQueryException","message":"Invalid query","code":600}}`),
+		{name: "deezer invalid query (600)", deezer: providertest.ServeBody(200, `{"error":{"type":"InvalidQueryException","message":"Invalid query","code":600}}`),
 			code: providers.CodeInvalidRequest, paths: []string{"/query"}},
-		{name: "deezer HTTP 429 with a short Retry-After", deezer: &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		{name: "deezer HTTP 429 with a short Retry-After", deezer: &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "3")
 			w.WriteHeader(429)
 		}}, code: providers.CodeRateLimited, retryAfter: 3 * time.Second, retryable: true},
-		{name: "deezer parameter error on more", deezer: serveBody(200, `{"error":{"type":"ParameterException","message":"Wrong parameter type: index","code":500}}`),
+		{name: "deezer parameter error on more", deezer: providertest.ServeBody(200, `{"error":{"type":"ParameterException","message":"Wrong parameter type: index","code":500}}`),
 			state: `{"source":"deezer","offset":5}`, code: providers.CodeProviderError},
-		{name: "deezer malformed on more", deezer: serveBody(200, `[`), state: `{"source":"deezer","offset":5}`, code: providers.CodeProviderError, retryable: true},
-		{name: "deezer answer without data on more", deezer: serveBody(200, `{"total":3}`), state: `{"source":"deezer","offset":5}`,
+		{name: "deezer malformed on more", deezer: providertest.ServeBody(200, `[`), state: `{"source":"deezer","offset":5}`, code: providers.CodeProviderError, retryable: true},
+		{name: "deezer answer without data on more", deezer: providertest.ServeBody(200, `{"total":3}`), state: `{"source":"deezer","offset":5}`,
 			code: providers.CodeProviderError, retryable: true},
-		{name: "deezer error as a string on more", deezer: serveBody(200, `{"error":"oops"}`), state: `{"source":"deezer","offset":5}`,
+		{name: "deezer error as a string on more", deezer: providertest.ServeBody(200, `{"error":"oops"}`), state: `{"source":"deezer","offset":5}`,
 			code: providers.CodeProviderError, retryable: true},
-		{name: "musicbrainz throttling (HTTP 503)", mb: serveBody(503, `{"error":"Your requests are exceeding the allowable rate limit. Please see https://wiki.musicbrainz.org/XMLWebService for more information."}`),
+		{name: "musicbrainz throttling (HTTP 503)", mb: providertest.ServeBody(503, `{"error":"Your requests are exceeding the allowable rate limit. Please see https://wiki.musicbrainz.org/XMLWebService for more information."}`),
 			state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeRateLimited, retryAfter: 2 * time.Second, retryable: true},
-		{name: "musicbrainz refuses the query (HTTP 400)", mb: serveBody(400, `{"error":"Cannot parse query","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`),
+		{name: "musicbrainz refuses the query (HTTP 400)", mb: providertest.ServeBody(400, `{"error":"Cannot parse query","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`),
 			state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeInvalidRequest, paths: []string{"/query"}},
-		{name: "musicbrainz without a list", mb: serveBody(200, `{"created":"2026-01-01T00:00:00.000Z","count":3,"offset":0}`),
+		{name: "musicbrainz without a list", mb: providertest.ServeBody(200, `{"created":"2026-01-01T00:00:00.000Z","count":3,"offset":0}`),
 			state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "musicbrainz malformed", mb: serveBody(200, `{"recordings":`), state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
-		{name: "musicbrainz not an object", mb: serveBody(200, `[]`), state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
+		{name: "musicbrainz malformed", mb: providertest.ServeBody(200, `{"recordings":`), state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
+		{name: "musicbrainz not an object", mb: providertest.ServeBody(200, `[]`), state: `{"source":"musicbrainz","offset":0}`, code: providers.CodeProviderError, retryable: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dz, mb := tc.deezer, tc.mb
 			if dz == nil {
-				dz = refuse(t, "Deezer")
+				dz = providertest.Refuse(t, "Deezer")
 			}
 			if mb == nil {
-				mb = refuse(t, "MusicBrainz")
+				mb = providertest.Refuse(t, "MusicBrainz")
 			}
 			_, err := run(t, client(t, dz, mb), `{"query":"x"}`, tc.state)
 			e, ok := providers.AsError(err)
@@ -690,7 +637,7 @@ func TestUpstreamErrors(t *testing.T) {
 		})
 	}
 	t.Run("deezer no data on a search is an empty last page", func(t *testing.T) {
-		page, err := run(t, client(t, serveBody(200, `{"error":{"type":"DataException","message":"no data","code":800}}`), refuse(t, "MusicBrainz")), `{"query":"x"}`, "")
+		page, err := run(t, client(t, providertest.ServeBody(200, `{"error":{"type":"DataException","message":"no data","code":800}}`), providertest.Refuse(t, "MusicBrainz")), `{"query":"x"}`, "")
 		if err != nil || len(page.Records) != 0 || page.HasMore {
 			t.Errorf("page = %+v, err = %v", page, err)
 		}
@@ -723,16 +670,16 @@ func TestDetails(t *testing.T) {
 		mb     *upstream
 		code   providers.Code
 	}{
-		{"deezer no data", `{"source":"deezer","kind":"track","id":"1"}`, serveBody(200, `{"error":{"type":"DataException","message":"no data","code":800}}`), nil, providers.CodeNotFound},
-		{"deezer quota", `{"source":"deezer","kind":"album","id":"1"}`, serveBody(200, `{"error":{"type":"Exception","message":"Quota limit exceeded","code":4}}`), nil, providers.CodeRateLimited},
-		{"deezer malformed", `{"source":"deezer","kind":"artist","id":"1"}`, serveBody(200, `{"id":`), nil, providers.CodeProviderError},
-		{"deezer HTTP 500", `{"source":"deezer","kind":"artist","id":"1"}`, serveBody(500, ``), nil, providers.CodeProviderError},
+		{"deezer no data", `{"source":"deezer","kind":"track","id":"1"}`, providertest.ServeBody(200, `{"error":{"type":"DataException","message":"no data","code":800}}`), nil, providers.CodeNotFound},
+		{"deezer quota", `{"source":"deezer","kind":"album","id":"1"}`, providertest.ServeBody(200, `{"error":{"type":"Exception","message":"Quota limit exceeded","code":4}}`), nil, providers.CodeRateLimited},
+		{"deezer malformed", `{"source":"deezer","kind":"artist","id":"1"}`, providertest.ServeBody(200, `{"id":`), nil, providers.CodeProviderError},
+		{"deezer HTTP 500", `{"source":"deezer","kind":"artist","id":"1"}`, providertest.ServeBody(500, ``), nil, providers.CodeProviderError},
 		{"musicbrainz not found", `{"source":"musicbrainz","kind":"track","id":"0cf3008f-e246-428f-abc1-35f87d584d60"}`, nil,
-			serveBody(404, `{"error":"Not Found","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`), providers.CodeNotFound},
+			providertest.ServeBody(404, `{"error":"Not Found","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`), providers.CodeNotFound},
 		{"musicbrainz throttled", `{"source":"musicbrainz","kind":"album","id":"0cf3008f-e246-428f-abc1-35f87d584d60"}`, nil,
-			serveBody(503, `{"error":"Your requests are exceeding the allowable rate limit."}`), providers.CodeRateLimited},
+			providertest.ServeBody(503, `{"error":"Your requests are exceeding the allowable rate limit."}`), providers.CodeRateLimited},
 		{"musicbrainz invalid mbid", `{"source":"musicbrainz","kind":"artist","id":"0cf3008f-e246-428f-abc1-35f87d584d60"}`, nil,
-			serveBody(400, `{"error":"Invalid mbid.","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`), providers.CodeProviderError},
+			providertest.ServeBody(400, `{"error":"Invalid mbid.","help":"For usage, please see: https://musicbrainz.org/development/mmd"}`), providers.CodeProviderError},
 		{"corrupt reference", `{"source":"deezer","kind":"track","id":"../admin"}`, nil, nil, providers.CodeInternal},
 		{"unknown source", `{"source":"spotify","kind":"track","id":"1"}`, nil, nil, providers.CodeInternal},
 		{"no reference", ``, nil, nil, providers.CodeInternal},
@@ -740,10 +687,10 @@ func TestDetails(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dz, mb := tc.deezer, tc.mb
 			if dz == nil {
-				dz = refuse(t, "Deezer")
+				dz = providertest.Refuse(t, "Deezer")
 			}
 			if mb == nil {
-				mb = refuse(t, "MusicBrainz")
+				mb = providertest.Refuse(t, "MusicBrainz")
 			}
 			_, err := detail(t, client(t, dz, mb), tc.ref)
 			if providertest.ErrorCode(err) != tc.code {
@@ -752,8 +699,8 @@ func TestDetails(t *testing.T) {
 		})
 	}
 	t.Run("records without a usable id offer no details", func(t *testing.T) {
-		dz := serveBody(200, `{"data":[{"id":"abc","name":"No id"},{"id":5,"name":"Has id"}],"total":2}`)
-		page, err := run(t, client(t, dz, refuse(t, "MusicBrainz")), `{"query":"x","kind":"artist"}`, "")
+		dz := providertest.ServeBody(200, `{"data":[{"id":"abc","name":"No id"},{"id":5,"name":"Has id"}],"total":2}`)
+		page, err := run(t, client(t, dz, providertest.Refuse(t, "MusicBrainz")), `{"query":"x","kind":"artist"}`, "")
 		if err != nil {
 			t.Fatal(err)
 		}

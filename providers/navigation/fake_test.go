@@ -1,13 +1,11 @@
 package navigation
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 
@@ -29,45 +27,20 @@ type seen struct {
 	Body   string
 }
 
-// fake is an httptest stand-in for one upstream: it records every request and answers with the
-// handler's choice.
-type fake struct {
-	mu     sync.Mutex
-	reqs   []seen
-	answer http.HandlerFunc
-}
+// fake is the shared recording stand-in for one upstream.
+type fake = providertest.Upstream
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.reqs = append(f.reqs, seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: string(b)})
-	f.mu.Unlock()
-	r.Body = io.NopCloser(bytes.NewReader(b))
-	f.answer(w, r)
-}
-
-func (f *fake) requests() []seen {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.reqs)
-}
-
-// serveFile answers every request with a testdata (or sandbox) file and a status.
-func serveFile(tb testing.TB, status int, file string) *fake {
-	tb.Helper()
-	body, err := os.ReadFile(file)
-	if err != nil {
-		tb.Fatal(err)
+// requests is what f received, as seen values.
+func requests(f *fake) []seen {
+	var out []seen
+	for _, r := range f.Requests() {
+		var b []byte
+		if r.Body != nil {
+			b, _ = io.ReadAll(r.Body)
+		}
+		out = append(out, seen{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header, Body: string(b)})
 	}
-	return serveBody(status, string(body))
-}
-
-func serveBody(status int, body string) *fake {
-	return &fake{answer: func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}}
+	return out
 }
 
 // sequence answers the i-th request with the i-th file (the last one repeats).
@@ -83,7 +56,7 @@ func sequence(tb testing.TB, answers ...answer) *fake {
 	}
 	var mu sync.Mutex
 	n := 0
-	return &fake{answer: func(w http.ResponseWriter, r *http.Request) {
+	return &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		i := min(n, len(answers)-1)
 		n++
@@ -99,23 +72,8 @@ type answer struct {
 	file   string
 }
 
-// refuse fails the test if the upstream is called at all.
-func refuse(tb testing.TB, name string) *fake {
-	return &fake{answer: func(w http.ResponseWriter, r *http.Request) {
-		tb.Errorf("%s must not be called (got %s %s)", name, r.Method, r.URL)
-		w.WriteHeader(http.StatusTeapot)
-	}}
-}
-
 // sandboxFake serves the provider's own sandbox fixtures from a live fake.
-func sandboxFake(id string) *fake {
-	for _, p := range Providers() {
-		if p.ID == id {
-			return &fake{answer: p.Sandbox.ServeHTTP}
-		}
-	}
-	panic("no provider " + id)
-}
+func sandboxFake(id string) *fake { return providertest.SandboxUpstream(Providers(), id) }
 
 // testProviders are Providers() with Nominatim's and OSRM's one-request-a-second bounds lifted, so
 // the tests do not wait on them (TestProviders checks the real declaration).
@@ -178,7 +136,7 @@ func checkHeaders(tb testing.TB, name string, f *fake, wantKey string) {
 	if f == nil {
 		return
 	}
-	for _, r := range f.requests() {
+	for _, r := range requests(f) {
 		if got := r.Header.Get("User-Agent"); got != userAgent {
 			tb.Errorf("%s: User-Agent %q, want %q", name, got, userAgent)
 		}

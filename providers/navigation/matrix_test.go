@@ -87,7 +87,7 @@ func TestMatrixExamplesSandbox(t *testing.T) {
 func TestMatrixExamplesLive(t *testing.T) {
 	for _, ex := range Matrix.Examples {
 		t.Run(ex.Title, func(t *testing.T) {
-			u := upstreams{ors: sandboxFake(orsID), osrm: refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
+			u := upstreams{ors: sandboxFake(orsID), osrm: providertest.Refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
 			page, err := run(t, Matrix, u, exampleBody(t, ex))
 			if err != nil {
 				t.Fatal(err)
@@ -122,12 +122,12 @@ const unc = `{"origins":[{"lat":35.909526,"lon":-79.053187},{"lat":35.909809,"lo
 	"destinations":[{"lat":35.912506,"lon":-79.055098},{"lat":35.91312,"lon":-79.050822}],"mode":"walking","metrics":["duration"]}`
 
 func TestMatrixORSRequestAndMapping(t *testing.T) {
-	u := upstreams{ors: serveFile(t, 200, td("ors_matrix_walking.json")), osrm: refuse(t, "osrm"), nominatim: refuse(t, "nominatim")}
+	u := upstreams{ors: providertest.ServeFile(t, 200, td("ors_matrix_walking.json")), osrm: providertest.Refuse(t, "osrm"), nominatim: providertest.Refuse(t, "nominatim")}
 	page, err := run(t, Matrix, u, unc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := u.ors.requests()
+	r := requests(u.ors)
 	if len(r) != 1 || r[0].Method != http.MethodPost || r[0].Path != "/v2/matrix/foot-walking" || r[0].Query != "" {
 		t.Fatalf("ORS requests %+v", r)
 	}
@@ -170,12 +170,12 @@ const cities = `{"origins":[{"lat":52.517037,"lon":13.38886},{"lat":52.400931,"l
 	"destinations":[{"lat":51.340632,"lon":12.374733},{"lat":53.550341,"lon":10.000654},{"lat":54.180813,"lon":7.88934}]}`
 
 func TestMatrixOSRMFallback(t *testing.T) {
-	u := upstreams{osrm: serveFile(t, 200, td("osrm_table.json")), nominatim: refuse(t, "nominatim")}
+	u := upstreams{osrm: providertest.ServeFile(t, 200, td("osrm_table.json")), nominatim: providertest.Refuse(t, "nominatim")}
 	page, err := run(t, Matrix, u, cities)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := u.osrm.requests()
+	r := requests(u.osrm)
 	if len(r) != 1 || r[0].Path != "/table/v1/driving/13.38886,52.517037;13.05914,52.400931;10.000654,53.550341;12.374733,51.340632;7.88934,54.180813" ||
 		r[0].Query != "sources=0;1;2&destinations=3;2;4&annotations=duration,distance" {
 		t.Fatalf("OSRM requests %+v", r)
@@ -187,12 +187,12 @@ func TestMatrixOSRMFallback(t *testing.T) {
 	providertest.Golden(t, "matrix_osrm", providertest.RecordsJSON(page))
 
 	t.Run("one metric", func(t *testing.T) {
-		u := upstreams{osrm: serveFile(t, 200, td("osrm_table.json"))}
+		u := upstreams{osrm: providertest.ServeFile(t, 200, td("osrm_table.json"))}
 		page, err := run(t, Matrix, u, strings.Replace(cities, `}]}`, `}],"metrics":["distance"]}`, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if q := u.osrm.requests()[0].Query; !strings.HasSuffix(q, "&annotations=distance") {
+		if q := requests(u.osrm)[0].Query; !strings.HasSuffix(q, "&annotations=distance") {
 			t.Errorf("query %s", q)
 		}
 		f := page.Records[0].Fields
@@ -213,13 +213,13 @@ func TestMatrixEngineAnswers(t *testing.T) {
 		paths     []string
 		check     func(t *testing.T, page *providers.Page)
 	}{
-		{name: "point off the road network", body: twoByTwo, ors: serveBody(404,
+		{name: "point off the road network", body: twoByTwo, ors: providertest.ServeBody(404,
 			`{"error":{"code":6010,"message":"Could not find routable point within a radius of 350.0 meters of specified coordinate 1: 13.0600000 52.4000000."},"info":{"engine":{"version":"9.3.0","build_date":"2025-06-25T09:01:03Z"},"timestamp":1758627512000}}`),
 			code: providers.CodeInvalidRequest, paths: []string{"/destinations/1", "/origins/1"}},
-		{name: "over the limits", body: twoByTwo, ors: serveBody(400,
+		{name: "over the limits", body: twoByTwo, ors: providertest.ServeBody(400,
 			`{"error":{"code":6004,"message":"Request parameters exceed the server configuration limits. Only a total of 3500 routes are allowed."},"info":{}}`),
 			code: providers.CodeInvalidRequest},
-		{name: "half-answered and odd cells", body: twoByTwo, ors: serveBody(200,
+		{name: "half-answered and odd cells", body: twoByTwo, ors: providertest.ServeBody(200,
 			`{"durations":[[600.5,null],["120",0]],"distances":[[null,1000],[2000,"x"]],"metadata":{"attribution":"openrouteservice.org | OpenStreetMap contributors"}}`),
 			check: func(t *testing.T, page *providers.Page) {
 				got := []any{}
@@ -234,18 +234,18 @@ func TestMatrixEngineAnswers(t *testing.T) {
 					t.Errorf("notes %v", page.Notes)
 				}
 			}},
-		{name: "matrix smaller than asked falls back", body: twoByTwo, ors: serveBody(200, `{"durations":[[1,2]],"distances":[[1,2]]}`),
-			osrm: serveFile(t, 200, sb("osrm_table.json")),
+		{name: "matrix smaller than asked falls back", body: twoByTwo, ors: providertest.ServeBody(200, `{"durations":[[1,2]],"distances":[[1,2]]}`),
+			osrm: providertest.ServeFile(t, 200, sb("osrm_table.json")),
 			check: func(t *testing.T, page *providers.Page) {
 				if page.Records[0].Fields["engine"] != engineOSRM || !hasNote(page, "answered no 2×2 duration matrix") {
 					t.Errorf("page %+v", page)
 				}
 			}},
-		{name: "walking without the primary engine", noKey: true, ors: refuse(t, "ors"),
+		{name: "walking without the primary engine", noKey: true, ors: providertest.Refuse(t, "ors"),
 			body: `{"origins":["52.5, 13.4"],"destinations":["52.4, 13.1"],"mode":"walking"}`,
 			code: providers.CodeCapabilityUnavailable},
-		{name: "fallback finds no route at all", noKey: true, ors: refuse(t, "ors"), body: twoByTwo,
-			osrm: serveBody(400, `{"code":"NoTable","message":"No table found"}`),
+		{name: "fallback finds no route at all", noKey: true, ors: providertest.Refuse(t, "ors"), body: twoByTwo,
+			osrm: providertest.ServeBody(400, `{"code":"NoTable","message":"No table found"}`),
 			check: func(t *testing.T, page *providers.Page) {
 				for _, r := range page.Records {
 					if r.Fields["status"] != "unroutable" {
@@ -256,18 +256,18 @@ func TestMatrixEngineAnswers(t *testing.T) {
 					t.Errorf("notes %v", page.Notes)
 				}
 			}},
-		{name: "fallback point off the road network", noKey: true, ors: refuse(t, "ors"), body: twoByTwo,
-			osrm: serveFile(t, 400, td("osrm_error_nosegment.json")), code: providers.CodeInvalidRequest, paths: []string{"/destinations/1", "/origins/1"}},
-		{name: "fallback over its limits", noKey: true, ors: refuse(t, "ors"), body: twoByTwo,
-			osrm: serveFile(t, 400, td("osrm_error_toobig.json")), code: providers.CodeInvalidRequest},
-		{name: "fallback answers without its matrix", noKey: true, ors: refuse(t, "ors"), body: twoByTwo,
-			osrm: serveBody(200, `{"code":"Ok","durations":[[1,2],[3,4]]}`), code: providers.CodeProviderError},
+		{name: "fallback point off the road network", noKey: true, ors: providertest.Refuse(t, "ors"), body: twoByTwo,
+			osrm: providertest.ServeFile(t, 400, td("osrm_error_nosegment.json")), code: providers.CodeInvalidRequest, paths: []string{"/destinations/1", "/origins/1"}},
+		{name: "fallback over its limits", noKey: true, ors: providertest.Refuse(t, "ors"), body: twoByTwo,
+			osrm: providertest.ServeFile(t, 400, td("osrm_error_toobig.json")), code: providers.CodeInvalidRequest},
+		{name: "fallback answers without its matrix", noKey: true, ors: providertest.Refuse(t, "ors"), body: twoByTwo,
+			osrm: providertest.ServeBody(200, `{"code":"Ok","durations":[[1,2],[3,4]]}`), code: providers.CodeProviderError},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			osrm := tc.osrm
 			if osrm == nil {
-				osrm = refuse(t, "osrm")
+				osrm = providertest.Refuse(t, "osrm")
 			}
 			page, err := run(t, Matrix, upstreams{ors: tc.ors, osrm: osrm, noORSKey: tc.noKey}, tc.body)
 			if tc.code != "" {
@@ -293,13 +293,13 @@ func TestMatrixGeocodesEachNameOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(u.nominatim.requests()); n != 3 {
+	if n := len(requests(u.nominatim)); n != 3 {
 		t.Errorf("%d geocoding calls, want 3", n)
 	}
 	if len(page.Records) != 6 || page.Records[4].Title != "berlin → Potsdam" || page.Records[4].Fields["origin_index"] != 2 {
 		t.Errorf("records %+v", page.Records)
 	}
-	_, err = run(t, Matrix, upstreams{ors: refuse(t, "ors"), nominatim: sandboxFake(nominatimID)},
+	_, err = run(t, Matrix, upstreams{ors: providertest.Refuse(t, "ors"), nominatim: sandboxFake(nominatimID)},
 		`{"origins":["Berlin","Gotham"],"destinations":["Gotham","Potsdam"]}`)
 	checkPaths(t, err, []string{"/destinations/0", "/origins/1"})
 }

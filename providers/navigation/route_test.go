@@ -219,7 +219,7 @@ func TestRouteExamplesSandbox(t *testing.T) {
 func TestRouteExamplesLive(t *testing.T) {
 	for _, ex := range Route.Examples {
 		t.Run(ex.Title, func(t *testing.T) {
-			u := upstreams{ors: sandboxFake(orsID), osrm: refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
+			u := upstreams{ors: sandboxFake(orsID), osrm: providertest.Refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
 			page, err := run(t, Route, u, exampleBody(t, ex))
 			if err != nil {
 				t.Fatal(err)
@@ -253,13 +253,13 @@ func TestRouteExamplesLive(t *testing.T) {
 
 // orsBody is what the adapter must send for origin, waypoints and destination.
 func TestRouteORSRequestAndMapping(t *testing.T) {
-	u := upstreams{ors: serveFile(t, 200, td("ors_directions_waypoints.json")), osrm: refuse(t, "osrm"), nominatim: refuse(t, "nominatim")}
+	u := upstreams{ors: providertest.ServeFile(t, 200, td("ors_directions_waypoints.json")), osrm: providertest.Refuse(t, "osrm"), nominatim: providertest.Refuse(t, "nominatim")}
 	page, err := run(t, Route, u, `{"origin":{"lat":49.41461,"lon":8.681495},"waypoints":["49.41943, 8.686507"],
 		"destination":{"lat":49.420318,"lon":8.687872}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := u.ors.requests()
+	reqs := requests(u.ors)
 	if len(reqs) != 1 {
 		t.Fatalf("%d ORS calls", len(reqs))
 	}
@@ -279,14 +279,14 @@ func TestRouteORSRequestAndMapping(t *testing.T) {
 }
 
 func TestRouteORSAlternatives(t *testing.T) {
-	u := upstreams{ors: serveFile(t, 200, td("ors_directions_alternatives.json")), osrm: refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
+	u := upstreams{ors: providertest.ServeFile(t, 200, td("ors_directions_alternatives.json")), osrm: providertest.Refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
 	page, err := run(t, Route, u, `{"origin":"Berlin","destination":"Potsdam","alternatives":true}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"coordinates":[[13.3888599,52.5170365],[13.0591397,52.4009309]],"instructions":true,
 		"alternative_routes":{"target_count":3,"share_factor":0.6,"weight_factor":1.4}}`
-	if body := u.ors.requests()[0].Body; !jsonEqual(t, body, want) {
+	if body := requests(u.ors)[0].Body; !jsonEqual(t, body, want) {
 		t.Errorf("ORS body %s, want %s", body, want)
 	}
 	if len(page.Records) != 2 || !strings.HasPrefix(page.Records[1].Title, "Alternative 1: Berlin → Potsdam") {
@@ -295,12 +295,12 @@ func TestRouteORSAlternatives(t *testing.T) {
 	providertest.Golden(t, "route_ors_alternatives", providertest.RecordsJSON(page))
 
 	t.Run("only the best route without alternatives", func(t *testing.T) {
-		u := upstreams{ors: serveFile(t, 200, td("ors_directions_alternatives.json")), nominatim: sandboxFake(nominatimID)}
+		u := upstreams{ors: providertest.ServeFile(t, 200, td("ors_directions_alternatives.json")), nominatim: sandboxFake(nominatimID)}
 		page, err := run(t, Route, u, `{"origin":"Berlin","destination":"Potsdam"}`)
 		if err != nil || len(page.Records) != 1 {
 			t.Fatalf("records %v, err %v", page, err)
 		}
-		if strings.Contains(u.ors.requests()[0].Body, "alternative_routes") {
+		if strings.Contains(requests(u.ors)[0].Body, "alternative_routes") {
 			t.Error("alternative_routes sent although alternatives is false")
 		}
 	})
@@ -310,7 +310,7 @@ func TestRouteORSAlternatives(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(u.ors.requests()[0].Body, "alternative_routes") {
+		if strings.Contains(requests(u.ors)[0].Body, "alternative_routes") {
 			t.Error("OpenRouteService refuses alternative_routes with more than two points (error 2011)")
 		}
 		if !hasNote(page, "Alternatives are computed only for routes without waypoints") || len(page.Records) != 1 {
@@ -319,12 +319,12 @@ func TestRouteORSAlternatives(t *testing.T) {
 	})
 	t.Run("alternatives over the distance limit", func(t *testing.T) {
 		u := upstreams{ors: sequence(t, answer{400, td("ors_error_2004_alternatives.json")}, answer{200, sb("ors_directions_driving.json")}),
-			osrm: refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
+			osrm: providertest.Refuse(t, "osrm"), nominatim: sandboxFake(nominatimID)}
 		page, err := run(t, Route, u, `{"origin":"Berlin","destination":"Potsdam","alternatives":true}`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs := u.ors.requests()
+		reqs := requests(u.ors)
 		if len(reqs) != 2 || !strings.Contains(reqs[0].Body, "alternative_routes") || strings.Contains(reqs[1].Body, "alternative_routes") {
 			t.Fatalf("ORS calls %+v", reqs)
 		}
@@ -333,7 +333,7 @@ func TestRouteORSAlternatives(t *testing.T) {
 		}
 	})
 	t.Run("no alternative found", func(t *testing.T) {
-		u := upstreams{ors: serveFile(t, 200, sb("ors_directions_driving.json")), nominatim: sandboxFake(nominatimID)}
+		u := upstreams{ors: providertest.ServeFile(t, 200, sb("ors_directions_driving.json")), nominatim: sandboxFake(nominatimID)}
 		page, err := run(t, Route, u, `{"origin":"Berlin","destination":"Potsdam","alternatives":true}`)
 		if err != nil || len(page.Records) != 1 || !hasNote(page, "No alternative route was found") {
 			t.Errorf("page %+v err %v", page, err)
@@ -351,12 +351,12 @@ func hasNote(page *providers.Page, fragment string) bool {
 }
 
 func TestRouteOSRMFallback(t *testing.T) {
-	u := upstreams{osrm: serveFile(t, 200, td("osrm_route.json")), nominatim: refuse(t, "nominatim")}
+	u := upstreams{osrm: providertest.ServeFile(t, 200, td("osrm_route.json")), nominatim: providertest.Refuse(t, "nominatim")}
 	page, err := run(t, Route, u, `{"origin":{"lat":52.517037,"lon":13.38886},"destination":{"lat":52.496891,"lon":13.385983}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := u.osrm.requests()
+	r := requests(u.osrm)
 	if len(r) != 1 || r[0].Method != http.MethodGet || r[0].Path != "/route/v1/driving/13.38886,52.517037;13.385983,52.496891" ||
 		r[0].Query != "overview=false&steps=true&alternatives=false" {
 		t.Fatalf("OSRM request %+v", r)
@@ -380,13 +380,13 @@ func TestRouteOSRMFallback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := u.osrm.requests()[0]; got.Path != "/route/v1/driving/13.38886,52.517037;13.05914,52.400931;12.374733,51.340632" {
+		if got := requests(u.osrm)[0]; got.Path != "/route/v1/driving/13.38886,52.517037;13.05914,52.400931;12.374733,51.340632" {
 			t.Errorf("OSRM path %s", got.Path)
 		}
 		providertest.Golden(t, "route_osrm_waypoints", providertest.RecordsJSON(page))
 		u = upstreams{osrm: sandboxFake(osrmID), nominatim: sandboxFake(nominatimID)}
 		page, err = run(t, Route, u, `{"origin":"Berlin","destination":"Potsdam","alternatives":true}`)
-		if err != nil || len(page.Records) != 2 || !strings.Contains(u.osrm.requests()[0].Query, "alternatives=true") {
+		if err != nil || len(page.Records) != 2 || !strings.Contains(requests(u.osrm)[0].Query, "alternatives=true") {
 			t.Fatalf("records %v err %v", page, err)
 		}
 	})
@@ -406,57 +406,57 @@ func TestRouteEngineFailures(t *testing.T) {
 		note      string
 		retryable *bool
 	}{
-		{name: "point off the road network", ors: serveFile(t, 404, td("ors_error_2010.json")), body: driving,
+		{name: "point off the road network", ors: providertest.ServeFile(t, 404, td("ors_error_2010.json")), body: driving,
 			code: providers.CodeInvalidRequest, paths: []string{"/destination", "/origin"}},
-		{name: "no route", ors: serveFile(t, 404, td("ors_error_2009.json")), body: driving,
+		{name: "no route", ors: providertest.ServeFile(t, 404, td("ors_error_2009.json")), body: driving,
 			note: "No driving route was found: OpenRouteService found no route between these places: Route could not be found"},
-		{name: "refused request falls back", ors: serveFile(t, 400, td("ors_error_2011_alternatives.json")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "refused request falls back", ors: providertest.ServeFile(t, 400, td("ors_error_2011_alternatives.json")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "OpenRouteService failed: OpenRouteService refused the request (error 2011)"},
-		{name: "internal error falls back", ors: serveFile(t, 500, td("ors_error_2099.json")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "internal error falls back", ors: providertest.ServeFile(t, 500, td("ors_error_2099.json")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "error 2099"},
-		{name: "refused key falls back", ors: serveFile(t, 403, td("ors_gateway_403_disallowed.json")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "refused key falls back", ors: providertest.ServeFile(t, 403, td("ors_gateway_403_disallowed.json")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "refused this gateway's API key: Access to this API has been disallowed"},
-		{name: "quota falls back", ors: serveFile(t, 403, td("ors_gateway_403_quota.json")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "quota falls back", ors: providertest.ServeFile(t, 403, td("ors_gateway_403_quota.json")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "allowance for this gateway is used up"},
-		{name: "malformed answer falls back", ors: serveFile(t, 200, td("malformed.txt")), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "malformed answer falls back", ors: providertest.ServeFile(t, 200, td("malformed.txt")), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "malformed JSON"},
-		{name: "answer without routes falls back", ors: serveBody(200, `{"metadata":{}}`), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "answer without routes falls back", ors: providertest.ServeBody(200, `{"metadata":{}}`), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "without a routes list"},
-		{name: "not configured", noKey: true, ors: refuse(t, "ors"), osrm: serveFile(t, 200, sb("osrm_route.json")),
+		{name: "not configured", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json")),
 			body: driving, engine: engineOSRM, note: "OpenRouteService is not configured in this deployment"},
-		{name: "short rate limit is the caller's", ors: &fake{answer: func(w http.ResponseWriter, r *http.Request) {
+		{name: "short rate limit is the caller's", ors: &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "2")
 			w.WriteHeader(http.StatusTooManyRequests)
 			_, _ = w.Write([]byte(`{"error":"Rate limit exceeded"}`))
 		}}, body: driving, code: providers.CodeRateLimited},
-		{name: "per-minute limit without Retry-After is the caller's", ors: serveFile(t, 429, td("ors_gateway_429_rate.json")), body: driving,
+		{name: "per-minute limit without Retry-After is the caller's", ors: providertest.ServeFile(t, 429, td("ors_gateway_429_rate.json")), body: driving,
 			code: providers.CodeRateLimited, retryable: ptrBool(true)},
-		{name: "walking without the primary engine", noKey: true, ors: refuse(t, "ors"), body: walking,
+		{name: "walking without the primary engine", noKey: true, ors: providertest.Refuse(t, "ors"), body: walking,
 			code: providers.CodeCapabilityUnavailable, retryable: ptrBool(false)},
-		{name: "walking while the primary engine fails", ors: serveBody(503, `<html>busy</html>`), body: walking,
+		{name: "walking while the primary engine fails", ors: providertest.ServeBody(503, `<html>busy</html>`), body: walking,
 			code: providers.CodeCapabilityUnavailable, retryable: ptrBool(true)},
-		{name: "fallback point off the road network", noKey: true, ors: refuse(t, "ors"), osrm: serveFile(t, 400, td("osrm_error_nosegment.json")),
+		{name: "fallback point off the road network", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 400, td("osrm_error_nosegment.json")),
 			body: driving, code: providers.CodeInvalidRequest, paths: []string{"/destination"}},
-		{name: "fallback no route", noKey: true, ors: refuse(t, "ors"), osrm: serveFile(t, 400, td("osrm_error_noroute.json")),
+		{name: "fallback no route", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 400, td("osrm_error_noroute.json")),
 			body: driving, note: "No driving route was found: the OSRM demo server found no route between these places: Impossible route between points"},
-		{name: "fallback no route in a 200", noKey: true, ors: refuse(t, "ors"), osrm: serveBody(200, `{"code":"NoRoute","routes":[]}`),
+		{name: "fallback no route in a 200", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeBody(200, `{"code":"NoRoute","routes":[]}`),
 			body: driving, note: "No driving route was found"},
-		{name: "fallback refuses the query", noKey: true, ors: refuse(t, "ors"), osrm: serveFile(t, 400, td("osrm_error_invalidquery.json")),
+		{name: "fallback refuses the query", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 400, td("osrm_error_invalidquery.json")),
 			body: driving, code: providers.CodeProviderError, retryable: ptrBool(false)},
-		{name: "fallback over its limits", noKey: true, ors: refuse(t, "ors"), osrm: serveFile(t, 400, td("osrm_error_toobig.json")),
+		{name: "fallback over its limits", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 400, td("osrm_error_toobig.json")),
 			body: driving, code: providers.CodeInvalidRequest},
-		{name: "fallback malformed", noKey: true, ors: refuse(t, "ors"), osrm: serveFile(t, 200, td("malformed.txt")),
+		{name: "fallback malformed", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeFile(t, 200, td("malformed.txt")),
 			body: driving, code: providers.CodeProviderError},
-		{name: "fallback failing", noKey: true, ors: refuse(t, "ors"), osrm: serveBody(502, `bad gateway`),
+		{name: "fallback failing", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeBody(502, `bad gateway`),
 			body: driving, code: providers.CodeProviderError, retryable: ptrBool(true)},
-		{name: "fallback routes without numbers", noKey: true, ors: refuse(t, "ors"), osrm: serveBody(200, `{"code":"Ok","routes":[{"legs":null}]}`),
+		{name: "fallback routes without numbers", noKey: true, ors: providertest.Refuse(t, "ors"), osrm: providertest.ServeBody(200, `{"code":"Ok","routes":[{"legs":null}]}`),
 			body: driving, code: providers.CodeProviderError},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			osrm := tc.osrm
 			if osrm == nil {
-				osrm = refuse(t, "osrm")
+				osrm = providertest.Refuse(t, "osrm")
 			}
 			page, err := run(t, Route, upstreams{ors: tc.ors, osrm: osrm, noORSKey: tc.noKey}, tc.body)
 			if tc.code != "" {
@@ -490,7 +490,7 @@ func TestRouteEngineFailures(t *testing.T) {
 }
 
 func TestRouteBreakerOpen(t *testing.T) {
-	u := upstreams{ors: serveBody(503, `busy`), osrm: serveFile(t, 200, sb("osrm_route.json"))}
+	u := upstreams{ors: providertest.ServeBody(503, `busy`), osrm: providertest.ServeFile(t, 200, sb("osrm_route.json"))}
 	client := u.client(t)
 	req := prepare(t, Route, `{"origin":{"lat":52.52,"lon":13.40},"destination":{"lat":52.40,"lon":13.06}}`)
 	for i := 0; i < 5; i++ { // five failures open the breaker
@@ -499,12 +499,12 @@ func TestRouteBreakerOpen(t *testing.T) {
 			t.Fatalf("call %d: %v", i, err)
 		}
 	}
-	calls := len(u.ors.requests())
+	calls := len(requests(u.ors))
 	page, err := providertest.ExecuteState(t, client, Route, providers.ModeLive, req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(u.ors.requests()) != calls {
+	if len(requests(u.ors)) != calls {
 		t.Error("an open breaker must not call the primary engine")
 	}
 	if !hasNote(page, "OpenRouteService is failing and calls to it are paused") {
@@ -520,7 +520,7 @@ func TestRouteGeocoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs := u.nominatim.requests()
+		reqs := requests(u.nominatim)
 		if len(reqs) != 2 {
 			t.Fatalf("%d geocoding calls, want 2 (Berlin, Potsdam): %+v", len(reqs), reqs)
 		}
@@ -534,7 +534,7 @@ func TestRouteGeocoding(t *testing.T) {
 			t.Errorf("notes %v", page.Notes)
 		}
 		var body struct{ Coordinates [][2]float64 }
-		_ = json.Unmarshal([]byte(u.ors.requests()[0].Body), &body)
+		_ = json.Unmarshal([]byte(requests(u.ors)[0].Body), &body)
 		want := [][2]float64{{13.3888599, 52.5170365}, {13.3888599, 52.5170365}, {13.0591397, 52.4009309}, {13.1, 52.4}, {13.3888599, 52.5170365}}
 		if !reflect.DeepEqual(body.Coordinates, want) {
 			t.Errorf("coordinates %v, want %v", body.Coordinates, want)
@@ -548,12 +548,12 @@ func TestRouteGeocoding(t *testing.T) {
 			_, err := providertest.ExecuteState(t, client, Route, providers.ModeLive, req, nil)
 			checkPaths(t, err, []string{"/destination"})
 		}
-		if n := len(u.nominatim.requests()); n != 2 {
+		if n := len(requests(u.nominatim)); n != 2 {
 			t.Errorf("%d geocoding calls for two identical requests, want 2 (a match and a miss, both cached)", n)
 		}
 	})
 	t.Run("unresolvable places", func(t *testing.T) {
-		u := upstreams{ors: refuse(t, "ors"), nominatim: sandboxFake(nominatimID)}
+		u := upstreams{ors: providertest.Refuse(t, "ors"), nominatim: sandboxFake(nominatimID)}
 		_, err := run(t, Route, u, `{"origin":"Berlin","destination":"Nowhere Town","waypoints":["Potsdam","Atlantis","atlantis"]}`)
 		checkPaths(t, err, []string{"/destination", "/waypoints/1", "/waypoints/2"})
 		if e, _ := providers.AsError(err); e == nil || e.Hint != "" {
@@ -567,18 +567,18 @@ func TestRouteGeocoding(t *testing.T) {
 			code providers.Code
 			msg  string
 		}{
-			{"refused search", serveFile(t, 400, td("nominatim_error_400.json")), providers.CodeProviderError, "Parameter 'limit' must be a number."},
-			{"error object in a 200", serveFile(t, 200, td("nominatim_error_400.json")), providers.CodeProviderError, "Nominatim refused the search"},
-			{"malformed", serveFile(t, 200, td("malformed.txt")), providers.CodeProviderError, "malformed JSON"},
-			{"blocked", serveBody(403, `<html>Access blocked</html>`), providers.CodeProviderError, "HTTP 403"},
-			{"throttled", &fake{answer: func(w http.ResponseWriter, r *http.Request) {
+			{"refused search", providertest.ServeFile(t, 400, td("nominatim_error_400.json")), providers.CodeProviderError, "Parameter 'limit' must be a number."},
+			{"error object in a 200", providertest.ServeFile(t, 200, td("nominatim_error_400.json")), providers.CodeProviderError, "Nominatim refused the search"},
+			{"malformed", providertest.ServeFile(t, 200, td("malformed.txt")), providers.CodeProviderError, "malformed JSON"},
+			{"blocked", providertest.ServeBody(403, `<html>Access blocked</html>`), providers.CodeProviderError, "HTTP 403"},
+			{"throttled", &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "1")
 				w.WriteHeader(http.StatusTooManyRequests)
 			}}, providers.CodeRateLimited, ""},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := run(t, Route, upstreams{ors: refuse(t, "ors"), nominatim: tc.f}, `{"origin":"Berlin","destination":{"lat":52.4,"lon":13.06}}`)
+				_, err := run(t, Route, upstreams{ors: providertest.Refuse(t, "ors"), nominatim: tc.f}, `{"origin":"Berlin","destination":{"lat":52.4,"lon":13.06}}`)
 				if providertest.ErrorCode(err) != tc.code || !strings.Contains(providers.MessageOf(err), tc.msg) {
 					t.Errorf("error %v, want %s with %q", err, tc.code, tc.msg)
 				}
@@ -586,10 +586,10 @@ func TestRouteGeocoding(t *testing.T) {
 		}
 	})
 	t.Run("odd geocoder entries", func(t *testing.T) {
-		f := serveBody(200, `[{"place_id":1,"lat":null,"lon":"13.4","display_name":"Broken"},{"lat":"91","lon":"0"}]`)
-		_, err := run(t, Route, upstreams{ors: refuse(t, "ors"), nominatim: f}, `{"origin":"Somewhere","destination":{"lat":52.4,"lon":13.06}}`)
+		f := providertest.ServeBody(200, `[{"place_id":1,"lat":null,"lon":"13.4","display_name":"Broken"},{"lat":"91","lon":"0"}]`)
+		_, err := run(t, Route, upstreams{ors: providertest.Refuse(t, "ors"), nominatim: f}, `{"origin":"Somewhere","destination":{"lat":52.4,"lon":13.06}}`)
 		checkPaths(t, err, []string{"/origin"})
-		f = serveBody(200, `[{"lat":52.1,"lon":"13.2"}]`) // numbers instead of strings, no names
+		f = providertest.ServeBody(200, `[{"lat":52.1,"lon":"13.2"}]`) // numbers instead of strings, no names
 		page, err := run(t, Route, upstreams{ors: sandboxFake(orsID), nominatim: f}, `{"origin":"Somewhere","destination":{"lat":52.4,"lon":13.06}}`)
 		if err != nil || !hasNote(page, `"Somewhere" → 52.1, 13.2 (52.1, 13.2)`) {
 			t.Errorf("page %+v err %v", page, err)
@@ -600,7 +600,7 @@ func TestRouteGeocoding(t *testing.T) {
 func TestGeocodingQueueOverDeadline(t *testing.T) {
 	// With the real one-request-a-second bound, 12 unknown names cannot be geocoded in 3 s.
 	geocodeCache = newPlaceCache(2048, time.Hour, time.Hour)
-	client := providertest.Client(t, Providers(), map[string]http.Handler{nominatimID: sandboxFake(nominatimID), osrmID: refuse(t, "osrm")}, nil)
+	client := providertest.Client(t, Providers(), map[string]http.Handler{nominatimID: sandboxFake(nominatimID), osrmID: providertest.Refuse(t, "osrm")}, nil)
 	var names []string
 	for i := 0; i < 10; i++ {
 		names = append(names, fmt.Sprintf(`"Town %d"`, i))
@@ -646,7 +646,7 @@ func TestRouteDetails(t *testing.T) {
 		t.Errorf("links %v", links)
 	}
 
-	u := upstreams{osrm: serveFile(t, 200, td("osrm_route.json"))}
+	u := upstreams{osrm: providertest.ServeFile(t, 200, td("osrm_route.json"))}
 	page, err = run(t, Route, u, `{"origin":{"lat":52.517037,"lon":13.38886},"destination":{"lat":52.496891,"lon":13.385983}}`)
 	if err != nil {
 		t.Fatal(err)
@@ -750,7 +750,7 @@ func TestORSOddRoutes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			page, err := run(t, Route, upstreams{ors: serveBody(200, tc.body), osrm: serveBody(502, "down")},
+			page, err := run(t, Route, upstreams{ors: providertest.ServeBody(200, tc.body), osrm: providertest.ServeBody(502, "down")},
 				`{"origin":{"lat":52.52,"lon":13.40},"destination":{"lat":52.40,"lon":13.06}}`)
 			tc.want(t, page, err)
 		})
@@ -806,14 +806,14 @@ func TestORSQuotaAnswers(t *testing.T) {
 		wait   time.Duration
 		inText string
 	}{
-		{"daily quota", serveFile(t, 403, td("ors_gateway_403_quota.json")), providers.CodeCapabilityUnavailable, 0, "allowance for this gateway is used up"},
-		{"per-minute limit", serveFile(t, 429, td("ors_gateway_429_rate.json")), providers.CodeRateLimited, time.Minute, "per-minute request limit"},
-		{"per-minute limit with Retry-After", &fake{answer: func(w http.ResponseWriter, r *http.Request) {
+		{"daily quota", providertest.ServeFile(t, 403, td("ors_gateway_403_quota.json")), providers.CodeCapabilityUnavailable, 0, "allowance for this gateway is used up"},
+		{"per-minute limit", providertest.ServeFile(t, 429, td("ors_gateway_429_rate.json")), providers.CodeRateLimited, time.Minute, "per-minute request limit"},
+		{"per-minute limit with Retry-After", &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "7")
 			w.WriteHeader(http.StatusTooManyRequests)
 			_, _ = w.Write([]byte(`{"error": "Rate limit exceeded"}`))
 		}}, providers.CodeRateLimited, 7 * time.Second, "per-minute request limit"},
-		{"a 429 asking for an hour is an allowance used up", &fake{answer: func(w http.ResponseWriter, r *http.Request) {
+		{"a 429 asking for an hour is an allowance used up", &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "3600")
 			w.WriteHeader(http.StatusTooManyRequests)
 			_, _ = w.Write([]byte(`{"error": "Quota exceeded"}`))
@@ -821,12 +821,12 @@ func TestORSQuotaAnswers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := run(t, Route, upstreams{ors: tc.ors, osrm: refuse(t, "osrm")}, walking)
+			_, err := run(t, Route, upstreams{ors: tc.ors, osrm: providertest.Refuse(t, "osrm")}, walking)
 			e, ok := providers.AsError(err)
 			if !ok || e.Code != tc.code || e.RetryAfter != tc.wait || !strings.Contains(e.Message, tc.inText) {
 				t.Fatalf("error %v (retry after %v), want %s after %v saying %q", err, e.RetryAfter, tc.code, tc.wait, tc.inText)
 			}
-			r := tc.ors.requests()
+			r := requests(tc.ors)
 			if len(r) != 1 || r[0].Method != http.MethodPost || r[0].Path != "/v2/directions/foot-walking/json" || r[0].Header.Get("Authorization") != orsKey {
 				t.Errorf("ORS requests %+v", r)
 			}

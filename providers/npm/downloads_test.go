@@ -43,7 +43,7 @@ func TestDownloadsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkRequest(t, fake.only(t), tc.wantURI)
+			checkRequest(t, only(t, fake), tc.wantURI)
 			providertest.Golden(t, tc.name, providertest.RecordsJSON(page))
 			if len(page.Records) != 1 || page.HasMore || page.Next != nil {
 				t.Errorf("want one single result, got %d records has_more %v", len(page.Records), page.HasMore)
@@ -92,7 +92,7 @@ func TestDownloadsPeriodForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkRequest(t, fake.only(t), tc.wantURI)
+			checkRequest(t, only(t, fake), tc.wantURI)
 			wantKind := "point"
 			if strings.Contains(tc.body, `"range"`) {
 				wantKind = "range"
@@ -148,7 +148,7 @@ func TestDownloadsRules(t *testing.T) {
 		_ = newClient(t, nil, fake)
 		_, err := providertest.Prepare(t, Downloads, `{"package":"p","period":"2023-01-01:2024-07-01"}`)
 		wantViolation(t, err, "/period")
-		if n := len(fake.requests()); n != 0 {
+		if n := len(fake.Requests()); n != 0 {
 			t.Errorf("%d upstream calls", n)
 		}
 	})
@@ -228,7 +228,7 @@ func TestDownloadsUpstreamAnswers(t *testing.T) {
 		{"point without a count", `{"package":"p"}`, serveBody(http.StatusOK, `{"start":"2025-05-15","end":"2025-06-13","package":"p"}`), providers.CodeProviderError, "", true},
 		{"range without days", `{"package":"p","kind":"range"}`, serveBody(http.StatusOK, `{"start":"2025-05-15","end":"2025-06-13","package":"p","downloads":12}`), providers.CodeProviderError, "", true},
 		{"last-month without dates", `{"package":"p"}`, serveBody(http.StatusOK, `{"downloads":12,"package":"p"}`), providers.CodeProviderError, "", true},
-		{"throttled briefly", `{"package":"p"}`, &upstream{answer: func(w http.ResponseWriter, _ *http.Request) {
+		{"throttled briefly", `{"package":"p"}`, &upstream{Answer: func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "5")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}, providers.CodeRateLimited, "", true},
@@ -340,7 +340,7 @@ func TestDownloadsExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkRequest(t, fake.only(t), "/downloads/"+kind+"/"+period+"/"+name)
+			checkRequest(t, only(t, fake), "/downloads/"+kind+"/"+period+"/"+name)
 			check(t, page)
 		})
 	}

@@ -1,15 +1,12 @@
 package npm
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,31 +16,13 @@ import (
 
 const wantUserAgent = "capgate/test (+tests@example.com)"
 
-// upstream is an httptest stand-in for the registry or its download counts API: it records every
-// request and answers with the handler's choice.
-type upstream struct {
-	mu     sync.Mutex
-	reqs   []*http.Request
-	answer http.HandlerFunc
-}
-
-func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	u.mu.Lock()
-	u.reqs = append(u.reqs, r.Clone(context.Background()))
-	u.mu.Unlock()
-	u.answer(w, r)
-}
-
-func (u *upstream) requests() []*http.Request {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return slices.Clone(u.reqs)
-}
+// upstream is the shared recording stand-in for the registry or its download counts API.
+type upstream = providertest.Upstream
 
 // only returns the one request the upstream received.
-func (u *upstream) only(tb testing.TB) *http.Request {
+func only(tb testing.TB, u *upstream) *http.Request {
 	tb.Helper()
-	reqs := u.requests()
+	reqs := u.Requests()
 	if len(reqs) != 1 {
 		tb.Fatalf("%d upstream requests, want 1", len(reqs))
 	}
@@ -53,42 +32,22 @@ func (u *upstream) only(tb testing.TB) *http.Request {
 // serveFile answers every request with a file of the package (testdata/... or sandbox/...).
 func serveFile(tb testing.TB, status int, file string) *upstream {
 	tb.Helper()
-	body, err := os.ReadFile(filepath.FromSlash(file))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return serveBody(status, string(body))
+	return providertest.ServeFile(tb, status, filepath.FromSlash(file), "application/json")
 }
 
 func serveBody(status int, body string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}}
+	return providertest.ServeBody(status, body, "application/json")
 }
 
 // refuse fails the test when the upstream is called at all.
-func refuse(tb testing.TB) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		tb.Errorf("unexpected upstream call %s", r.RequestURI)
-		w.WriteHeader(http.StatusTeapot)
-	}}
-}
+func refuse(tb testing.TB) *upstream { return providertest.Refuse(tb, "the upstream") }
 
 // sandboxFake serves a provider's own sandbox through a live fake, recording the requests.
-func sandboxFake(id string) *upstream {
-	for _, p := range Providers() {
-		if p.ID == id {
-			return &upstream{answer: p.Sandbox.ServeHTTP}
-		}
-	}
-	panic("no provider " + id)
-}
+func sandboxFake(id string) *upstream { return providertest.SandboxUpstream(Providers(), id) }
 
 // streamBig answers 200 with a JSON document of about n bytes, written in chunks.
 func streamBig(n int) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, _ *http.Request) {
+	return &upstream{Answer: func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"_id":"huge","name":"huge","dist-tags":{"latest":"1.0.0"},"readme":"`))
 		chunk := []byte(strings.Repeat("a", 64<<10))

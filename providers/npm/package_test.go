@@ -37,7 +37,7 @@ func TestPackageGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := fake.only(t)
+			r := only(t, fake)
 			checkRequest(t, r, tc.wantURI)
 			if a := r.Header.Get("Accept"); a != "application/json" {
 				t.Errorf("Accept %q, want application/json (the full document, not the abbreviated install form)", a)
@@ -90,7 +90,7 @@ func TestPackageScopedEncoding(t *testing.T) {
 			if _, err := runPackage(t, fake, tc.body); err != nil {
 				t.Fatal(err)
 			}
-			checkRequest(t, fake.only(t), tc.wantURI)
+			checkRequest(t, only(t, fake), tc.wantURI)
 		})
 	}
 }
@@ -154,7 +154,7 @@ func TestPackageUpstreamErrors(t *testing.T) {
 		{"malformed JSON", serveBody(http.StatusOK, `{"_id":"yargs",`), providers.CodeProviderError, true},
 		{"not an object", serveBody(http.StatusOK, `null`), providers.CodeProviderError, false},
 		{"array", serveBody(http.StatusOK, `["yargs"]`), providers.CodeProviderError, true},
-		{"throttled briefly", &upstream{answer: func(w http.ResponseWriter, _ *http.Request) {
+		{"throttled briefly", &upstream{Answer: func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "2")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}, providers.CodeRateLimited, true},
@@ -334,7 +334,7 @@ func TestPackageExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkRequest(t, fake.only(t), wantURI)
+			checkRequest(t, only(t, fake), wantURI)
 			check(t, page)
 		})
 	}

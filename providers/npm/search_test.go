@@ -29,7 +29,7 @@ func TestSearchGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := fake.only(t)
+	r := only(t, fake)
 	checkRequest(t, r, r.URL.Path+"?"+r.URL.RawQuery)
 	if r.URL.Path != "/-/v1/search" {
 		t.Errorf("path %q", r.URL.Path)
@@ -62,7 +62,7 @@ func TestSearchPaging(t *testing.T) {
 	if len(p2.Records) != 2 || p2.HasMore || p2.Next != nil {
 		t.Fatalf("page 2: %d records, has_more %v, next %s", len(p2.Records), p2.HasMore, p2.Next)
 	}
-	reqs := fake.requests()
+	reqs := fake.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
@@ -82,7 +82,7 @@ func TestSearchPaging(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if q := f.only(t).URL.Query(); q.Get("from") != "20" || q.Get("size") != "1" {
+		if q := only(t, f).URL.Query(); q.Get("from") != "20" || q.Get("size") != "1" {
 			t.Errorf("query %v", q)
 		}
 		if page.HasMore {
@@ -95,7 +95,7 @@ func TestSearchPaging(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if q := f.only(t).URL.Query(); q.Get("from") != "0" || q.Get("size") != "10" {
+		if q := only(t, f).URL.Query(); q.Get("from") != "0" || q.Get("size") != "10" {
 			t.Errorf("query %v, want size 10 from 0", q)
 		}
 		if len(page.Records) != 0 || page.HasMore || page.Records == nil {
@@ -176,11 +176,11 @@ func TestSearchErrors(t *testing.T) {
 		{"400 without a message", serveBody(http.StatusBadRequest, ``), providers.CodeProviderError, "", false},
 		{"server error", serveBody(http.StatusInternalServerError, `{"error":"internal"}`), providers.CodeProviderError, "", true},
 		{"malformed JSON", serveBody(http.StatusOK, `{"objects":[`), providers.CodeProviderError, "", true},
-		{"throttled briefly", &upstream{answer: func(w http.ResponseWriter, _ *http.Request) {
+		{"throttled briefly", &upstream{Answer: func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}, providers.CodeRateLimited, "", true},
-		{"throttled for long", &upstream{answer: func(w http.ResponseWriter, _ *http.Request) {
+		{"throttled for long", &upstream{Answer: func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "3600")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}, providers.CodeProviderAllowance, "", false},
@@ -213,7 +213,7 @@ func TestSearchDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := fake.only(t)
+		r := only(t, fake)
 		checkRequest(t, r, "/@types%2Fyargs")
 		if r.Header.Get("Accept") != "application/json" {
 			t.Errorf("Accept %q", r.Header.Get("Accept"))
@@ -349,7 +349,7 @@ func TestSearchExamples(t *testing.T) {
 			if len(page.Records) == 0 {
 				t.Fatal("no records")
 			}
-			q := fake.only(t).URL.Query()
+			q := only(t, fake).URL.Query()
 			if q.Get("text") != ex.Body["text"] || q.Get("size") != jsonText(ex.Body["size"]) {
 				t.Errorf("query %v for %v", q, ex.Body)
 			}

@@ -22,27 +22,26 @@ const wantDetailSelect = "id,doi,display_name,title,publication_year,publication
 
 // fake is an httptest stand-in for the OpenAlex API that records every request it gets.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
 	mu     sync.Mutex
-	reqs   []*http.Request
 	routes map[string]func(w http.ResponseWriter, r *http.Request)
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	return &fake{t: t, routes: map[string]func(http.ResponseWriter, *http.Request){}}
+	f := &fake{t: t, routes: map[string]func(http.ResponseWriter, *http.Request){}}
+	f.Upstream = providertest.Upstream{TB: t, UserAgent: wantUA, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h, ok := f.routes[r.URL.Path]
 	f.mu.Unlock()
 	if r.Method != http.MethodGet {
 		f.t.Errorf("method %s, want GET", r.Method)
-	}
-	if r.Header.Get("User-Agent") != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", r.Header.Get("User-Agent"), wantUA)
 	}
 	if r.Header.Get("Authorization") != "" {
 		f.t.Errorf("sent Authorization %q; OpenAlex takes the key as api_key", r.Header.Get("Authorization"))
@@ -65,12 +64,6 @@ func (f *fake) serve(path string, status int, fixture string) {
 		w.WriteHeader(status)
 		_, _ = w.Write(body)
 	}
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 // fakeKey is the API key of a test client that names none: live calls need one.
@@ -253,7 +246,7 @@ func TestSearchMappingGolden(t *testing.T) {
 	}
 	providertest.Golden(t, "search", providertest.RecordsJSON(page))
 
-	reqs := f.requests()
+	reqs := f.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d upstream requests, want 1", len(reqs))
 	}
@@ -322,7 +315,7 @@ func TestSearchQueryParameters(t *testing.T) {
 			for k, v := range tc.want {
 				want[k] = v
 			}
-			if got := f.requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
+			if got := f.Requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
 				t.Errorf("query = %v, want %v", got, want)
 			}
 		})
@@ -366,7 +359,7 @@ func TestPaging(t *testing.T) {
 		t.Errorf("page 2 record = %v", second.Records[0].Fields)
 	}
 	for i, wantPage := range []string{"1", "2"} {
-		q := f.requests()[i].URL.Query()
+		q := f.Requests()[i].URL.Query()
 		if q.Get("page") != wantPage || q.Get("per_page") != "2" || q.Get("search") != "crispr" ||
 			q.Get("filter") != "publication_year:2015-2020" || q.Get("sort") != "cited_by_count:desc" {
 			t.Errorf("request %d query = %v", i, q)
@@ -524,7 +517,7 @@ func TestDetails(t *testing.T) {
 		if d.Credits != nil {
 			t.Errorf("credits = %d, want the action's 0", *d.Credits)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		want := url.Values{"select": {wantDetailSelect}, "api_key": {"secret"}}
 		if len(reqs) != 1 || reqs[0].URL.Path != "/works/W2284418426" || !reflect.DeepEqual(reqs[0].URL.Query(), want) {
 			t.Errorf("requests = %v", reqs)
@@ -558,7 +551,7 @@ func TestDetails(t *testing.T) {
 		if !reflect.DeepEqual(d.Links, []providers.Link{{Label: "OpenAlex record", URL: "https://openalex.org/W2160612345"}}) {
 			t.Errorf("links = %v", d.Links)
 		}
-		if q := f.requests()[0].URL.Query(); q.Get("api_key") != fakeKey {
+		if q := f.Requests()[0].URL.Query(); q.Get("api_key") != fakeKey {
 			t.Errorf("api_key = %q, want the deployment's key", q.Get("api_key"))
 		}
 	})
@@ -577,7 +570,7 @@ func TestDetails(t *testing.T) {
 		if id := d.Body.(map[string]any)["openalex_id"]; id != "W2284418426" {
 			t.Errorf("openalex_id = %v, want the work it was merged into", id)
 		}
-		if reqs := f.requests(); len(reqs) != 2 || reqs[1].URL.Query().Get("select") != wantDetailSelect {
+		if reqs := f.Requests(); len(reqs) != 2 || reqs[1].URL.Query().Get("select") != wantDetailSelect {
 			t.Errorf("requests = %v", reqs)
 		}
 	})
@@ -670,7 +663,7 @@ func TestDetails(t *testing.T) {
 				e.Violations[0].Message != "this record has no OpenAlex id; details need one" {
 				t.Errorf("error = %+v, want invalid_request at /record_id", err)
 			}
-			if len(f.requests()) != 0 {
+			if len(f.Requests()) != 0 {
 				t.Error("called the upstream without an id")
 			}
 		})
@@ -754,7 +747,7 @@ func TestExamples(t *testing.T) {
 			}
 			req := prepare(t, string(body))
 			n, _ := req.Int("num")
-			q := f.requests()[0].URL.Query()
+			q := f.Requests()[0].URL.Query()
 			if q.Get("search") != ex.Body["query"] || q.Get("per_page") != jsonInt(n) || q.Get("sort") != sortParam[req.Str("sort")] ||
 				q.Get("filter") != filterParam(req) {
 				t.Errorf("query = %v for %v", q, ex.Body)
@@ -813,8 +806,8 @@ func TestKeyRequired(t *testing.T) {
 	c := providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: f}, nil)
 	providertest.Unconfigured(t, c, ProviderID, "PROVIDER_OPENALEX_KEY")
 	_, err := providertest.Execute(t, c, AcademicSearch, providers.ModeLive, `{"query":"graphene"}`)
-	if providertest.ErrorCode(err) != providers.CodeCapabilityUnavailable || len(f.requests()) != 0 {
-		t.Fatalf("live call without a key: %v after %d requests, want capability_unavailable before any", err, len(f.requests()))
+	if providertest.ErrorCode(err) != providers.CodeCapabilityUnavailable || len(f.Requests()) != 0 {
+		t.Fatalf("live call without a key: %v after %d requests, want capability_unavailable before any", err, len(f.Requests()))
 	}
 	if _, err := providertest.Execute(t, c, AcademicSearch, providers.ModeTest, `{"query":"graphene"}`); err != nil {
 		t.Fatalf("sandbox call: %v", err)

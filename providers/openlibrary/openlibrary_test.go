@@ -20,25 +20,24 @@ const wantFields = "key,title,author_name,first_publish_year,edition_count,ratin
 
 // fake is an httptest stand-in for Open Library that records every request it gets.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
 	mu     sync.Mutex
-	reqs   []*http.Request
 	routes map[string]func(w http.ResponseWriter, r *http.Request)
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	return &fake{t: t, routes: map[string]func(http.ResponseWriter, *http.Request){}}
+	f := &fake{t: t, routes: map[string]func(http.ResponseWriter, *http.Request){}}
+	f.Upstream = providertest.Upstream{TB: t, UserAgent: wantUA, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h, ok := f.routes[r.URL.Path]
 	f.mu.Unlock()
-	if r.Header.Get("User-Agent") != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", r.Header.Get("User-Agent"), wantUA)
-	}
 	if r.Header.Get("Authorization") != "" {
 		f.t.Errorf("keyless provider sent Authorization %q", r.Header.Get("Authorization"))
 	}
@@ -60,12 +59,6 @@ func (f *fake) serve(path string, status int, fixture string) {
 		w.WriteHeader(status)
 		_, _ = w.Write(body)
 	}
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
@@ -229,7 +222,7 @@ func TestSearchMappingGolden(t *testing.T) {
 	}
 	providertest.Golden(t, "search", providertest.RecordsJSON(page))
 
-	reqs := f.requests()
+	reqs := f.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d upstream requests, want 1", len(reqs))
 	}
@@ -275,7 +268,7 @@ func TestSearchQueryParameters(t *testing.T) {
 			for k, v := range tc.want {
 				want[k] = v
 			}
-			got := f.requests()[0].URL.Query()
+			got := f.Requests()[0].URL.Query()
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("query = %v, want %v", got, want)
 			}
@@ -321,7 +314,7 @@ func TestPaging(t *testing.T) {
 	if second.Records[0].Title != "The Farthest Shore" {
 		t.Errorf("page 2 first record = %q", second.Records[0].Title)
 	}
-	reqs := f.requests()
+	reqs := f.Requests()
 	for i, wantPage := range []string{"1", "2"} {
 		q := reqs[i].URL.Query()
 		if q.Get("page") != wantPage || q.Get("limit") != "2" || q.Get("author") != "Ursula K. Le Guin" || q.Get("subject") != "Fantasy" {
@@ -460,7 +453,7 @@ func TestDetails(t *testing.T) {
 		if d.Credits != nil {
 			t.Errorf("credits = %d, want the action's 0", *d.Credits)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests, want 2", len(reqs))
 		}
@@ -505,7 +498,7 @@ func TestDetails(t *testing.T) {
 		if providertest.ErrorCode(err) != providers.CodeProviderError {
 			t.Errorf("error = %v, want provider_error", err)
 		}
-		if n := len(f.requests()); n != maxRedirects+1 {
+		if n := len(f.Requests()); n != maxRedirects+1 {
 			t.Errorf("%d requests, want %d", n, maxRedirects+1)
 		}
 	})
@@ -601,7 +594,7 @@ func TestDetails(t *testing.T) {
 			if providertest.ErrorCode(err) != providers.CodeInvalidRequest {
 				t.Errorf("error = %v, want invalid_request", err)
 			}
-			if len(f.requests()) != 0 {
+			if len(f.Requests()) != 0 {
 				t.Error("called the upstream without a work id")
 			}
 		})
@@ -676,7 +669,7 @@ func TestExamples(t *testing.T) {
 			if len(page.Records) == 0 {
 				t.Fatal("no records")
 			}
-			q := f.requests()[0].URL.Query()
+			q := f.Requests()[0].URL.Query()
 			for _, k := range []string{"query", "author", "subject"} {
 				param := map[string]string{"query": "q"}[k]
 				if param == "" {

@@ -312,7 +312,7 @@ func TestRedirects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reqs := rd.requests()
+			reqs := rd.Requests()
 			if len(reqs) != 1 || targetOf(reqs[0]) != tc.final {
 				t.Fatalf("reader asked for %v, want %s", reqs, tc.final)
 			}
@@ -359,7 +359,7 @@ func TestPreflightFailures(t *testing.T) {
 		wantError(t, err, providers.CodeProviderTimeout, yes)
 	})
 	t.Run("connection refused", func(t *testing.T) {
-		in := newInternet(t, &okSite{}, map[string]string{"down.example.org": "93.184.216.34"})
+		in := newInternet(t, okSite(), map[string]string{"down.example.org": "93.184.216.34"})
 		in.guard.dial = func(ctx context.Context, network, address string) (net.Conn, error) {
 			return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
 		}
@@ -368,7 +368,7 @@ func TestPreflightFailures(t *testing.T) {
 		wantError(t, err, providers.CodeProviderError, yes)
 	})
 	t.Run("untrusted certificate", func(t *testing.T) {
-		in := newInternet(t, &okSite{}, map[string]string{"example.com": "93.184.215.14"})
+		in := newInternet(t, okSite(), map[string]string{"example.com": "93.184.215.14"})
 		in.guard.tlsConfig = nil // system roots do not trust the test server
 		withGuard(t, in.guard)
 		_, err := execLive(t, readerClient(t, refuseReader(t), ""), `{"url":"https://example.com/"}`)

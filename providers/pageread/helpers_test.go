@@ -153,70 +153,30 @@ func (in *internet) dials() []string {
 }
 
 // okSite answers every page with 200 and records what it was asked.
-type okSite struct {
-	mu   sync.Mutex
-	reqs []*http.Request
-}
+func okSite() *providertest.Upstream { return providertest.ServeBody(http.StatusOK, "", "text/html") }
 
-func (s *okSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.reqs = append(s.reqs, r.Clone(context.Background()))
-	s.mu.Unlock()
-	w.Header().Set("Content-Type", "text/html")
-	w.WriteHeader(http.StatusOK)
-}
+// reader is the shared recording stand-in for the reader, which checks the User-Agent.
+type reader = providertest.Upstream
 
-func (s *okSite) requests() []*http.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.reqs)
-}
-
-// reader is an httptest stand-in for the reader: it records requests and answers.
-type reader struct {
-	t      *testing.T
-	mu     sync.Mutex
-	reqs   []*http.Request
-	answer func(w http.ResponseWriter, r *http.Request)
-}
-
-func (f *reader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(context.Background()))
-	f.mu.Unlock()
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
-	}
-	f.answer(w, r)
-}
-
-func (f *reader) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.reqs)
+// checked makes u check the User-Agent of every request.
+func checked(t *testing.T, u *reader) *reader {
+	u.TB, u.UserAgent = t, wantUA
+	return u
 }
 
 // serveFile answers with a testdata or sandbox file.
 func serveFile(t *testing.T, status int, file, contentType string) *reader {
 	t.Helper()
-	body, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return serveBody(t, status, string(body), contentType)
+	return checked(t, providertest.ServeFile(t, status, file, contentType))
 }
 
 func serveBody(t *testing.T, status int, body, contentType string) *reader {
-	return &reader{t: t, answer: func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}}
+	return checked(t, providertest.ServeBody(status, body, contentType))
 }
 
 // echoReader answers a page for whatever URL it is asked, reporting that URL (or report, when set).
 func echoReader(t *testing.T, report string) *reader {
-	return &reader{t: t, answer: func(w http.ResponseWriter, r *http.Request) {
+	return &reader{TB: t, UserAgent: wantUA, Answer: func(w http.ResponseWriter, r *http.Request) {
 		u := report
 		if u == "" {
 			u = targetOf(r)
@@ -229,7 +189,7 @@ func echoReader(t *testing.T, report string) *reader {
 
 // refuseReader fails the test when the reader is called at all.
 func refuseReader(t *testing.T) *reader {
-	return &reader{t: t, answer: func(w http.ResponseWriter, r *http.Request) {
+	return &reader{TB: t, UserAgent: wantUA, Answer: func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the reader must not be called (got %s)", r.URL)
 		w.WriteHeader(http.StatusTeapot)
 	}}

@@ -19,7 +19,7 @@ import (
 func TestReaderRequest(t *testing.T) {
 	for _, key := range []string{"", "jina_key_123"} {
 		t.Run("key="+key, func(t *testing.T) {
-			site := &okSite{}
+			site := okSite()
 			in := newInternet(t, site, map[string]string{"www.example.org": "93.184.216.34"})
 			withGuard(t, in.guard)
 			rd := echoReader(t, "")
@@ -28,7 +28,7 @@ func TestReaderRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reqs := rd.requests()
+			reqs := rd.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d reader requests", len(reqs))
 			}
@@ -59,7 +59,7 @@ func TestReaderRequest(t *testing.T) {
 				t.Errorf("Authorization = %q, want %q", got, wantAuth)
 			}
 			// The pre-flight went to the page itself first, with HEAD, and never sent the key.
-			sreqs := site.requests()
+			sreqs := site.Requests()
 			if len(sreqs) != 1 || sreqs[0].Method != http.MethodHead || sreqs[0].URL.RequestURI() != "/a%20b/c%2Fd?q=1&r=two" {
 				t.Fatalf("pre-flight requests = %v", sreqs)
 			}
@@ -90,7 +90,7 @@ func TestMappingGolden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := newInternet(t, &okSite{}, map[string]string{"www.example.org": "93.184.216.34", "en.wikipedia.org": "208.80.154.224"})
+			in := newInternet(t, okSite(), map[string]string{"www.example.org": "93.184.216.34", "en.wikipedia.org": "208.80.154.224"})
 			withGuard(t, in.guard)
 			c := readerClient(t, serveFile(t, http.StatusOK, "testdata/"+tc.file, tc.ctype), "")
 			body, _ := json.Marshal(map[string]any{"url": tc.url, "max_chars": tc.maxChars})
@@ -129,7 +129,7 @@ func TestTruncation(t *testing.T) {
 		}
 	}
 	t.Run("record", func(t *testing.T) {
-		in := newInternet(t, &okSite{}, map[string]string{"www.example.org": "93.184.216.34"})
+		in := newInternet(t, okSite(), map[string]string{"www.example.org": "93.184.216.34"})
 		withGuard(t, in.guard)
 		long := strings.Repeat("é🍰", 900) // 1,800 characters, 5,400 bytes
 		c := readerClient(t, serveBody(t, 200, `{"code":200,"status":20000,"data":{"title":"T","url":"https://www.example.org/","content":"`+long+`"}}`, "application/json"), "")
@@ -176,7 +176,7 @@ func TestReaderErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := newInternet(t, &okSite{}, map[string]string{"www.example.org": "93.184.216.34"})
+			in := newInternet(t, okSite(), map[string]string{"www.example.org": "93.184.216.34"})
 			withGuard(t, in.guard)
 			ctype := tc.ctype
 			if ctype == "" {
@@ -186,7 +186,7 @@ func TestReaderErrors(t *testing.T) {
 			if tc.file != "" {
 				body = string(providertest.Fixture(t, tc.file))
 			}
-			rd := &reader{t: t, answer: func(w http.ResponseWriter, r *http.Request) {
+			rd := &reader{TB: t, UserAgent: wantUA, Answer: func(w http.ResponseWriter, r *http.Request) {
 				for k, v := range tc.header {
 					w.Header().Set(k, v)
 				}
@@ -226,7 +226,7 @@ func TestReportedURLChecked(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := newInternet(t, &okSite{}, map[string]string{
+			in := newInternet(t, okSite(), map[string]string{
 				"www.example.org": "93.184.216.34", "www.example.net": "93.184.216.35", "intranet.example.org": "10.20.30.40"})
 			withGuard(t, in.guard)
 			page, err := execLive(t, readerClient(t, echoReader(t, tc.report), ""), `{"url":"https://www.example.org/page"}`)
@@ -342,9 +342,9 @@ func TestSandboxPagesLive(t *testing.T) {
 		{"https://en.wikipedia.org/wiki/Markdown", 20000},
 	} {
 		t.Run(tc.url, func(t *testing.T) {
-			in := newInternet(t, &okSite{}, map[string]string{"example.com": "93.184.215.14", "en.wikipedia.org": "208.80.154.224"})
+			in := newInternet(t, okSite(), map[string]string{"example.com": "93.184.215.14", "en.wikipedia.org": "208.80.154.224"})
 			withGuard(t, in.guard)
-			rd := &reader{t: t, answer: Providers()[0].Sandbox.ServeHTTP}
+			rd := &reader{TB: t, UserAgent: wantUA, Answer: Providers()[0].Sandbox.ServeHTTP}
 			body := map[string]any{"url": tc.url}
 			wantMax := DefaultMaxChars
 			if tc.maxChars > 0 {
@@ -367,7 +367,7 @@ func TestSandboxPagesLive(t *testing.T) {
 			if md == "" || n > wantMax || rec.Fields["truncated"] != (n == wantMax) {
 				t.Errorf("markdown %d characters (max %d), truncated %v", n, wantMax, rec.Fields["truncated"])
 			}
-			if reqs := rd.requests(); len(reqs) != 1 || targetOf(reqs[0]) != tc.url {
+			if reqs := rd.Requests(); len(reqs) != 1 || targetOf(reqs[0]) != tc.url {
 				t.Errorf("reader requests = %v", reqs)
 			}
 		})

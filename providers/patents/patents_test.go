@@ -21,20 +21,22 @@ const testKey = serpapitest.Key
 // fake is an httptest stand-in for SerpApi that records every request and answers search.json by
 // engine.
 type fake struct {
+	providertest.Upstream
 	t       *testing.T
 	mu      sync.Mutex
-	reqs    []*http.Request
 	engines map[string]func(w http.ResponseWriter, r *http.Request)
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	return &fake{t: t, engines: map[string]func(http.ResponseWriter, *http.Request){}}
+	f := &fake{t: t, engines: map[string]func(http.ResponseWriter, *http.Request){}}
+	f.Upstream = providertest.Upstream{TB: t, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h, ok := f.engines[r.URL.Query().Get("engine")]
 	f.mu.Unlock()
 	serpapitest.CheckRequest(f.t, r, "")
@@ -55,12 +57,6 @@ func (f *fake) serve(engine string, status int, body string) {
 		w.WriteHeader(status)
 		_, _ = w.Write(b)
 	}
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
@@ -316,7 +312,7 @@ func TestSearchMappingGolden(t *testing.T) {
 					}
 				}
 			}
-			reqs := f.requests()
+			reqs := f.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d upstream requests, want 1", len(reqs))
 			}
@@ -358,7 +354,7 @@ func TestSearchQueryParameters(t *testing.T) {
 			if _, err := providertest.Execute(t, f.client(t), Search, providers.ModeLive, tc.body); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := f.requests()[0].URL.Query(), searchQuery(tc.want); !reflect.DeepEqual(got, want) {
+			if got, want := f.Requests()[0].URL.Query(), searchQuery(tc.want); !reflect.DeepEqual(got, want) {
 				t.Errorf("query = %v, want %v", got, want)
 			}
 		})
@@ -443,7 +439,7 @@ func TestPaging(t *testing.T) {
 				if string(page.Next) != s.next || page.HasMore != (s.next != "") {
 					t.Fatalf("step %d: has_more %v next %s, want %s", i, page.HasMore, page.Next, s.next)
 				}
-				q := f.requests()[i].URL.Query()
+				q := f.Requests()[i].URL.Query()
 				if q.Get("page") != s.upstreamP || q.Get("num") != tc.num || q.Get("q") != "coffee" {
 					t.Errorf("step %d: upstream query %v", i, q)
 				}
@@ -465,7 +461,7 @@ func TestPaging(t *testing.T) {
 				t.Errorf("state %s: error %v, want internal_error", st, err)
 			}
 		}
-		if n := len(f.requests()); n != 0 {
+		if n := len(f.Requests()); n != 0 {
 			t.Errorf("%d upstream requests with a bad state", n)
 		}
 	})
@@ -587,7 +583,7 @@ func TestDetails(t *testing.T) {
 		if d.Credits != nil {
 			t.Errorf("credits = %d, want the action's 4", *d.Credits)
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%d requests, want 1", len(reqs))
 		}
@@ -649,7 +645,7 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := f.requests()[0].URL.Query().Get("patent_id"); got != "patent/USD800000S" {
+		if got := f.Requests()[0].URL.Query().Get("patent_id"); got != "patent/USD800000S" {
 			t.Errorf("patent_id = %q", got)
 		}
 		if len(d.Links) != 1 || d.Links[0].URL != "https://patents.google.com/patent/USD800000S" {
@@ -690,7 +686,7 @@ func TestDetails(t *testing.T) {
 			if providertest.ErrorCode(err) != providers.CodeInvalidRequest {
 				t.Errorf("error = %v, want invalid_request", err)
 			}
-			if len(f.requests()) != 0 {
+			if len(f.Requests()) != 0 {
 				t.Error("called the upstream without a patent id")
 			}
 		})
@@ -761,7 +757,7 @@ func TestExamples(t *testing.T) {
 				t.Fatal("no records")
 			}
 			n, _ := req.Int("num")
-			if got, want := f.requests()[0].URL.Query(), searchQuery(searchParams(req, upstreamSize(n), 1)); !reflect.DeepEqual(got, want) {
+			if got, want := f.Requests()[0].URL.Query(), searchQuery(searchParams(req, upstreamSize(n), 1)); !reflect.DeepEqual(got, want) {
 				t.Errorf("query = %v, want %v", got, want)
 			}
 		})

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,30 +25,35 @@ func init() {
 // fake is an httptest stand-in for SerpApi's search.json: it checks what every call carries and
 // answers with the body pick chooses for the query (a testdata file name or literal JSON).
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
-	mu     sync.Mutex
-	reqs   []url.Values
 	status int
 	pick   func(q url.Values) string
 }
 
 func newFake(t *testing.T, status int, pick func(q url.Values) string) *fake {
-	return &fake{t: t, status: status, pick: pick}
+	f := &fake{t: t, status: status, pick: pick}
+	f.Upstream = providertest.Upstream{TB: t, Answer: f.route}
+	return f
 }
 
 func serve(t *testing.T, body string) *fake {
 	return newFake(t, http.StatusOK, func(url.Values) string { return body })
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// query is the query of a call without the parameters every call carries.
+func query(r *http.Request) url.Values {
 	q := r.URL.Query()
-	serpapitest.CheckRequest(f.t, r, "google_maps")
 	for _, k := range []string{"api_key", "output"} {
 		q.Del(k)
 	}
-	f.mu.Lock()
-	f.reqs = append(f.reqs, q)
-	f.mu.Unlock()
+	return q
+}
+
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
+	q := query(r)
+	serpapitest.CheckRequest(f.t, r, "google_maps")
 	body := f.pick(q)
 	if !strings.HasPrefix(body, "{") && !strings.HasPrefix(body, "[") && body != "" {
 		body = string(providertest.Fixture(f.t, body))
@@ -59,10 +63,13 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(body))
 }
 
+// requests are the queries f received, without the parameters every call carries.
 func (f *fake) requests() []url.Values {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]url.Values(nil), f.reqs...)
+	var out []url.Values
+	for _, r := range f.Requests() {
+		out = append(out, query(r))
+	}
+	return out
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {

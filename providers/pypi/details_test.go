@@ -28,7 +28,7 @@ func TestDetailsGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden(t, tc.name, page)
-			reqs := u.index.requests()
+			reqs := u.index.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
@@ -78,7 +78,7 @@ func TestDetailsStoredDetail(t *testing.T) {
 	if len(files) != 2 || files[0]["digests"].(map[string]string)["sha256"] == "" || files[0]["yanked"] != true {
 		t.Errorf("files = %v", files)
 	}
-	if len(u.index.requests()) != 1 {
+	if len(u.index.Requests()) != 1 {
 		t.Error("a stored detail must not call the index")
 	}
 
@@ -110,7 +110,7 @@ func TestDetailsNames(t *testing.T) {
 		t.Run(tc.body, func(t *testing.T) {
 			u := newUpstreams(t)
 			_, _ = execute(t, u.client, Details, providers.ModeLive, tc.body)
-			reqs := u.index.requests()
+			reqs := u.index.Requests()
 			if len(reqs) == 0 || reqs[0].URL.EscapedPath() != tc.path {
 				t.Errorf("requests %v, want first %s", reqs, tc.path)
 			}
@@ -170,7 +170,7 @@ func TestDetailsUnknown(t *testing.T) {
 			if tc.wantPath != "" && !reflect.DeepEqual(providertest.ViolationPaths(err), []string{tc.wantPath}) {
 				t.Errorf("violations %v, want %s", providertest.ViolationPaths(err), tc.wantPath)
 			}
-			if n := len(u.index.requests()); n != tc.wantRequests {
+			if n := len(u.index.Requests()); n != tc.wantRequests {
 				t.Errorf("%d requests, want %d", n, tc.wantRequests)
 			}
 		})

@@ -30,7 +30,7 @@ func TestDownloadsGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden(t, tc.name, page)
-			reqs := u.stats.requests()
+			reqs := u.stats.Requests()
 			if len(reqs) != 1 || reqs[0].URL.Path != tc.path || reqs[0].URL.RawQuery != tc.query ||
 				reqs[0].Header.Get("Accept") != "application/json" || reqs[0].Header.Get("Authorization") != "" {
 				t.Errorf("requests %v", reqs)
@@ -85,14 +85,14 @@ func TestDownloadsCacheHit(t *testing.T) {
 	if f["cache_hit"] != true || f["fetched_at"] != first.Records[0].Fields["fetched_at"] || !reflect.DeepEqual(f["data"], first.Records[0].Fields["data"]) {
 		t.Errorf("repeat fields %v", f)
 	}
-	if n := len(u.stats.requests()); n != 1 {
+	if n := len(u.stats.Requests()); n != 1 {
 		t.Errorf("%d upstream calls, want 1 (the repeat is cached)", n)
 	}
 	// The other endpoint of the same package is its own entry.
 	if _, err := execute(t, u.client, Downloads, providers.ModeLive, `{"package":"pip","kind":"overall"}`); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(u.stats.requests()); n != 2 {
+	if n := len(u.stats.Requests()); n != 2 {
 		t.Errorf("%d upstream calls, want 2", n)
 	}
 	// After 24 hours the entry is stale and fetched again.
@@ -101,8 +101,8 @@ func TestDownloadsCacheHit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stale.Records[0].Fields["cache_hit"] != false || stale.Records[0].Fields["fetched_at"] != "2026-11-22T06:31:00Z" || len(u.stats.requests()) != 3 {
-		t.Errorf("after expiry: %v, %d calls", stale.Records[0].Fields, len(u.stats.requests()))
+	if stale.Records[0].Fields["cache_hit"] != false || stale.Records[0].Fields["fetched_at"] != "2026-11-22T06:31:00Z" || len(u.stats.Requests()) != 3 {
+		t.Errorf("after expiry: %v, %d calls", stale.Records[0].Fields, len(u.stats.Requests()))
 	}
 }
 
@@ -242,7 +242,7 @@ func TestDownloadsThrottled(t *testing.T) {
 			if err != nil || page.Records[0].Fields["cache_hit"] != true {
 				t.Fatalf("cached answer during the pause: %v %v", err, page)
 			}
-			if n := len(u.stats.requests()); n != 2 {
+			if n := len(u.stats.Requests()); n != 2 {
 				t.Errorf("%d upstream calls during the pause, want 2", n)
 			}
 			// After the pause, misses reach pypistats again.

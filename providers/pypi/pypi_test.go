@@ -22,25 +22,24 @@ const (
 // fake is an httptest stand-in for one upstream: it records every request, checks the
 // User-Agent, and answers by exact path (anything else: 404 {"message": "Not Found"}).
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
 	mu     sync.Mutex
-	reqs   []*http.Request
 	routes map[string]http.HandlerFunc
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	return &fake{t: t, routes: map[string]http.HandlerFunc{}}
+	f := &fake{t: t, routes: map[string]http.HandlerFunc{}}
+	f.Upstream = providertest.Upstream{TB: t, UserAgent: wantUA, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	h, ok := f.routes[r.URL.Path]
 	f.mu.Unlock()
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
-	}
 	if r.Method != http.MethodGet {
 		f.t.Errorf("method %s, want GET", r.Method)
 	}
@@ -72,12 +71,6 @@ func (f *fake) serve(path string, status int, body string) {
 		w.WriteHeader(status)
 		_, _ = w.Write(b)
 	})
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 // upstreams are the three fakes of this package behind one client.
@@ -342,7 +335,7 @@ func TestExamples(t *testing.T) {
 				if len(page.Records) == 0 {
 					t.Fatal("no records")
 				}
-				if n := len(u.index.requests()) + len(u.stats.requests()) + len(u.serp.requests()); n == 0 {
+				if n := len(u.index.Requests()) + len(u.stats.Requests()) + len(u.serp.Requests()); n == 0 {
 					t.Error("no upstream was called")
 				}
 			})

@@ -47,12 +47,12 @@ func TestSearchGolden(t *testing.T) {
 	}
 	host := strings.TrimPrefix(u.indexURL(), "http://")
 	golden(t, "search_yaml", page, host, "index.example")
-	reqs := u.serp.requests()
+	reqs := u.serp.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d SerpApi requests", len(reqs))
 	}
 	checkSearchRequest(t, reqs[0], "yaml parser site:"+host+"/project/", "")
-	if len(u.index.requests()) != 0 {
+	if len(u.index.Requests()) != 0 {
 		t.Error("the search itself must not call the index")
 	}
 	var got []string
@@ -97,7 +97,7 @@ func TestSearchPaging(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = page3
-	reqs := u.serp.requests()
+	reqs := u.serp.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests", len(reqs))
 	}
@@ -193,7 +193,7 @@ func TestSearchNeedsTheIndexURL(t *testing.T) {
 	if e, ok := providers.AsError(err); !ok || e.Code != providers.CodeCapabilityUnavailable || !strings.Contains(e.Hint, "PROVIDER_PYPI_URL") {
 		t.Errorf("error = %v, want capability_unavailable naming PROVIDER_PYPI_URL", err)
 	}
-	if len(serp.requests()) != 0 {
+	if len(serp.Requests()) != 0 {
 		t.Error("searched without knowing the index host")
 	}
 }
@@ -283,7 +283,7 @@ func TestSearchDetails(t *testing.T) {
 		t.Run("unusable ref "+ref, func(t *testing.T) {
 			u := newUpstreams(t)
 			_, err := providertest.Action(t, u.client, Search, providers.ModeLive, req, "details", rec(ref))
-			if providertest.ErrorCode(err) != providers.CodeInvalidRequest || len(u.index.requests()) != 0 {
+			if providertest.ErrorCode(err) != providers.CodeInvalidRequest || len(u.index.Requests()) != 0 {
 				t.Errorf("error = %v", err)
 			}
 		})

@@ -50,7 +50,7 @@ func TestVersionsGolden(t *testing.T) {
 			if page.HasMore || page.Next != nil || len(page.Notes) != tc.notes {
 				t.Errorf("has_more %v next %s notes %q", page.HasMore, page.Next, page.Notes)
 			}
-			reqs := u.index.requests()
+			reqs := u.index.Requests()
 			if len(reqs) != 1 || reqs[0].URL.Path != "/simple/example-lib/" || reqs[0].URL.RawQuery != "" ||
 				reqs[0].Header.Get("Accept") != "application/vnd.pypi.simple.v1+json" {
 				t.Errorf("requests %v Accept %q", reqs, reqs[0].Header.Get("Accept"))
@@ -198,8 +198,8 @@ func TestVersionsDetails(t *testing.T) {
 		t.Run("unusable ref "+ref, func(t *testing.T) {
 			u := newUpstreams(t)
 			_, err := providertest.Action(t, u.client, Versions, providers.ModeLive, req, "details", rec(t, ref))
-			if providertest.ErrorCode(err) != providers.CodeInvalidRequest || len(u.index.requests()) != 0 {
-				t.Errorf("error = %v, %d requests", err, len(u.index.requests()))
+			if providertest.ErrorCode(err) != providers.CodeInvalidRequest || len(u.index.Requests()) != 0 {
+				t.Errorf("error = %v, %d requests", err, len(u.index.Requests()))
 			}
 		})
 	}

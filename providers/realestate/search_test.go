@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,16 +31,13 @@ type answer struct {
 
 // fake stands in for the Zillow API: it checks the auth headers and records every request.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
-	mu     sync.Mutex
-	reqs   []*http.Request
 	answer func(r *http.Request) answer
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
-	f.mu.Unlock()
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		f.t.Errorf("method %s, want GET", r.Method)
 	}
@@ -67,14 +63,9 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
-}
-
 func newFake(t *testing.T, fn func(r *http.Request) answer) (*fake, *providers.Client) {
 	f := &fake{t: t, answer: fn}
+	f.Upstream = providertest.Upstream{TB: t, Answer: f.route}
 	return f, providertest.Client(t, Providers(), map[string]http.Handler{ProviderID: f}, map[string]string{ProviderID: testKey})
 }
 
@@ -249,7 +240,7 @@ func TestSearchQueryParameters(t *testing.T) {
 			if _, err := providertest.Execute(t, client, Search, providers.ModeLive, tc.body); err != nil {
 				t.Fatal(err)
 			}
-			r := f.requests()[0]
+			r := f.Requests()[0]
 			if r.URL.Path != "/propertyExtendedSearch" {
 				t.Errorf("path = %s", r.URL.Path)
 			}
@@ -375,7 +366,7 @@ func TestPaging(t *testing.T) {
 		}
 		seen[tt] = true
 	}
-	if n := len(f.requests()); n != 3 {
+	if n := len(f.Requests()); n != 3 {
 		t.Errorf("%d upstream requests, want 3 (one per page)", n)
 	}
 	t.Run("filtered page is empty while more remain", func(t *testing.T) {
@@ -398,7 +389,7 @@ func TestPaging(t *testing.T) {
 		many := strings.Replace(string(providertest.Fixture(t, "search_page1.json")), `"totalPages": 2`, `"totalPages": 25`, 1)
 		f, client := newFake(t, serve(200, many))
 		page, err := providertest.ExecuteState(t, client, Search, providers.ModeLive, prepare(t, `{"query":"x","num":20}`), json.RawMessage(`{"page":20,"offset":0}`))
-		if got := f.requests()[0].URL.Query().Get("page"); got != "20" {
+		if got := f.Requests()[0].URL.Query().Get("page"); got != "20" {
 			t.Errorf("page parameter %q", got)
 		}
 		if err != nil {
@@ -476,7 +467,7 @@ func TestDetails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := f.requests()[0]
+			r := f.Requests()[0]
 			if r.URL.Path != "/property" || !reflect.DeepEqual(r.URL.Query(), url.Values{"zpid": {tc.zpid}}) {
 				t.Errorf("request %s", r.URL)
 			}

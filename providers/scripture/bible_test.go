@@ -13,10 +13,10 @@ import (
 
 func TestBibleReference(t *testing.T) {
 	t.Run("golden and request", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/bibleapi_jhn_3_16-18.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/bibleapi_jhn_3_16-18.json")
 		page := mustRun(t, fakes{bible: f}.client(t), `{"text":"bible","reference":"Jn 3:16-18"}`, "")
 		providertest.Golden(t, "bibleapi_jhn_3_16-18", providertest.RecordsJSON(page))
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%d requests", len(reqs))
 		}
@@ -33,16 +33,16 @@ func TestBibleReference(t *testing.T) {
 	})
 
 	t.Run("non-English translation keeps the source's book name", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/bibleapi_rom_12_1-2_almeida.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/bibleapi_rom_12_1-2_almeida.json")
 		page := mustRun(t, fakes{bible: f}.client(t), `{"text":"bible","reference":"Romans 12:1-2","translation":"Almeida"}`, "")
 		providertest.Golden(t, "bibleapi_rom_12_1-2_almeida", providertest.RecordsJSON(page))
-		if r := f.requests()[0]; r.URL.Path != "/ROM+12:1-2" || r.URL.Query().Get("translation") != "almeida" {
+		if r := f.Requests()[0]; r.URL.Path != "/ROM+12:1-2" || r.URL.Query().Get("translation") != "almeida" {
 			t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
 		}
 	})
 
 	t.Run("whole chapter pages locally by offset", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "sandbox/bibleapi_psa_23.json")
+		f := providertest.ServeFile(t, http.StatusOK, "sandbox/bibleapi_psa_23.json")
 		c := fakes{bible: f}.client(t)
 		body := `{"text":"bible","reference":"Ps 23","num":4}`
 		p1 := mustRun(t, c, body, "")
@@ -60,7 +60,7 @@ func TestBibleReference(t *testing.T) {
 		if len(past.Records) != 0 || past.HasMore {
 			t.Errorf("past the end: %+v", past)
 		}
-		for _, r := range f.requests() {
+		for _, r := range f.Requests() {
 			want := url.Values{"translation": {"kjv"}, "single_chapter_book_matching": {"indifferent"}}
 			if r.URL.Path != "/PSA+23" || !reflect.DeepEqual(r.URL.Query(), want) {
 				t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
@@ -69,7 +69,7 @@ func TestBibleReference(t *testing.T) {
 	})
 
 	t.Run("phrase within a passage", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "sandbox/bibleapi_psa_23.json")
+		f := providertest.ServeFile(t, http.StatusOK, "sandbox/bibleapi_psa_23.json")
 		page := mustRun(t, fakes{bible: f, apiBible: nil}.client(t), `{"text":"bible","reference":"Psalm 23","query":"the lord","translation":"bbe"}`, "")
 		if len(page.Records) != 2 || page.Records[0].Fields["verse"] != 1 || page.Records[1].Fields["verse"] != 6 {
 			t.Fatalf("records = %+v", page.Records)
@@ -77,13 +77,13 @@ func TestBibleReference(t *testing.T) {
 		if len(page.Notes) != 1 || !strings.Contains(page.Notes[0], "2 of its 6 verses") {
 			t.Errorf("notes = %q", page.Notes)
 		}
-		if q := f.requests()[0].URL.Query(); q.Get("translation") != "bbe" {
+		if q := f.Requests()[0].URL.Query(); q.Get("translation") != "bbe" {
 			t.Errorf("translation sent = %q", q.Get("translation"))
 		}
 	})
 
 	t.Run("odd verse entries are dropped, not fatal", func(t *testing.T) {
-		f := serveBody(http.StatusOK, `{"reference":"John 3:16","verses":[{"book_id":"JHN","book_name":"John","chapter":3,"verse":16,"text":"For God so loved the world"},
+		f := providertest.ServeBody(http.StatusOK, `{"reference":"John 3:16","verses":[{"book_id":"JHN","book_name":"John","chapter":3,"verse":16,"text":"For God so loved the world"},
 			{"book_id":"JHN","chapter":"3","verse":17,"text":"For God sent not his Son"},{"book_id":"JHN","book_name":"John","chapter":3,"verse":null,"text":"x"},
 			{"book_name":"John","chapter":3,"verse":19,"text":"  "},"junk",null,{"book_id":"XYZ","chapter":1,"verse":1,"text":"y"}],
 			"translation_id":null,"translation_name":7}`)
@@ -125,7 +125,7 @@ func TestBibleReference(t *testing.T) {
 			if tc.body != "" {
 				body = string(providertest.Fixture(t, strings.TrimPrefix(tc.body, "testdata/")))
 			}
-			f := &fake{answer: func(w http.ResponseWriter, _ *http.Request) {
+			f := &fake{Answer: func(w http.ResponseWriter, _ *http.Request) {
 				for k, v := range tc.header {
 					w.Header()[k] = v
 				}
@@ -149,7 +149,7 @@ func TestBibleReference(t *testing.T) {
 
 func TestAPIBibleSearch(t *testing.T) {
 	t.Run("golden, request and paging", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/apibible_search.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/apibible_search.json")
 		c := fakes{apiBible: f}.client(t)
 		body := `{"text":"bible","query":"love one another","num":5}`
 		page := mustRun(t, c, body, "")
@@ -165,7 +165,7 @@ func TestAPIBibleSearch(t *testing.T) {
 		if last.HasMore { // the fixture says total 14: offset 10 + 5 covers it
 			t.Errorf("last page has_more")
 		}
-		reqs := f.requests()
+		reqs := f.Requests()
 		for i, offset := range []string{"0", "5", "10"} {
 			r := reqs[i]
 			want := url.Values{"query": {"love one another"}, "limit": {"5"}, "offset": {offset}}
@@ -180,9 +180,9 @@ func TestAPIBibleSearch(t *testing.T) {
 
 	t.Run("translation mapping", func(t *testing.T) {
 		for code, id := range apiBibleIDs {
-			f := serveFile(t, http.StatusOK, "testdata/apibible_search.json")
+			f := providertest.ServeFile(t, http.StatusOK, "testdata/apibible_search.json")
 			page := mustRun(t, fakes{apiBible: f}.client(t), `{"text":"bible","query":"grace","translation":"`+strings.ToUpper(code)+`"}`, "")
-			if p := f.requests()[0].URL.Path; p != "/v1/bibles/"+id+"/search" {
+			if p := f.Requests()[0].URL.Path; p != "/v1/bibles/"+id+"/search" {
 				t.Errorf("%s: path %s", code, p)
 			}
 			if got := page.Records[0].Fields["translation"]; got != strings.ToUpper(code) {
@@ -200,7 +200,7 @@ func TestAPIBibleSearch(t *testing.T) {
 	})
 
 	t.Run("a query read as a passage", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/apibible_passages.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/apibible_passages.json")
 		page := mustRun(t, fakes{apiBible: f}.client(t), `{"text":"bible","query":"John 3:16"}`, "")
 		if len(page.Records) != 0 || page.HasMore || len(page.Notes) != 1 || !strings.Contains(page.Notes[0], "(John 3:16)") {
 			t.Errorf("page = %+v", page)
@@ -214,7 +214,7 @@ func TestAPIBibleSearch(t *testing.T) {
 			`{"data":{"verses":"none","total":"many"}}`,
 			`{}`,
 		} {
-			page := mustRun(t, fakes{apiBible: serveBody(200, body)}.client(t), `{"text":"bible","query":"zzz"}`, "")
+			page := mustRun(t, fakes{apiBible: providertest.ServeBody(200, body)}.client(t), `{"text":"bible","query":"zzz"}`, "")
 			if len(page.Records) != 0 || page.HasMore {
 				t.Errorf("%s: %+v", body, page)
 			}
@@ -223,7 +223,7 @@ func TestAPIBibleSearch(t *testing.T) {
 
 	t.Run("has_more without total", func(t *testing.T) {
 		body := `{"data":{"verses":[{"id":"JHN.1.1","text":"In the beginning was the Word"},{"id":"JHN.1.2","text":"The same was in the beginning with God."}]}}`
-		page := mustRun(t, fakes{apiBible: serveBody(200, body)}.client(t), `{"text":"bible","query":"beginning","num":2}`, "")
+		page := mustRun(t, fakes{apiBible: providertest.ServeBody(200, body)}.client(t), `{"text":"bible","query":"beginning","num":2}`, "")
 		if len(page.Records) != 2 || !page.HasMore || string(page.Next) != `{"offset":2}` {
 			t.Errorf("page = %+v", page)
 		}
@@ -245,7 +245,7 @@ func TestAPIBibleSearch(t *testing.T) {
 	}
 	for _, tc := range errorsCases {
 		t.Run("error: "+tc.name, func(t *testing.T) {
-			f := serveFile(t, tc.status, "testdata/"+tc.file)
+			f := providertest.ServeFile(t, tc.status, "testdata/"+tc.file)
 			_, err := run(t, fakes{apiBible: f}.client(t), `{"text":"bible","query":"grace"}`, "")
 			e, ok := providers.AsError(err)
 			if !ok || e.Code != tc.code {

@@ -48,9 +48,9 @@ func TestBibleAPILocalChecks(t *testing.T) {
 				}
 				return
 			}
-			f := serveFile(t, http.StatusOK, "testdata/bibleapi_jhn_3_16-18.json")
+			f := providertest.ServeFile(t, http.StatusOK, "testdata/bibleapi_jhn_3_16-18.json")
 			_, err := run(t, fakes{bible: f}.client(t), body, "")
-			reqs := f.requests()
+			reqs := f.Requests()
 			if err != nil || len(reqs) != 1 || reqs[0].URL.Path != tc.path || reqs[0].Method != http.MethodGet {
 				t.Fatalf("error %v, requests %v; want one GET %s", err, reqs, tc.path)
 			}
@@ -66,7 +66,7 @@ func TestBibleAPIBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fake{answer: func(w http.ResponseWriter, _ *http.Request) {
+	f := &fake{Answer: func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusForbidden)
 		_, _ = w.Write(body)
@@ -83,7 +83,7 @@ func TestBibleAPIBlock(t *testing.T) {
 		if !ok || e.Code != providers.CodeProviderAllowance || !e.IsRetryable() || e.RetryAfter != wantWait {
 			t.Fatalf("error %v (retry after %v); want retryable provider_allowance after %s", err, e.RetryAfter, wantWait)
 		}
-		if n := len(f.requests()); n != wantCalls {
+		if n := len(f.Requests()); n != wantCalls {
 			t.Fatalf("%d calls to bible-api.com, want %d", n, wantCalls)
 		}
 	}

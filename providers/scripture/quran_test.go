@@ -17,7 +17,7 @@ import (
 // chapterFake answers /verses/by_chapter/{s} like Quran.com: per_page ayahs from page, in the
 // documented shape, with generated texts; it also records requests.
 func chapterFake(t *testing.T, tid int, drop func(ayah int) bool) *fake {
-	return &fake{answer: func(w http.ResponseWriter, r *http.Request) {
+	return &fake{Answer: func(w http.ResponseWriter, r *http.Request) {
 		s, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/verses/by_chapter/"))
 		info, ok := surahInfo(s)
 		if err != nil || !ok {
@@ -56,10 +56,10 @@ func verseQuery(tid string) url.Values {
 
 func TestQuranReference(t *testing.T) {
 	t.Run("one ayah: golden and request", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/quran_by_key_2_255.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/quran_by_key_2_255.json")
 		page := mustRun(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"2:255"}`, "")
 		providertest.Golden(t, "quran_by_key_2_255", providertest.RecordsJSON(page))
-		r := f.requests()[0]
+		r := f.Requests()[0]
 		if r.URL.Path != "/verses/by_key/2:255" || !reflect.DeepEqual(r.URL.Query(), verseQuery("131")) {
 			t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
 		}
@@ -83,7 +83,7 @@ func TestQuranReference(t *testing.T) {
 			t.Fatalf("page 1 has_more %v next %s", p1.HasMore, p1.Next)
 		}
 		// Ayahs 45..54 straddle the first two pages of 50.
-		reqs := f.requests()
+		reqs := f.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests for page 1", len(reqs))
 		}
@@ -99,8 +99,8 @@ func TestQuranReference(t *testing.T) {
 		if len(p2.Records) != 6 || p2.Records[0].Fields["verse"] != 55 || p2.HasMore || p2.Next != nil {
 			t.Fatalf("page 2 = %d records, has_more %v", len(p2.Records), p2.HasMore)
 		}
-		if got := f.requests()[2].URL.Query().Get("page"); got != "2" || len(f.requests()) != 3 {
-			t.Errorf("page 2 asked page %s in %d requests", got, len(f.requests()))
+		if got := f.Requests()[2].URL.Query().Get("page"); got != "2" || len(f.Requests()) != 3 {
+			t.Errorf("page 2 asked page %s in %d requests", got, len(f.Requests()))
 		}
 		rec := p2.Records[0]
 		if rec.Title != "Al-Baqarah 2:55 (Test Translation)" || rec.Fields["text"] != "Ayah 55 of Al-Baqarah." ||
@@ -115,13 +115,13 @@ func TestQuranReference(t *testing.T) {
 		if len(page.Records) != 6 || page.HasMore {
 			t.Errorf("%d records, has_more %v", len(page.Records), page.HasMore)
 		}
-		if q := f.requests()[0].URL.Query(); q.Get("page") != "1" || len(f.requests()) != 1 {
-			t.Errorf("requests = %d, page %s", len(f.requests()), q.Get("page"))
+		if q := f.Requests()[0].URL.Query(); q.Get("page") != "1" || len(f.Requests()) != 1 {
+			t.Errorf("requests = %d, page %s", len(f.Requests()), q.Get("page"))
 		}
 	})
 
 	t.Run("phrase within a surah", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "sandbox/quran_by_chapter_1.json")
+		f := providertest.ServeFile(t, http.StatusOK, "sandbox/quran_by_chapter_1.json")
 		page := mustRun(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"1","query":"most merciful","num":1}`, "")
 		if len(page.Records) != 1 || page.Records[0].Fields["verse"] != 1 || !page.HasMore || string(page.Next) != `{"offset":1}` {
 			t.Fatalf("page = %+v", page)
@@ -136,7 +136,7 @@ func TestQuranReference(t *testing.T) {
 	})
 
 	t.Run("unknown translation id", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/quran_by_key_no_translation.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/quran_by_key_no_translation.json")
 		_, err := run(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"2:255","translation":"999999"}`, "")
 		if providertest.ErrorCode(err) != providers.CodeInvalidRequest || !reflect.DeepEqual(providertest.ViolationPaths(err), []string{"/translation"}) {
 			t.Errorf("error = %v", err)
@@ -170,7 +170,7 @@ func TestQuranReference(t *testing.T) {
 			if tc.body != "" {
 				body = string(providertest.Fixture(t, tc.body))
 			}
-			_, err := run(t, fakes{quran: serveBody(tc.status, body)}.client(t), `{"text":"quran","reference":"2:255"}`, "")
+			_, err := run(t, fakes{quran: providertest.ServeBody(tc.status, body)}.client(t), `{"text":"quran","reference":"2:255"}`, "")
 			if providertest.ErrorCode(err) != tc.code {
 				t.Fatalf("error = %v, want %s", err, tc.code)
 			}
@@ -182,7 +182,7 @@ func TestQuranReference(t *testing.T) {
 
 	t.Run("odd shapes do not panic", func(t *testing.T) {
 		for _, body := range []string{`{"verse":null}`, `{"verse":{"verse_key":5,"translations":"x"}}`, `{}`, `{"verse":{"verse_key":"2:255","translations":[null,7]}}`} {
-			page, err := run(t, fakes{quran: serveBody(200, body)}.client(t), `{"text":"quran","reference":"2:255"}`, "")
+			page, err := run(t, fakes{quran: providertest.ServeBody(200, body)}.client(t), `{"text":"quran","reference":"2:255"}`, "")
 			if err != nil && providertest.ErrorCode(err) != providers.CodeInvalidRequest {
 				t.Errorf("%s: %v", body, err)
 			}
@@ -195,7 +195,7 @@ func TestQuranReference(t *testing.T) {
 
 func TestQuranSearch(t *testing.T) {
 	t.Run("golden, request and paging", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "testdata/quran_search.json")
+		f := providertest.ServeFile(t, http.StatusOK, "testdata/quran_search.json")
 		c := fakes{quran: f}.client(t)
 		body := `{"text":"quran","query":"mercy","num":3}`
 		page := mustRun(t, c, body, "")
@@ -204,7 +204,7 @@ func TestQuranSearch(t *testing.T) {
 			t.Errorf("has_more %v next %s", page.HasMore, page.Next)
 		}
 		mustRun(t, c, body, string(page.Next))
-		for i, r := range f.requests() {
+		for i, r := range f.Requests() {
 			want := url.Values{"q": {"mercy"}, "size": {"3"}, "page": {strconv.Itoa(i + 1)}, "language": {"en"}, "translations": {"131"}}
 			if r.URL.Path != "/search" || !reflect.DeepEqual(r.URL.Query(), want) {
 				t.Errorf("request %d: %s?%s", i, r.URL.Path, r.URL.RawQuery)
@@ -213,7 +213,7 @@ func TestQuranSearch(t *testing.T) {
 	})
 
 	t.Run("last page", func(t *testing.T) {
-		page := mustRun(t, fakes{quran: serveFile(t, 200, "sandbox/quran_search_page2.json")}.client(t), `{"text":"quran","query":"Allah","num":3}`, `{"offset":3}`)
+		page := mustRun(t, fakes{quran: providertest.ServeFile(t, 200, "sandbox/quran_search_page2.json")}.client(t), `{"text":"quran","query":"Allah","num":3}`, `{"offset":3}`)
 		if page.HasMore || len(page.Records) != 1 {
 			t.Errorf("page = %+v", page)
 		}
@@ -221,7 +221,7 @@ func TestQuranSearch(t *testing.T) {
 
 	t.Run("long query note", func(t *testing.T) {
 		q := strings.Repeat("mercy ", 50)
-		page := mustRun(t, fakes{quran: serveFile(t, 200, "testdata/quran_search.json")}.client(t), `{"text":"quran","query":"`+strings.TrimSpace(q)+`"}`, "")
+		page := mustRun(t, fakes{quran: providertest.ServeFile(t, 200, "testdata/quran_search.json")}.client(t), `{"text":"quran","query":"`+strings.TrimSpace(q)+`"}`, "")
 		if !strings.Contains(strings.Join(page.Notes, " "), "first 250 characters") {
 			t.Errorf("notes = %q", page.Notes)
 		}
@@ -233,7 +233,7 @@ func TestQuranSearch(t *testing.T) {
 			`{"search":null}`,
 			`{"search":{"results":"none","total_pages":1}}`,
 		} {
-			page := mustRun(t, fakes{quran: serveBody(200, body)}.client(t), `{"text":"quran","query":"zzz"}`, "")
+			page := mustRun(t, fakes{quran: providertest.ServeBody(200, body)}.client(t), `{"text":"quran","query":"zzz"}`, "")
 			if len(page.Records) != 0 || page.HasMore {
 				t.Errorf("%s: %+v", body, page)
 			}
@@ -241,21 +241,21 @@ func TestQuranSearch(t *testing.T) {
 		// Unusable hits are dropped; the upstream's page count still says whether more follow (a
 		// page may be empty while has_more stays true).
 		body := `{"search":{"results":[{"verse_key":"x"},{"verse_key":"1:1"},{"verse_key":"999:1","text":"x"},null,3],"current_page":1,"total_pages":"2"}}`
-		page := mustRun(t, fakes{quran: serveBody(200, body)}.client(t), `{"text":"quran","query":"zzz"}`, "")
+		page := mustRun(t, fakes{quran: providertest.ServeBody(200, body)}.client(t), `{"text":"quran","query":"zzz"}`, "")
 		if len(page.Records) != 0 || !page.HasMore || string(page.Next) != `{"offset":10}` {
 			t.Errorf("%s: %+v", body, page)
 		}
 	})
 
 	t.Run("refused query", func(t *testing.T) {
-		_, err := run(t, fakes{quran: serveFile(t, 422, "testdata/quran_error_422.json")}.client(t), `{"text":"quran","query":"x"}`, "")
+		_, err := run(t, fakes{quran: providertest.ServeFile(t, 422, "testdata/quran_error_422.json")}.client(t), `{"text":"quran","query":"x"}`, "")
 		if providertest.ErrorCode(err) != providers.CodeInvalidRequest || !reflect.DeepEqual(providertest.ViolationPaths(err), []string{"/query"}) {
 			t.Errorf("error = %v", err)
 		}
 	})
 
 	t.Run("throttled", func(t *testing.T) {
-		f := &fake{answer: func(w http.ResponseWriter, _ *http.Request) {
+		f := &fake{Answer: func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "3")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}}
@@ -268,7 +268,7 @@ func TestQuranSearch(t *testing.T) {
 
 func TestDetails(t *testing.T) {
 	t.Run("bible chapter", func(t *testing.T) {
-		f := serveFile(t, http.StatusOK, "sandbox/bibleapi_1co_13.json")
+		f := providertest.ServeFile(t, http.StatusOK, "sandbox/bibleapi_1co_13.json")
 		c := fakes{bible: f}.client(t)
 		req := prepare(t, `{"text":"bible","reference":"1 Cor 13:4-7"}`)
 		rec := bibleRecord(verse{BookID: "1CO", Book: "1 Corinthians", Chapter: 13, Verse: 4, Text: "Charity suffereth long", Translation: "KJV"}, "kjv")
@@ -277,7 +277,7 @@ func TestDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		providertest.Golden(t, "details_bible", d)
-		r := f.requests()[0]
+		r := f.Requests()[0]
 		want := url.Values{"translation": {"kjv"}, "single_chapter_book_matching": {"indifferent"}}
 		if r.URL.Path != "/1CO+13" || !reflect.DeepEqual(r.URL.Query(), want) {
 			t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
@@ -301,7 +301,7 @@ func TestDetails(t *testing.T) {
 		if len(vs) != 286 || vs[285].Verse != 286 || body["surah_name"] != "Al-Baqarah" || body["translation_name"] != "Test Translation" || body["note"] != nil {
 			t.Errorf("%d verses, body %v", len(vs), body["surah_name"])
 		}
-		if n := len(f.requests()); n != 6 {
+		if n := len(f.Requests()); n != 6 {
 			t.Errorf("%d requests, want 6 pages of 50", n)
 		}
 		if d.Links[0].URL != "https://quran.com/2" {
@@ -325,13 +325,13 @@ func TestDetails(t *testing.T) {
 
 	t.Run("chapter gone", func(t *testing.T) {
 		rec := bibleRecord(verse{BookID: "JHN", Book: "John", Chapter: 3, Verse: 16, Text: "x", Translation: "KJV"}, "kjv")
-		_, err := providertest.Action(t, fakes{bible: serveFile(t, 404, "testdata/bibleapi_not_found.json")}.client(t), Search,
+		_, err := providertest.Action(t, fakes{bible: providertest.ServeFile(t, 404, "testdata/bibleapi_not_found.json")}.client(t), Search,
 			providers.ModeLive, prepare(t, `{"text":"bible","reference":"John 3:16"}`), "details", &rec)
 		if providertest.ErrorCode(err) != providers.CodeNotFound {
 			t.Errorf("error = %v", err)
 		}
 		qrec := quranRecord(verse{Book: "Al-Fatihah", Chapter: 1, Verse: 1, Text: "x", Translation: "131"}, "131")
-		_, err = providertest.Action(t, fakes{quran: serveFile(t, 404, "testdata/quran_error_404.json")}.client(t), Search,
+		_, err = providertest.Action(t, fakes{quran: providertest.ServeFile(t, 404, "testdata/quran_error_404.json")}.client(t), Search,
 			providers.ModeLive, prepare(t, `{"text":"quran","reference":"1:1"}`), "details", &qrec)
 		if providertest.ErrorCode(err) != providers.CodeNotFound {
 			t.Errorf("quran error = %v", err)

@@ -1,16 +1,12 @@
 package scripture
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,73 +14,12 @@ import (
 	"github.com/capgate/capgate/providers/providertest"
 )
 
-// fake is an httptest stand-in for one upstream: it records every request and answers with the
-// handler's choice.
-type fake struct {
-	mu     sync.Mutex
-	reqs   []*http.Request
-	answer http.HandlerFunc
-}
+// fake is the shared recording stand-in for one upstream.
+type fake = providertest.Upstream
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(context.Background()))
-	f.mu.Unlock()
-	f.answer(w, r)
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.reqs)
-}
-
-// serveFile answers every request with a file (testdata/… or sandbox/…) and a status.
-func serveFile(tb testing.TB, status int, file string) *fake {
-	tb.Helper()
-	body, err := os.ReadFile(file)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return serveBody(status, string(body))
-}
-
-func serveBody(status int, body string) *fake {
-	return &fake{answer: func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}}
-}
-
-// refuse fails the test if the upstream is called.
-func refuse(tb testing.TB, name string) *fake {
-	return &fake{answer: func(w http.ResponseWriter, r *http.Request) {
-		tb.Errorf("%s must not be called (got %s)", name, r.URL)
-		w.WriteHeader(http.StatusTeapot)
-	}}
-}
-
-// sandboxFake serves a provider's own sandbox fixtures from a live fake. The fake's base URL has
-// no path, so the path of the provider's default base URL (/api/v4 for Quran.com) is put back
-// before the sandbox routes see the request.
-func sandboxFake(id string) *fake {
-	for _, p := range Providers() {
-		if p.ID == id {
-			prefix := ""
-			if u, err := url.Parse(p.BaseURL); err == nil {
-				prefix = strings.TrimRight(u.Path, "/")
-			}
-			h := p.Sandbox
-			return &fake{answer: func(w http.ResponseWriter, r *http.Request) {
-				r2 := r.Clone(r.Context())
-				r2.URL.Path = prefix + r.URL.Path
-				h.ServeHTTP(w, r2)
-			}}
-		}
-	}
-	panic("no provider " + id)
-}
+// sandboxFake serves a provider's own sandbox fixtures from a live fake, with the path of the
+// provider's default base URL (/api/v4 for Quran.com) put back.
+func sandboxFake(id string) *fake { return providertest.SandboxUpstreamAtBase(Providers(), id) }
 
 const testKey = "abibkey-123"
 
@@ -98,7 +33,7 @@ func (fs fakes) client(tb testing.TB) *providers.Client {
 	tb.Helper()
 	pick := func(f *fake, name string) http.Handler {
 		if f == nil {
-			return refuse(tb, name)
+			return providertest.Refuse(tb, name)
 		}
 		return f
 	}
@@ -408,7 +343,7 @@ func TestExamples(t *testing.T) {
 				t.Fatal("no records")
 			}
 			for _, f := range []*fake{fs.bible, fs.apiBible, fs.quran} {
-				for _, r := range f.requests() {
+				for _, r := range f.Requests() {
 					if ua := r.Header.Get("User-Agent"); ua != "capgate/test (+tests@example.com)" {
 						t.Errorf("User-Agent = %q", ua)
 					}

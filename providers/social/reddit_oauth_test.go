@@ -30,16 +30,16 @@ func TestRedditOAuthFlow(t *testing.T) {
 	advance := moveClock(t)
 	tokens, api := tokenEndpoint(), sandboxFake(redditID)
 	var bodies []string
-	front := oauthFront{api: api, tokens: &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+	front := oauthFront{api: api, tokens: &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		bodies = append(bodies, string(b))
-		tokens.answer(w, r)
+		tokens.Answer(w, r)
 	}}}
-	c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: refuse(t, "X"), redditID: front},
+	c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: providertest.Refuse(t, "X"), redditID: front},
 		map[string]string{redditID: testRedditKey})
 	mustRun(t, c, redditPosts, nil)
 	mustRun(t, c, redditPosts, nil)
-	reqs := front.tokens.requests()
+	reqs := front.tokens.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d token requests for two searches, want one (the token is cached)", len(reqs))
 	}
@@ -51,12 +51,12 @@ func TestRedditOAuthFlow(t *testing.T) {
 		t.Fatalf("token request %s %s basic %v %q %q, type %q, body %q, UA %q", r.Method, r.URL.Path, ok, id, secret,
 			r.Header.Get("Content-Type"), bodies[0], r.Header.Get("User-Agent"))
 	}
-	for _, r := range api.requests() {
+	for _, r := range api.Requests() {
 		checkRedditRequest(t, r, "/search", r.URL.Query())
 	}
 	advance(24 * time.Hour) // expires_in 86400
 	mustRun(t, c, redditPosts, nil)
-	if n := len(front.tokens.requests()); n != 2 {
+	if n := len(front.tokens.Requests()); n != 2 {
 		t.Errorf("%d token requests after the token expired, want 2", n)
 	}
 }
@@ -80,9 +80,9 @@ func TestRedditCredentialsRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			api := refuse(t, "the Reddit API")
-			front := oauthFront{api: api, tokens: serveBody(tc.status, tc.body, "application/json; charset=UTF-8")}
-			c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: refuse(t, "X"), redditID: front},
+			api := providertest.Refuse(t, "the Reddit API")
+			front := oauthFront{api: api, tokens: providertest.ServeBody(tc.status, tc.body, "application/json; charset=UTF-8")}
+			c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: providertest.Refuse(t, "X"), redditID: front},
 				map[string]string{redditID: testRedditKey})
 			_, err := run(t, c, redditPosts, nil)
 			e, ok := providers.AsError(err)
@@ -98,23 +98,23 @@ func TestRedditCredentialsRefused(t *testing.T) {
 func TestRedditTokenRenewedAfter401(t *testing.T) {
 	var calls atomic.Int32
 	sb := sandboxFake(redditID)
-	api := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+	api := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) == 1 {
 			w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write([]byte(`{"message": "Unauthorized", "error": 401}`))
 			return
 		}
-		sb.answer(w, r)
+		sb.Answer(w, r)
 	}}
 	front := oauthFront{api: api, tokens: tokenEndpoint()}
-	c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: refuse(t, "X"), redditID: front},
+	c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: providertest.Refuse(t, "X"), redditID: front},
 		map[string]string{redditID: testRedditKey})
 	if page := mustRun(t, c, redditPosts, nil); len(page.Records) == 0 {
 		t.Fatal("no records after the retry")
 	}
-	if len(front.tokens.requests()) != 2 || len(api.requests()) != 2 {
-		t.Errorf("token requests %d, API requests %d; want 2 and 2", len(front.tokens.requests()), len(api.requests()))
+	if len(front.tokens.Requests()) != 2 || len(api.Requests()) != 2 {
+		t.Errorf("token requests %d, API requests %d; want 2 and 2", len(front.tokens.Requests()), len(api.Requests()))
 	}
 }
 
@@ -123,33 +123,33 @@ func TestRedditTokenRenewedAfter401(t *testing.T) {
 func TestRedditAllowanceHeaders(t *testing.T) {
 	advance := moveClock(t)
 	sb := sandboxFake(redditID)
-	api := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+	api := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Ratelimit-Used", "100")
 		w.Header().Set("X-Ratelimit-Remaining", "0.0")
 		w.Header().Set("X-Ratelimit-Reset", "120")
-		sb.answer(w, r)
+		sb.Answer(w, r)
 	}}
-	c := client(t, refuse(t, "X"), api)
+	c := client(t, providertest.Refuse(t, "X"), api)
 	mustRun(t, c, redditPosts, nil)
 	_, err := run(t, c, redditPosts, nil)
 	e, ok := providers.AsError(err)
 	if !ok || e.Code != providers.CodeRateLimited || e.RetryAfter < 120*time.Second || e.RetryAfter > 122*time.Second {
 		t.Fatalf("error %v, want rate_limited with Retry-After about 120 s", err)
 	}
-	if n := len(api.requests()); n != 1 {
+	if n := len(api.Requests()); n != 1 {
 		t.Errorf("%d API requests while the allowance is spent, want 1", n)
 	}
 	advance(121 * time.Second)
 	mustRun(t, c, redditPosts, nil)
-	if n := len(api.requests()); n != 2 {
+	if n := len(api.Requests()); n != 2 {
 		t.Errorf("%d API requests after the reset, want 2", n)
 	}
 }
 
 func TestRedditTooManyRequestsWaitsForReset(t *testing.T) {
 	moveClock(t)
-	api := serve(t, 429, "testdata/reddit_error_too_many_requests.json", jsonType)
-	c := client(t, refuse(t, "X"), api)
+	api := providertest.ServeFile(t, 429, "testdata/reddit_error_too_many_requests.json", jsonType)
+	c := client(t, providertest.Refuse(t, "X"), api)
 	_, err := run(t, c, redditPosts, nil)
 	if e, ok := providers.AsError(err); !ok || e.Code != providers.CodeRateLimited || e.RetryAfter != defaultRetry {
 		t.Fatalf("error %v", err)
@@ -157,7 +157,7 @@ func TestRedditTooManyRequestsWaitsForReset(t *testing.T) {
 }
 
 func TestRedditWithoutKey(t *testing.T) {
-	c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: refuse(t, "X"), redditID: refuse(t, "Reddit")},
+	c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: providertest.Refuse(t, "X"), redditID: providertest.Refuse(t, "Reddit")},
 		map[string]string{xID: testXKey})
 	_, err := run(t, c, redditPosts, nil)
 	e, ok := providers.AsError(err)

@@ -24,7 +24,7 @@ func TestRedditMapping(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := client(t, refuse(t, "X"), serve(t, 200, tc.fixture, jsonType))
+			c := client(t, providertest.Refuse(t, "X"), providertest.ServeFile(t, 200, tc.fixture, jsonType))
 			page := mustRun(t, c, tc.body, nil)
 			providertest.Golden(t, tc.name, providertest.RecordsJSON(page))
 		})
@@ -41,7 +41,7 @@ func TestRedditDetailMapping(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := client(t, refuse(t, "X"), serve(t, 200, tc.fixture, jsonType))
+			c := client(t, providertest.Refuse(t, "X"), providertest.ServeFile(t, 200, tc.fixture, jsonType))
 			d, err := providertest.Action(t, c, Search, providers.ModeLive, nil, "details", &providers.Record{Title: "r", Ref: mustJSON(tc.ref)})
 			if err != nil {
 				t.Fatal(err)
@@ -74,7 +74,7 @@ func TestRedditRequests(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rd := sandboxFake(redditID)
-			c := client(t, refuse(t, "X"), rd)
+			c := client(t, providertest.Refuse(t, "X"), rd)
 			var st json.RawMessage
 			if tc.state != "" {
 				st = json.RawMessage(tc.state)
@@ -82,7 +82,7 @@ func TestRedditRequests(t *testing.T) {
 			if _, err := run(t, c, tc.body, st); err != nil {
 				t.Fatal(err)
 			}
-			reqs := rd.requests()
+			reqs := rd.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests", len(reqs))
 			}
@@ -91,7 +91,7 @@ func TestRedditRequests(t *testing.T) {
 	}
 	t.Run("details", func(t *testing.T) {
 		rd := sandboxFake(redditID)
-		c := client(t, refuse(t, "X"), rd)
+		c := client(t, providertest.Refuse(t, "X"), rd)
 		post := &providers.Record{Title: "p", Ref: mustJSON(recordRef{Platform: platformB, Kind: recordPost, ID: "1fm3k2q"})}
 		user := &providers.Record{Title: "u", Ref: mustJSON(recordRef{Platform: platformB, Kind: recordProfile, Name: "rustacean_jo"})}
 		for _, rec := range []*providers.Record{post, user} {
@@ -99,7 +99,7 @@ func TestRedditRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		reqs := rd.requests()
+		reqs := rd.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests", len(reqs))
 		}
@@ -127,7 +127,7 @@ func checkRedditRequest(t *testing.T, r *http.Request, path string, query url.Va
 // TestRedditPaging walks a platform_b search: page 1 → Next (Reddit's after) → page 2 (the last).
 func TestRedditPaging(t *testing.T) {
 	rd := sandboxFake(redditID)
-	c := client(t, refuse(t, "X"), rd)
+	c := client(t, providertest.Refuse(t, "X"), rd)
 	body := `{"platform":"platform_b","query":"rust async runtime"}`
 	p1 := mustRun(t, c, body, nil)
 	if len(p1.Records) != 6 || !p1.HasMore || string(p1.Next) != `{"after":"t3_1fe0zz3"}` {
@@ -140,7 +140,7 @@ func TestRedditPaging(t *testing.T) {
 	if p2.Records[0].Title == p1.Records[0].Title {
 		t.Error("page 2 repeats page 1")
 	}
-	reqs := rd.requests()
+	reqs := rd.Requests()
 	if len(reqs) != 2 || reqs[0].URL.Query().Has("after") || reqs[1].URL.Query().Get("after") != "t3_1fe0zz3" {
 		t.Errorf("requests = %v", paths(reqs))
 	}
@@ -171,11 +171,11 @@ func TestRedditErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var rd *upstream
 			if tc.file != "" {
-				rd = serve(t, tc.status, tc.file, tc.contentType)
+				rd = providertest.ServeFile(t, tc.status, tc.file, tc.contentType)
 			} else {
-				rd = serveBody(tc.status, tc.body, tc.contentType)
+				rd = providertest.ServeBody(tc.status, tc.body, tc.contentType)
 			}
-			_, err := run(t, client(t, refuse(t, "X"), rd), search, nil)
+			_, err := run(t, client(t, providertest.Refuse(t, "X"), rd), search, nil)
 			checkError(t, err, tc.code, tc.retryable, "", tc.message)
 			if tc.code == providers.CodeRateLimited {
 				if e, _ := providers.AsError(err); e.RetryAfter != time.Minute {
@@ -201,11 +201,11 @@ func TestRedditErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var rd *upstream
 			if tc.file != "" {
-				rd = serve(t, tc.status, tc.file, jsonType)
+				rd = providertest.ServeFile(t, tc.status, tc.file, jsonType)
 			} else {
-				rd = serveBody(tc.status, `[]`, jsonType)
+				rd = providertest.ServeBody(tc.status, `[]`, jsonType)
 			}
-			c := client(t, refuse(t, "X"), rd)
+			c := client(t, providertest.Refuse(t, "X"), rd)
 			_, err := providertest.Action(t, c, Search, providers.ModeLive, nil, "details", &providers.Record{Title: "r", Ref: mustJSON(tc.ref)})
 			checkError(t, err, tc.code, tc.code != providers.CodeNotFound && tc.code != providers.CodeProviderError, "", tc.message)
 		})

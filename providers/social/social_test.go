@@ -1,14 +1,11 @@
 package social
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,64 +15,13 @@ import (
 
 const testXKey = "test-x-bearer-token"
 
-// upstream is an httptest stand-in for X or Reddit: it records every request and answers with
-// the handler's choice.
-type upstream struct {
-	mu     sync.Mutex
-	reqs   []*http.Request
-	answer func(w http.ResponseWriter, r *http.Request)
-}
-
-func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	u.mu.Lock()
-	u.reqs = append(u.reqs, r.Clone(context.Background()))
-	u.mu.Unlock()
-	u.answer(w, r)
-}
-
-func (u *upstream) requests() []*http.Request {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return slices.Clone(u.reqs)
-}
-
-// serve answers every request with a file (testdata/... or sandbox/...), a status and a type.
-func serve(tb testing.TB, status int, file, contentType string) *upstream {
-	tb.Helper()
-	body, err := os.ReadFile(file)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return serveBody(status, string(body), contentType)
-}
-
-func serveBody(status int, body, contentType string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}}
-}
+// upstream is the shared recording stand-in for X or Reddit.
+type upstream = providertest.Upstream
 
 const jsonType = "application/json; charset=utf-8"
 
-// refuse fails the test if the upstream is called at all.
-func refuse(tb testing.TB, name string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		tb.Errorf("%s must not be called (got %s)", name, r.URL)
-		w.WriteHeader(http.StatusTeapot)
-	}}
-}
-
 // sandboxFake serves the provider's own sandbox fixtures from a live fake.
-func sandboxFake(id string) *upstream {
-	for _, p := range Providers() {
-		if p.ID == id {
-			return &upstream{answer: p.Sandbox.ServeHTTP}
-		}
-	}
-	panic("no provider " + id)
-}
+func sandboxFake(id string) *upstream { return providertest.SandboxUpstream(Providers(), id) }
 
 // testRedditKey is PROVIDER_REDDIT_KEY of the tests: <client id>:<client secret>:<reddit username>.
 const (
@@ -100,7 +46,7 @@ func (o oauthFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func tokenEndpoint() *upstream {
-	return serveBody(200, `{"access_token": "`+testRedditToken+`", "token_type": "bearer", "expires_in": 86400, "scope": "*"}`, "application/json; charset=UTF-8")
+	return providertest.ServeBody(200, `{"access_token": "`+testRedditToken+`", "token_type": "bearer", "expires_in": 86400, "scope": "*"}`, "application/json; charset=UTF-8")
 }
 
 // testProviders are Providers() with Reddit's 100-requests-a-minute spacing lifted, so the tests
@@ -316,21 +262,21 @@ func TestExamples(t *testing.T) {
 		t.Run("live/"+ex.Title, func(t *testing.T) {
 			x, rd := sandboxFake(xID), sandboxFake(redditID)
 			if ex.Body["platform"] == platformA {
-				rd = refuse(t, "Reddit")
+				rd = providertest.Refuse(t, "Reddit")
 			} else {
-				x = refuse(t, "X")
+				x = providertest.Refuse(t, "X")
 			}
 			page, err := providertest.Execute(t, client(t, x, rd), Search, providers.ModeLive, string(body))
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkExamplePage(t, page, ex.Body)
-			for _, r := range x.requests() {
+			for _, r := range x.Requests() {
 				if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "capgate/test") {
 					t.Errorf("User-Agent = %q", ua)
 				}
 			}
-			for _, r := range rd.requests() {
+			for _, r := range rd.Requests() {
 				if ua := r.Header.Get("User-Agent"); ua != testRedditUA {
 					t.Errorf("Reddit User-Agent = %q", ua)
 				}
@@ -410,7 +356,7 @@ func TestRecordDetails(t *testing.T) {
 			if _, err := providertest.Action(t, lc, Search, providers.ModeLive, req, "details", &rec); err != nil {
 				t.Fatal(err)
 			}
-			reqs := append(x.requests(), rd.requests()...)
+			reqs := append(x.Requests(), rd.Requests()...)
 			if len(reqs) != 1 || !strings.HasPrefix(reqs[0].URL.Path, tc.path) {
 				t.Errorf("requests = %v, want one to %s", paths(reqs), tc.path)
 			}
@@ -434,7 +380,7 @@ func paths(reqs []*http.Request) []string {
 }
 
 func TestDetailsRefusesUnusableRef(t *testing.T) {
-	c := client(t, refuse(t, "X"), refuse(t, "Reddit"))
+	c := client(t, providertest.Refuse(t, "X"), providertest.Refuse(t, "Reddit"))
 	for _, ref := range []string{``, `{}`, `{"platform":"platform_a","kind":"post","id":"12a"}`,
 		`{"platform":"platform_b","kind":"profile","name":"a/b"}`, `{"platform":"platform_c","kind":"post","id":"1"}`} {
 		rec := &providers.Record{Title: "x", Ref: json.RawMessage(ref)}
@@ -456,7 +402,7 @@ func TestRecordWithoutUsableIDOffersNoAction(t *testing.T) {
 }
 
 func TestBadPagingState(t *testing.T) {
-	c := client(t, refuse(t, "X"), refuse(t, "Reddit"))
+	c := client(t, providertest.Refuse(t, "X"), providertest.Refuse(t, "Reddit"))
 	for _, tc := range []struct{ body, state string }{
 		{`{"platform":"platform_a","query":"x"}`, `[1,2]`},
 		{`{"platform":"platform_a","query":"nasa","kind":"profiles"}`, `{"offset":-1}`},
@@ -473,7 +419,7 @@ func TestBadPagingState(t *testing.T) {
 func TestPlatformAWithoutKey(t *testing.T) {
 	// No X key in this deployment: platform_a is unavailable, platform_b still works.
 	rd := sandboxFake(redditID)
-	c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: refuse(t, "X"), redditID: oauthFront{api: rd, tokens: tokenEndpoint()}},
+	c := providertest.Client(t, testProviders(), map[string]http.Handler{xID: providertest.Refuse(t, "X"), redditID: oauthFront{api: rd, tokens: tokenEndpoint()}},
 		map[string]string{redditID: testRedditKey})
 	_, err := run(t, c, `{"platform":"platform_a","query":"artemis"}`, nil)
 	if providertest.ErrorCode(err) != providers.CodeCapabilityUnavailable {

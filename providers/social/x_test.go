@@ -27,7 +27,7 @@ func TestXMapping(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := client(t, serve(t, 200, tc.fixture, jsonType), refuse(t, "Reddit"))
+			c := client(t, providertest.ServeFile(t, 200, tc.fixture, jsonType), providertest.Refuse(t, "Reddit"))
 			page := mustRun(t, c, tc.body, nil)
 			providertest.Golden(t, tc.name, providertest.RecordsJSON(page))
 		})
@@ -36,7 +36,7 @@ func TestXMapping(t *testing.T) {
 
 // TestXDetailMapping maps a long post (full text in note_tweet, a quoted post) to its details.
 func TestXDetailMapping(t *testing.T) {
-	c := client(t, serve(t, 200, "testdata/x_tweet_note.json", jsonType), refuse(t, "Reddit"))
+	c := client(t, providertest.ServeFile(t, 200, "testdata/x_tweet_note.json", jsonType), providertest.Refuse(t, "Reddit"))
 	rec := &providers.Record{Title: "p", Ref: mustJSON(recordRef{Platform: platformA, Kind: recordPost, ID: "2102369614951363794"})}
 	d, err := providertest.Action(t, c, Search, providers.ModeLive, nil, "details", rec)
 	if err != nil {
@@ -85,8 +85,8 @@ func TestXRequests(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			x := serve(t, 200, "testdata/x_search_recent_empty.json", jsonType)
-			c := client(t, x, refuse(t, "Reddit"))
+			x := providertest.ServeFile(t, 200, "testdata/x_search_recent_empty.json", jsonType)
+			c := client(t, x, providertest.Refuse(t, "Reddit"))
 			var st json.RawMessage
 			if tc.state != "" {
 				st = json.RawMessage(tc.state)
@@ -94,7 +94,7 @@ func TestXRequests(t *testing.T) {
 			if _, err := run(t, c, tc.body, st); err != nil {
 				t.Fatal(err)
 			}
-			reqs := x.requests()
+			reqs := x.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests", len(reqs))
 			}
@@ -103,7 +103,7 @@ func TestXRequests(t *testing.T) {
 	}
 	t.Run("details", func(t *testing.T) {
 		x := sandboxFake(xID)
-		c := client(t, x, refuse(t, "Reddit"))
+		c := client(t, x, providertest.Refuse(t, "Reddit"))
 		post := &providers.Record{Title: "p", Ref: mustJSON(recordRef{Platform: platformA, Kind: recordPost, ID: "2101934871123456789"})}
 		user := &providers.Record{Title: "u", Ref: mustJSON(recordRef{Platform: platformA, Kind: recordProfile, ID: "11348282"})}
 		for _, rec := range []*providers.Record{post, user} {
@@ -111,7 +111,7 @@ func TestXRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		reqs := x.requests()
+		reqs := x.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("%d requests", len(reqs))
 		}
@@ -147,7 +147,7 @@ func checkXRequest(t *testing.T, r *http.Request, path string, query url.Values)
 // then continues with X's next_token.
 func TestXPostPaging(t *testing.T) {
 	x := sandboxFake(xID)
-	c := client(t, x, refuse(t, "Reddit"))
+	c := client(t, x, providertest.Refuse(t, "Reddit"))
 	body := `{"platform":"platform_a","query":"artemis","num":3}`
 	var all []string
 	var state json.RawMessage
@@ -188,7 +188,7 @@ func TestXPostPaging(t *testing.T) {
 	if len(all) != 14 {
 		t.Errorf("%d posts in all, want 14", len(all))
 	}
-	reqs := x.requests()
+	reqs := x.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("X was called %d times, want 2 (the buffer serves the rest): %v", len(reqs), paths(reqs))
 	}
@@ -208,7 +208,7 @@ func TestXPostPaging(t *testing.T) {
 
 func TestXProfilePaging(t *testing.T) {
 	// A fake users/by that knows every handle it is asked for.
-	x := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+	x := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 		var data []map[string]any
 		for i, name := range strings.Split(r.URL.Query().Get("usernames"), ",") {
 			data = append(data, map[string]any{"id": fmt.Sprint(1000 + i), "username": strings.ToUpper(name), "name": "User " + name})
@@ -216,7 +216,7 @@ func TestXProfilePaging(t *testing.T) {
 		w.Header().Set("Content-Type", jsonType)
 		_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
 	}}
-	c := client(t, x, refuse(t, "Reddit"))
+	c := client(t, x, providertest.Refuse(t, "Reddit"))
 	handles := make([]string, 30)
 	for i := range handles {
 		handles[i] = fmt.Sprintf("user_%02d", i)
@@ -233,7 +233,7 @@ func TestXProfilePaging(t *testing.T) {
 	if p2.Records[0].Fields["author"] != "USER_25" || p2.Records[4].Fields["author"] != "USER_29" {
 		t.Errorf("page 2 records: %v .. %v", p2.Records[0].Fields, p2.Records[4].Fields)
 	}
-	reqs := x.requests()
+	reqs := x.Requests()
 	if len(reqs) != 2 || len(strings.Split(reqs[0].URL.Query().Get("usernames"), ",")) != 25 ||
 		reqs[1].URL.Query().Get("usernames") != "user_25,user_26,user_27,user_28,user_29" {
 		t.Errorf("requests = %v", paths(reqs))
@@ -275,11 +275,11 @@ func TestXErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var x *upstream
 			if tc.file != "" {
-				x = serve(t, tc.status, tc.file, jsonType)
+				x = providertest.ServeFile(t, tc.status, tc.file, jsonType)
 			} else {
-				x = serveBody(tc.status, tc.body, jsonType)
+				x = providertest.ServeBody(tc.status, tc.body, jsonType)
 			}
-			_, err := run(t, client(t, x, refuse(t, "Reddit")), tc.request, nil)
+			_, err := run(t, client(t, x, providertest.Refuse(t, "Reddit")), tc.request, nil)
 			checkError(t, err, tc.code, tc.retryable, tc.path, tc.message)
 			if tc.code == providers.CodeRateLimited {
 				if e, _ := providers.AsError(err); e.RetryAfter != time.Minute {
@@ -289,25 +289,25 @@ func TestXErrors(t *testing.T) {
 		})
 	}
 	t.Run("rate limited with Retry-After", func(t *testing.T) {
-		x := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		x := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "7")
 			w.WriteHeader(429)
 			_, _ = w.Write([]byte(`{"title":"Too Many Requests","detail":"Too Many Requests","type":"about:blank","status":429}`))
 		}}
-		_, err := run(t, client(t, x, refuse(t, "Reddit")), search, nil)
+		_, err := run(t, client(t, x, providertest.Refuse(t, "Reddit")), search, nil)
 		checkError(t, err, providers.CodeRateLimited, true, "", "rate limiting")
 		if e, _ := providers.AsError(err); e.RetryAfter != 7*time.Second {
 			t.Errorf("Retry-After = %v", e.RetryAfter)
 		}
 	})
 	t.Run("post lookup not found", func(t *testing.T) {
-		c := client(t, serve(t, 200, "testdata/x_tweet_not_found.json", jsonType), refuse(t, "Reddit"))
+		c := client(t, providertest.ServeFile(t, 200, "testdata/x_tweet_not_found.json", jsonType), providertest.Refuse(t, "Reddit"))
 		rec := &providers.Record{Title: "p", Ref: mustJSON(recordRef{Platform: platformA, Kind: recordPost, ID: "1346889436626259968"})}
 		_, err := providertest.Action(t, c, Search, providers.ModeLive, nil, "details", rec)
 		checkError(t, err, providers.CodeNotFound, false, "", "Could not find tweet")
 	})
 	t.Run("user lookup 404", func(t *testing.T) {
-		c := client(t, serveBody(404, `{"title":"Not Found Error","type":"about:blank","status":404,"detail":"Not Found"}`, jsonType), refuse(t, "Reddit"))
+		c := client(t, providertest.ServeBody(404, `{"title":"Not Found Error","type":"about:blank","status":404,"detail":"Not Found"}`, jsonType), providertest.Refuse(t, "Reddit"))
 		rec := &providers.Record{Title: "u", Ref: mustJSON(recordRef{Platform: platformA, Kind: recordProfile, ID: "1"})}
 		_, err := providertest.Action(t, c, Search, providers.ModeLive, nil, "details", rec)
 		checkError(t, err, providers.CodeNotFound, false, "", "no such")

@@ -2,11 +2,11 @@ package transit
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,9 +26,8 @@ func init() {
 // fake stands in for the Routes API: it checks what every request carries, records the bodies
 // and answers with a status, headers and a body.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
-	mu     sync.Mutex
-	bodies []map[string]any
 	status int
 	header http.Header
 	body   []byte
@@ -40,10 +39,33 @@ func newFake(t *testing.T, status int, body string) *fake {
 	if !strings.HasPrefix(body, "{") {
 		b = providertest.Fixture(t, body)
 	}
-	return &fake{t: t, status: status, body: b, header: http.Header{}}
+	f := &fake{t: t, status: status, body: b, header: http.Header{}}
+	f.Upstream = providertest.Upstream{TB: t, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// decodeBody decodes the JSON body of a request.
+func decodeBody(r *http.Request) (map[string]any, error) {
+	b, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	if err := json.Unmarshal(b, &body); err != nil {
+		return nil, fmt.Errorf("%w: %s", err, b)
+	}
+	return body, nil
+}
+
+// bodies are the JSON bodies f received.
+func (f *fake) bodies() []map[string]any {
+	var out []map[string]any
+	for _, r := range f.Requests() {
+		body, _ := decodeBody(r)
+		out = append(out, body)
+	}
+	return out
+}
+
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/directions/v2:computeRoutes" || r.URL.RawQuery != "" {
 		f.t.Errorf("request %s %s?%s, want POST /directions/v2:computeRoutes without a query", r.Method, r.URL.Path, r.URL.RawQuery)
 	}
@@ -53,14 +75,9 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.t.Errorf("header %s = %q, want %q", k, got, want)
 		}
 	}
-	b, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	if err := json.Unmarshal(b, &body); err != nil {
-		f.t.Errorf("body is not JSON: %s", b)
+	if _, err := decodeBody(r); err != nil {
+		f.t.Errorf("body is not JSON: %v", err)
 	}
-	f.mu.Lock()
-	f.bodies = append(f.bodies, body)
-	f.mu.Unlock()
 	for k, vs := range f.header {
 		w.Header()[k] = vs
 	}
@@ -237,8 +254,8 @@ func TestRequestBody(t *testing.T) {
 			if _, err := providertest.Execute(t, f.client(t), Routes, providers.ModeLive, tc.body); err != nil {
 				t.Fatal(err)
 			}
-			if len(f.bodies) != 1 || !reflect.DeepEqual(f.bodies[0], tc.want) {
-				t.Errorf("body = %v\nwant   %v", f.bodies, tc.want)
+			if len(f.bodies()) != 1 || !reflect.DeepEqual(f.bodies()[0], tc.want) {
+				t.Errorf("body = %v\nwant   %v", f.bodies(), tc.want)
 			}
 		})
 	}

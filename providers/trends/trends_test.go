@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/capgate/capgate/providers"
@@ -23,35 +22,42 @@ const (
 // fake is an httptest stand-in for SerpApi's search.json: it checks what every call carries and
 // answers with a fixed status and body (a testdata file name or literal JSON).
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
-	mu     sync.Mutex
-	reqs   []url.Values
 	status int
 	body   string
 }
 
 func serve(t *testing.T, status int, body string) *fake {
-	return &fake{t: t, status: status, body: string(providertest.Body(t, body))}
+	f := &fake{t: t, status: status, body: string(providertest.Body(t, body))}
+	f.Upstream = providertest.Upstream{TB: t, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// query is the query of a call without the parameters every call carries.
+func query(r *http.Request) url.Values {
 	q := r.URL.Query()
-	serpapitest.CheckRequest(f.t, r, "google_trends")
 	q.Del("api_key")
 	q.Del("output")
 	q.Del("engine")
-	f.mu.Lock()
-	f.reqs = append(f.reqs, q)
-	f.mu.Unlock()
+	return q
+}
+
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
+	serpapitest.CheckRequest(f.t, r, "google_trends")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(f.status)
 	_, _ = w.Write([]byte(f.body))
 }
 
+// requests are the queries f received, without the parameters every call carries.
 func (f *fake) requests() []url.Values {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]url.Values(nil), f.reqs...)
+	var out []url.Values
+	for _, r := range f.Requests() {
+		out = append(out, query(r))
+	}
+	return out
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {

@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -27,26 +26,10 @@ const (
 	sdKey = "sd-test-key"
 )
 
-// upstream is an httptest stand-in for YouTube or Supadata: it records every request and answers
-// with the handler's choice.
-type upstream struct {
-	mu     sync.Mutex
-	reqs   []*http.Request
-	answer func(w http.ResponseWriter, r *http.Request)
-}
+// upstream is the shared recording stand-in for YouTube or Supadata.
+type upstream = providertest.Upstream
 
-func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	u.mu.Lock()
-	u.reqs = append(u.reqs, r.Clone(context.Background()))
-	u.mu.Unlock()
-	u.answer(w, r)
-}
-
-func (u *upstream) requests() []*http.Request {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return slices.Clone(u.reqs)
-}
+const jsonType = "application/json; charset=UTF-8"
 
 func readFile(tb testing.TB, path string) []byte {
 	tb.Helper()
@@ -60,40 +43,16 @@ func readFile(tb testing.TB, path string) []byte {
 // serve answers every request with a file and a status.
 func serve(tb testing.TB, status int, file string) *upstream {
 	tb.Helper()
-	return serveBody(status, string(readFile(tb, file)))
+	return providertest.ServeFile(tb, status, file, jsonType)
 }
 
 func serveBody(status int, body string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}}
+	return providertest.ServeBody(status, body, jsonType)
 }
 
-// refuse fails the test when the upstream is called at all.
-func refuse(tb testing.TB, name string) *upstream {
-	return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-		tb.Errorf("%s must not be called (got %s)", name, r.URL)
-		w.WriteHeader(http.StatusTeapot)
-	}}
-}
-
-// sandboxFake serves a provider's own sandbox from a live fake. The fake's base URL has no path,
-// so the provider's base path (/youtube/v3, /v1) is put back before the sandbox routes it.
-func sandboxFake(id string) *upstream {
-	for _, p := range Providers() {
-		if p.ID == id {
-			base, _ := url.Parse(p.BaseURL)
-			return &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
-				r = r.Clone(r.Context())
-				r.URL.Path = base.Path + r.URL.Path
-				p.Sandbox.ServeHTTP(w, r)
-			}}
-		}
-	}
-	panic("no provider " + id)
-}
+// sandboxFake serves a provider's own sandbox from a live fake, with the provider's base path
+// (/youtube/v3, /v1) put back before the sandbox routes it.
+func sandboxFake(id string) *upstream { return providertest.SandboxUpstreamAtBase(Providers(), id) }
 
 // client points both providers at fakes, with keys.
 func client(tb testing.TB, yt, tr http.Handler) *providers.Client {
@@ -266,7 +225,7 @@ func TestSearchGolden(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			yt := serve(t, http.StatusOK, filepath.Join("testdata", tc.fixture))
-			page, err := run(t, client(t, yt, refuse(t, "transcripts")), tc.body, "")
+			page, err := run(t, client(t, yt, providertest.Refuse(t, "transcripts")), tc.body, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,10 +268,10 @@ func TestSearchRequest(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			yt := serve(t, http.StatusOK, "testdata/search_page1.json")
-			if _, err := run(t, client(t, yt, refuse(t, "transcripts")), tc.body, ""); err != nil {
+			if _, err := run(t, client(t, yt, providertest.Refuse(t, "transcripts")), tc.body, ""); err != nil {
 				t.Fatal(err)
 			}
-			reqs := yt.requests()
+			reqs := yt.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
@@ -334,14 +293,14 @@ func TestSearchRequest(t *testing.T) {
 }
 
 func TestPaging(t *testing.T) {
-	yt := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+	yt := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 		file := "testdata/search_page1.json"
 		if r.URL.Query().Get("pageToken") == "CBkQAA" {
 			file = "testdata/search_page2.json"
 		}
 		_, _ = w.Write(readFile(t, file))
 	}}
-	c := client(t, yt, refuse(t, "transcripts"))
+	c := client(t, yt, providertest.Refuse(t, "transcripts"))
 	req := prepare(t, `{"query":"surfing","num":6}`)
 	p1, err := providertest.ExecuteState(t, c, Search, providers.ModeLive, req, nil)
 	if err != nil {
@@ -363,7 +322,7 @@ func TestPaging(t *testing.T) {
 	if !p2.HasMore || string(p2.Next) != `{"token":"CDIQAA"}` {
 		t.Errorf("page 2: has_more %v next %s", p2.HasMore, p2.Next)
 	}
-	reqs := yt.requests()
+	reqs := yt.Requests()
 	if len(reqs) != 2 || reqs[0].URL.Query().Has("pageToken") || reqs[1].URL.Query().Get("pageToken") != "CBkQAA" {
 		t.Errorf("requests %v", reqs)
 	}
@@ -374,7 +333,7 @@ func TestPaging(t *testing.T) {
 
 	t.Run("last page", func(t *testing.T) {
 		yt := serve(t, http.StatusOK, "testdata/search_edge.json")
-		page, err := run(t, client(t, yt, refuse(t, "transcripts")), `{"query":"x"}`, `{"token":"CDIQAA"}`)
+		page, err := run(t, client(t, yt, providertest.Refuse(t, "transcripts")), `{"query":"x"}`, `{"token":"CDIQAA"}`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +343,7 @@ func TestPaging(t *testing.T) {
 	})
 	t.Run("empty page keeps has_more", func(t *testing.T) {
 		yt := serveBody(http.StatusOK, `{"kind":"youtube#searchListResponse","nextPageToken":"CGQQAA","pageInfo":{"totalResults":1000000,"resultsPerPage":10},"items":[]}`)
-		page, err := run(t, client(t, yt, refuse(t, "transcripts")), `{"query":"x"}`, `{"token":"CFoQAA"}`)
+		page, err := run(t, client(t, yt, providertest.Refuse(t, "transcripts")), `{"query":"x"}`, `{"token":"CFoQAA"}`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -394,7 +353,7 @@ func TestPaging(t *testing.T) {
 	})
 	for _, st := range []string{`{}`, `{"token":""}`, `{"token":5}`, `[1]`, `not json`} {
 		t.Run("unreadable state "+st, func(t *testing.T) {
-			_, err := run(t, client(t, refuse(t, "youtube"), refuse(t, "transcripts")), `{"query":"x"}`, st)
+			_, err := run(t, client(t, providertest.Refuse(t, "youtube"), providertest.Refuse(t, "transcripts")), `{"query":"x"}`, st)
 			if providertest.ErrorCode(err) != providers.CodeInternal {
 				t.Errorf("error = %v, want internal_error", err)
 			}
@@ -445,14 +404,14 @@ func TestSearchErrors(t *testing.T) {
 				}
 				body = string(readFile(t, path))
 			}
-			yt := &upstream{answer: func(w http.ResponseWriter, _ *http.Request) {
+			yt := &upstream{Answer: func(w http.ResponseWriter, _ *http.Request) {
 				for k, v := range tc.header {
 					w.Header()[k] = v
 				}
 				w.WriteHeader(tc.status)
 				_, _ = w.Write([]byte(body))
 			}}
-			_, err := run(t, client(t, yt, refuse(t, "transcripts")), `{"query":"surf"}`, "")
+			_, err := run(t, client(t, yt, providertest.Refuse(t, "transcripts")), `{"query":"surf"}`, "")
 			e, ok := providers.AsError(err)
 			if !ok {
 				t.Fatalf("error = %v, want a providers.Error", err)
@@ -500,7 +459,7 @@ func TestTranscriptsNotConfigured(t *testing.T) {
 func TestDetails(t *testing.T) {
 	t.Run("golden", func(t *testing.T) {
 		yt := serve(t, http.StatusOK, "testdata/videos.json")
-		d, err := action(t, client(t, yt, refuse(t, "transcripts")), providers.ModeLive, "details", record("D-lhorsDlUQ"))
+		d, err := action(t, client(t, yt, providertest.Refuse(t, "transcripts")), providers.ModeLive, "details", record("D-lhorsDlUQ"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -508,7 +467,7 @@ func TestDetails(t *testing.T) {
 		if d.Credits != nil {
 			t.Errorf("credits = %d, want the action's 0", *d.Credits)
 		}
-		reqs := yt.requests()
+		reqs := yt.Requests()
 		if len(reqs) != 1 || reqs[0].URL.Path != "/videos" {
 			t.Fatalf("requests %v", reqs)
 		}
@@ -529,7 +488,7 @@ func TestDetails(t *testing.T) {
 
 	t.Run("caps and absent statistics", func(t *testing.T) {
 		yt := serve(t, http.StatusOK, "testdata/videos_long.json")
-		d, err := action(t, client(t, yt, refuse(t, "transcripts")), providers.ModeLive, "details", record("LongStream1"))
+		d, err := action(t, client(t, yt, providertest.Refuse(t, "transcripts")), providers.ModeLive, "details", record("LongStream1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -577,7 +536,7 @@ func TestDetails(t *testing.T) {
 		yt := serveBody(http.StatusOK, `{"kind":"youtube#videoListResponse","items":[{"kind":"youtube#video","id":"AAAAAAAAAA1",
 			"snippet":{"title":" Live now ","tags":null,"description":"","publishedAt":7},"contentDetails":{"duration":"P0D"},
 			"statistics":{"viewCount":"not a number","likeCount":12,"commentCount":"-1"}}]}`)
-		d, err := action(t, client(t, yt, refuse(t, "transcripts")), providers.ModeLive, "details", record("AAAAAAAAAA1"))
+		d, err := action(t, client(t, yt, providertest.Refuse(t, "transcripts")), providers.ModeLive, "details", record("AAAAAAAAAA1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -603,7 +562,7 @@ func TestDetails(t *testing.T) {
 	for _, tc := range gone {
 		t.Run("gone: "+tc.name, func(t *testing.T) {
 			yt := serveBody(tc.status, tc.body)
-			_, err := action(t, client(t, yt, refuse(t, "transcripts")), providers.ModeLive, "details", record("AAAAAAAAAA1"))
+			_, err := action(t, client(t, yt, providertest.Refuse(t, "transcripts")), providers.ModeLive, "details", record("AAAAAAAAAA1"))
 			if providertest.ErrorCode(err) != providers.CodeNotFound {
 				t.Errorf("error = %v, want not_found", err)
 			}
@@ -612,7 +571,7 @@ func TestDetails(t *testing.T) {
 
 	t.Run("quota on a lookup", func(t *testing.T) {
 		yt := serve(t, http.StatusForbidden, "testdata/youtube_quota.json")
-		_, err := action(t, client(t, yt, refuse(t, "transcripts")), providers.ModeLive, "details", record("AAAAAAAAAA1"))
+		_, err := action(t, client(t, yt, providertest.Refuse(t, "transcripts")), providers.ModeLive, "details", record("AAAAAAAAAA1"))
 		if providertest.ErrorCode(err) != providers.CodeProviderAllowance {
 			t.Errorf("error = %v, want provider_allowance", err)
 		}
@@ -621,7 +580,7 @@ func TestDetails(t *testing.T) {
 	for _, ref := range []string{"", `{}`, `{"id":""}`, `{"id":"a/b"}`, `not json`} {
 		t.Run("unusable ref "+ref, func(t *testing.T) {
 			rec := &providers.Record{Title: "x", Ref: json.RawMessage(ref)}
-			c := client(t, refuse(t, "youtube"), refuse(t, "transcripts"))
+			c := client(t, providertest.Refuse(t, "youtube"), providertest.Refuse(t, "transcripts"))
 			for _, name := range []string{"details", "transcript"} {
 				if _, err := action(t, c, providers.ModeLive, name, rec); providertest.ErrorCode(err) != providers.CodeInternal {
 					t.Errorf("%s: error = %v, want internal_error", name, err)
@@ -653,12 +612,12 @@ func TestParseISODuration(t *testing.T) {
 func TestTranscript(t *testing.T) {
 	t.Run("golden", func(t *testing.T) {
 		sd := serve(t, http.StatusOK, "testdata/transcript.json")
-		d, err := action(t, client(t, refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("dQw4w9WgXcQ"))
+		d, err := action(t, client(t, providertest.Refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("dQw4w9WgXcQ"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		providertest.Golden(t, "transcript", d)
-		reqs := sd.requests()
+		reqs := sd.Requests()
 		if len(reqs) != 1 || reqs[0].URL.Path != "/transcript" {
 			t.Fatalf("requests %v", reqs)
 		}
@@ -696,7 +655,7 @@ func TestTranscript(t *testing.T) {
 		}
 		b, _ := json.Marshal(map[string]any{"content": chunks, "lang": "en", "availableLangs": []string{"en"}})
 		sd := serveBody(http.StatusOK, string(b))
-		d, err := action(t, client(t, refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
+		d, err := action(t, client(t, providertest.Refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -720,7 +679,7 @@ func TestTranscript(t *testing.T) {
 
 	t.Run("plain text content", func(t *testing.T) {
 		sd := serveBody(http.StatusOK, `{"content":"Never gonna give you up,\nnever gonna let you down...","lang":"en","availableLangs":["en","es","zh-TW"]}`)
-		d, err := action(t, client(t, refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("dQw4w9WgXcQ"))
+		d, err := action(t, client(t, providertest.Refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("dQw4w9WgXcQ"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -733,7 +692,7 @@ func TestTranscript(t *testing.T) {
 
 	t.Run("language from the chunks", func(t *testing.T) {
 		sd := serveBody(http.StatusOK, `{"content":[{"text":"hola","offset":0,"duration":900,"lang":"es"}]}`)
-		d, err := action(t, client(t, refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
+		d, err := action(t, client(t, providertest.Refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -772,14 +731,14 @@ func TestTranscript(t *testing.T) {
 			if tc.file != "" {
 				body = string(readFile(t, filepath.Join("testdata", tc.file)))
 			}
-			sd := &upstream{answer: func(w http.ResponseWriter, _ *http.Request) {
+			sd := &upstream{Answer: func(w http.ResponseWriter, _ *http.Request) {
 				for k, v := range tc.header {
 					w.Header()[k] = v
 				}
 				w.WriteHeader(tc.status)
 				_, _ = w.Write([]byte(body))
 			}}
-			_, err := action(t, client(t, refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
+			_, err := action(t, client(t, providertest.Refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
 			e, ok := providers.AsError(err)
 			if !ok {
 				t.Fatalf("error = %v", err)
@@ -796,7 +755,7 @@ func TestTranscript(t *testing.T) {
 	t.Run("job", func(t *testing.T) {
 		defer setPoll(time.Millisecond)()
 		polls := 0
-		sd := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		sd := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			switch r.URL.Path {
 			case "/transcript":
 				w.WriteHeader(http.StatusAccepted)
@@ -812,7 +771,7 @@ func TestTranscript(t *testing.T) {
 				w.WriteHeader(http.StatusNotFound)
 			}
 		}}
-		d, err := action(t, client(t, refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
+		d, err := action(t, client(t, providertest.Refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -820,7 +779,7 @@ func TestTranscript(t *testing.T) {
 		if body["text"] != "hello" || body["segments"] != 1 || polls != 3 {
 			t.Errorf("body %v after %d polls", body, polls)
 		}
-		for _, r := range sd.requests() {
+		for _, r := range sd.Requests() {
 			if r.Header.Get("x-api-key") != sdKey {
 				t.Errorf("%s without the key", r.URL.Path)
 			}
@@ -829,7 +788,7 @@ func TestTranscript(t *testing.T) {
 
 	t.Run("job failed", func(t *testing.T) {
 		defer setPoll(time.Millisecond)()
-		sd := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		sd := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/transcript" {
 				w.WriteHeader(http.StatusAccepted)
 				_, _ = w.Write([]byte(`{"jobId":"job-1"}`))
@@ -837,7 +796,7 @@ func TestTranscript(t *testing.T) {
 			}
 			_, _ = w.Write([]byte(`{"status":"failed","error":{"error":"transcript-unavailable","message":"Transcript Unavailable","details":"No transcript is available for this video"}}`))
 		}}
-		_, err := action(t, client(t, refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
+		_, err := action(t, client(t, providertest.Refuse(t, "youtube"), sd), providers.ModeLive, "transcript", record("AAAAAAAAAA1"))
 		if providertest.ErrorCode(err) != providers.CodeNotFound {
 			t.Errorf("error = %v, want not_found", err)
 		}
@@ -845,7 +804,7 @@ func TestTranscript(t *testing.T) {
 
 	t.Run("job never finishes", func(t *testing.T) {
 		defer setPoll(20 * time.Millisecond)()
-		sd := &upstream{answer: func(w http.ResponseWriter, r *http.Request) {
+		sd := &upstream{Answer: func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/transcript" {
 				w.WriteHeader(http.StatusAccepted)
 				_, _ = w.Write([]byte(`{"jobId":"job-2"}`))
@@ -853,7 +812,7 @@ func TestTranscript(t *testing.T) {
 			}
 			_, _ = w.Write([]byte(`{"status":"queued"}`))
 		}}
-		c := client(t, refuse(t, "youtube"), sd)
+		c := client(t, providertest.Refuse(t, "youtube"), sd)
 		a, _ := Search.Action("transcript")
 		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 		defer cancel()
@@ -936,10 +895,10 @@ func TestExamples(t *testing.T) {
 			if _, err := action(t, c, providers.ModeLive, "transcript", rec); err != nil {
 				t.Errorf("transcript: %v", err)
 			}
-			if r := sd.requests(); len(r) != 1 || r[0].Header.Get("x-api-key") != sdKey {
+			if r := sd.Requests(); len(r) != 1 || r[0].Header.Get("x-api-key") != sdKey {
 				t.Errorf("transcript requests %v", r)
 			}
-			q := yt.requests()[0].URL.Query()
+			q := yt.Requests()[0].URL.Query()
 			if q.Get("q") != ex.Body["query"] || q.Get("key") != ytKey {
 				t.Errorf("query %v", q)
 			}

@@ -151,7 +151,7 @@ func TestNewsRequestParameters(t *testing.T) {
 			for k, v := range tc.want {
 				want[k] = v
 			}
-			reqs := f.requests()
+			reqs := f.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
@@ -177,7 +177,7 @@ func TestNewsPagingIsLocal(t *testing.T) {
 	if _, err := providertest.ExecuteState(t, client, NewsSearch, providers.ModeLive, req, json.RawMessage(`{"page":2}`)); providertest.ErrorCode(err) != providers.CodeInternal {
 		t.Errorf("a provider page was asked of a local-paging search: %v", err)
 	}
-	if n := len(f.requests()); n != 1 {
+	if n := len(f.Requests()); n != 1 {
 		t.Errorf("%d upstream requests, want 1", n)
 	}
 }

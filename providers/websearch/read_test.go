@@ -51,7 +51,7 @@ func TestReadAction(t *testing.T) {
 			if !reflect.DeepEqual(*asked, []string{rec.URL}) || d.Body.(map[string]any)["url"] != rec.URL {
 				t.Errorf("read asked for %q, record url %q, detail %v", *asked, rec.URL, d.Body)
 			}
-			if n := len(f.requests()); n != 1 {
+			if n := len(f.Requests()); n != 1 {
 				t.Errorf("read called SerpApi: %d requests", n)
 			}
 		})

@@ -123,7 +123,7 @@ func TestWebRequestParameters(t *testing.T) {
 			for k, v := range tc.want {
 				want[k] = v
 			}
-			reqs := f.requests()
+			reqs := f.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
@@ -189,7 +189,7 @@ func TestWebPaging(t *testing.T) {
 		t.Fatalf("page 3: %+v", third)
 	}
 	var starts []string
-	for _, r := range f.requests() {
+	for _, r := range f.Requests() {
 		starts = append(starts, r.URL.Query().Get("start"))
 		if r.URL.Query().Get("q") != "apple" {
 			t.Errorf("q changed while paging: %v", r.URL.Query())

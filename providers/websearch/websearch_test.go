@@ -22,27 +22,26 @@ const (
 // fake is an httptest stand-in for SerpApi's search.json that records every request and checks
 // the path, the key and the User-Agent the adapter sends.
 type fake struct {
+	providertest.Upstream
 	t      *testing.T
 	mu     sync.Mutex
-	reqs   []*http.Request
 	answer func(w http.ResponseWriter, r *http.Request)
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	return &fake{t: t}
+	f := &fake{t: t}
+	f.Upstream = providertest.Upstream{TB: t, UserAgent: wantUA, Answer: f.route}
+	return f
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// route checks and answers a request the Upstream recorded.
+func (f *fake) route(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
 	answer := f.answer
 	f.mu.Unlock()
 	if r.Method != http.MethodGet || r.URL.Path != "/search.json" {
 		f.t.Errorf("request %s %s, want GET /search.json", r.Method, r.URL.Path)
-	}
-	if got := r.Header.Get("User-Agent"); got != wantUA {
-		f.t.Errorf("User-Agent = %q, want %q", got, wantUA)
 	}
 	if got := r.URL.Query().Get("api_key"); got != testKey {
 		f.t.Errorf("api_key = %q, want %q", got, testKey)
@@ -64,12 +63,6 @@ func (f *fake) serve(fixture string) {
 	f.t.Helper()
 	body := providertest.Fixture(f.t, fixture)
 	f.answer = func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(body) }
-}
-
-func (f *fake) requests() []*http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*http.Request(nil), f.reqs...)
 }
 
 func (f *fake) client(t *testing.T) *providers.Client {
@@ -394,7 +387,7 @@ func TestExamples(t *testing.T) {
 				if len(page.Records) == 0 {
 					t.Fatal("no records")
 				}
-				q := f.requests()[0].URL.Query()
+				q := f.Requests()[0].URL.Query()
 				if !strings.HasPrefix(q.Get("q"), ex.Body["query"].(string)) {
 					t.Errorf("q = %q, want the example's query %q", q.Get("q"), ex.Body["query"])
 				}
