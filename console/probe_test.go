@@ -33,7 +33,7 @@ func TestProviderConnectionTest(t *testing.T) {
 	}
 	_, page := admin.do(http.MethodGet, "/console/admin/providers", nil)
 	d := doc(t, page)
-	if d.Find(`[data-testid="test-github"]`).Length() != 1 || d.Find(`[data-testid="test-openlibrary"]`).Length() != 0 {
+	if d.Find(`[data-testid="test-github"]`).Length() != 1 || d.Find(`[data-testid="test-zillow"]`).Length() != 0 {
 		t.Fatal("the test button is not on exactly the providers with a documented probe")
 	}
 	for _, tc := range []struct {
@@ -61,7 +61,40 @@ func TestProviderConnectionTest(t *testing.T) {
 			}
 		})
 	}
-	if res, _ := admin.post("/console/admin/providers/openlibrary/test", url.Values{}); res.StatusCode != http.StatusNotFound {
+	if res, _ := admin.post("/console/admin/providers/zillow/test", url.Values{}); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("provider without a probe: %d", res.StatusCode)
+	}
+}
+
+// TestProbeRequests: the probe of a keyless provider is the documented GET, with its query.
+func TestProbeRequests(t *testing.T) {
+	cases := []struct{ id, path, query string }{
+		{"openmeteo", "/v1/forecast", "current=temperature_2m&latitude=52.52&longitude=13.41"},
+		{"nominatim", "/status", "format=json"},
+		{"bibleapi", "/john+3:16", ""},
+		{"pypi", "/pypi/pip/json", ""},
+		{"osrm", "/route/v1/driving/13.388860,52.517037;13.385983,52.496891", "overview=false"},
+	}
+	e := newEnv(t, tenantstest.SQLite(t))
+	admin := signedIn(t, e, "admin@probes.test", tenants.RoleAdmin)
+	for _, tc := range cases {
+		t.Run(tc.id, func(t *testing.T) {
+			var got atomic.Value
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got.Store(r.Method + " " + r.URL.EscapedPath() + "?" + r.URL.RawQuery)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{}`))
+			}))
+			t.Cleanup(srv.Close)
+			if err := e.client.Configure(tc.id, providers.Setting{URL: srv.URL}); err != nil {
+				t.Fatal(err)
+			}
+			if res, _ := admin.post("/console/admin/providers/"+tc.id+"/test", url.Values{}); res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("%d", res.StatusCode)
+			}
+			if want := "GET " + tc.path + "?" + tc.query; got.Load() != want {
+				t.Fatalf("probe %v, want %s", got.Load(), want)
+			}
+		})
 	}
 }
