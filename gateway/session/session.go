@@ -91,8 +91,8 @@ func (r *Record) StoredDetail(action string) (*StoredDetail, bool) {
 type row struct {
 	bun.BaseModel `bun:"table:searches"`
 
-	ID         string    `bun:"id,pk"`
-	RecordKey  string    `bun:"record_key"`
+	RecordKey  string    `bun:"record_key,pk"`
+	ID         string    `bun:"id"`
 	TenantID   string    `bun:"tenant_id"`
 	Mode       string    `bun:"mode"`
 	Capability string    `bun:"capability"`
@@ -240,8 +240,8 @@ var (
 		tenants.Postgres: "INSERT INTO searches (id, record_key, tenant_id, mode, capability, version, created_at, expires_at, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
 	}
 	updateSQL = map[tenants.Dialect]string{
-		tenants.SQLite:   "UPDATE searches SET data = ?, version = ?, expires_at = ? WHERE id = ? AND version = ?",
-		tenants.Postgres: "UPDATE searches SET data = $1, version = $2, expires_at = $3 WHERE id = $4 AND version = $5",
+		tenants.SQLite:   "UPDATE searches SET data = ?, version = ?, expires_at = ? WHERE record_key = ? AND version = ?",
+		tenants.Postgres: "UPDATE searches SET data = $1, version = $2, expires_at = $3 WHERE record_key = $4 AND version = $5",
 	}
 )
 
@@ -262,7 +262,8 @@ func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
 			w.sess.Version, w.s.timeArg(w.sess.CreatedAt), w.s.timeArg(w.sess.ExpiresAt), w.data)
 		return err
 	}
-	res, err := tx.Tx.ExecContext(ctx, updateSQL[kind], w.data, w.sess.Version, w.s.timeArg(w.sess.ExpiresAt), w.sess.ID, w.prev)
+	key, _ := recordKey(w.sess.ID)
+	res, err := tx.Tx.ExecContext(ctx, updateSQL[kind], w.data, w.sess.Version, w.s.timeArg(w.sess.ExpiresAt), key, w.prev)
 	if err != nil {
 		return err
 	}

@@ -15,10 +15,12 @@ CREATE TABLE credit_leases (
 --bun:split
 CREATE INDEX credit_leases_expires ON credit_leases (expires_at);
 --bun:split
--- One row per search session: its records are encoded together in data.
+-- One row per search session: its records are encoded together in data. The record key (the
+-- first 12 characters of the session id's random part, also inside every record id) is the only
+-- key: sessions and records are both found by it, so one index is kept up to date, not two.
 CREATE TABLE searches (
-  id TEXT PRIMARY KEY,
-  record_key TEXT NOT NULL UNIQUE,
+  record_key TEXT PRIMARY KEY,
+  id TEXT NOT NULL,
   tenant_id TEXT NOT NULL,
   mode TEXT NOT NULL,
   capability TEXT NOT NULL,
