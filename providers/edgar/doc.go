@@ -14,7 +14,7 @@
 //
 // EDGAR's fair-access policy (sec.gov/os/accessing-edgar-data, "Fair Access") allows 10 requests
 // a second per client "regardless of the number of machines used", across its hosts: both
-// providers draw on one allowance (LimitGroup "sec", 10 a second), held in Redis when the gateway
+// providers draw on one allowance (LimitGroup "sec", paced at 8 a second, under SEC's 10), held in Redis when the gateway
 // runs as a fleet, so all instances together stay within it (e2e TestUpstreamPacingAcrossInstances).
 // The same page requires a User-Agent declaring the company and an admin contact (its example:
 // "Sample Company Name AdminContact@<sample company domain>.com") and blocks others as an

@@ -171,11 +171,12 @@ func TestCapabilityDeclaration(t *testing.T) {
 	if !reflect.DeepEqual(c.Providers, []string{"sec", "secdata"}) {
 		t.Errorf("providers = %v", c.Providers)
 	}
-	// Fair access: 10 requests a second per client across both hosts, so one shared allowance;
-	// and a declared contact in the User-Agent, so no live call without GATEWAY_CONTACT.
+	// Fair access: 10 requests a second per client across both hosts, so one shared allowance
+	// paced at 8 a second (a margin for the time calls take to reach SEC); and a declared contact
+	// in the User-Agent, so no live call without GATEWAY_CONTACT.
 	for _, p := range Providers() {
 		if p.KeyRequired || p.Sandbox == nil || p.RequestsPerSecond != 0 || p.LimitGroup != "sec" || !p.ContactRequired ||
-			!reflect.DeepEqual(p.Limits, []providers.Limit{{Requests: 10, Per: time.Second}}) {
+			!reflect.DeepEqual(p.Limits, []providers.Limit{{Requests: 8, Per: time.Second}}) {
 			t.Errorf("provider %+v", p)
 		}
 	}
