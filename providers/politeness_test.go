@@ -126,6 +126,11 @@ func burst(t *testing.T, n int, clients []*providers.Client, ids []string) {
 	}
 }
 
+// arrivalJitter is how many calls paced into a window may arrive bunched into it on a loaded
+// machine (race detector, other builds): the time from the pacer to the handler varies. Two
+// instances without a shared allowance would put twice the limit into a window, far above it.
+const arrivalJitter = 2
+
 func TestPacing(t *testing.T) {
 	limit := providers.Limit{Requests: 4, Per: 400 * time.Millisecond}
 	hosts := func() []*providers.Provider {
@@ -149,8 +154,8 @@ func TestPacing(t *testing.T) {
 		up := newUpstream(t, a.handler)
 		c := newFleetClient(t, up.URL, nil)
 		burst(t, calls, []*providers.Client{c}, []string{"host_a", "host_b"})
-		if got := providertest.MaxInWindow(a.at, limit.Per); got > limit.Requests+1 {
-			t.Fatalf("%d calls in one %s window, want at most %d (+1 for arrival jitter)", got, limit.Per, limit.Requests)
+		if got := providertest.MaxInWindow(a.at, limit.Per); got > limit.Requests+arrivalJitter {
+			t.Fatalf("%d calls in one %s window, want at most %d (+%d for arrival jitter)", got, limit.Per, limit.Requests, arrivalJitter)
 		}
 	})
 	t.Run("two instances sharing Redis share the allowance", func(t *testing.T) {
@@ -172,8 +177,8 @@ func TestPacing(t *testing.T) {
 			clients = append(clients, newFleetClient(t, up.URL, pacer))
 		}
 		burst(t, calls, clients, []string{"host_a", "host_b"})
-		if got := providertest.MaxInWindow(a.at, limit.Per); got > limit.Requests+1 {
-			t.Fatalf("%d calls in one %s window across two instances, want at most %d (+1 for arrival jitter)", got, limit.Per, limit.Requests)
+		if got := providertest.MaxInWindow(a.at, limit.Per); got > limit.Requests+arrivalJitter {
+			t.Fatalf("%d calls in one %s window across two instances, want at most %d (+%d for arrival jitter)", got, limit.Per, limit.Requests, arrivalJitter)
 		}
 	})
 }
