@@ -1053,7 +1053,7 @@ func ProvidersPage(nav Nav, rows []ProviderRow) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "optional key not set")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 90, "key optional")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
