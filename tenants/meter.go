@@ -114,9 +114,6 @@ func NewMeter(db *DB, opts MeterOptions) *Meter {
 // CommitStats are the group-commit writer's transactions and the calls they carried.
 func (m *Meter) CommitStats() (batches, calls uint64) { return m.w.Stats() }
 
-// Instance is this meter's instance id.
-func (m *Meter) Instance() string { return m.opts.Instance }
-
 // Close stops the upkeep, commits what is queued and returns every lease's unspent credits.
 func (m *Meter) Close() {
 	m.once.Do(func() {

@@ -152,19 +152,9 @@ func (d *decoder) time() time.Time {
 	return time.UnixMicro(int64(d.int())).UTC()
 }
 
-// decode reads a session back, every record included; byte fields alias data, which the
-// caller must not reuse.
-func decode(data []byte) (*Session, error) {
-	s, _, err := decodeRecords(data, -1)
-	return s, err
-}
-
-// decodeOne reads a session's fields and only its record seq (nil when there is no such
-// record); the session's Records stay nil.
-func decodeOne(data []byte, seq int) (*Session, *Record, error) {
-	return decodeRecords(data, seq)
-}
-
+// decodeRecords reads a session back; with want < 0 every record (Records filled), otherwise
+// only record want, returned apart (nil when there is none; Records stays nil). Byte fields alias
+// data, which the caller must not reuse.
 func decodeRecords(data []byte, want int) (*Session, *Record, error) {
 	if len(data) == 0 {
 		return nil, nil, errCorrupt
