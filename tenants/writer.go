@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,7 @@ type Writer struct {
 	log      *slog.Logger
 	in       chan *commit
 	maxBatch int
+	sql      writerSQL
 
 	mu     sync.RWMutex
 	closed bool
@@ -68,7 +70,7 @@ func NewWriter(db *DB, log *slog.Logger) *Writer {
 	if log == nil {
 		log = slog.Default()
 	}
-	w := &Writer{db: db, log: log, in: make(chan *commit, 4096), maxBatch: 512}
+	w := &Writer{db: db, log: log, in: make(chan *commit, 4096), maxBatch: 512, sql: newWriterSQL(db)}
 	w.wg.Add(1)
 	go w.run()
 	return w
@@ -229,40 +231,88 @@ func (w *Writer) apply(batch []*commit) error {
 		}
 		// Rows are locked period first, then lease, everywhere (leases, reconciliation), so
 		// concurrent transactions queue instead of deadlocking.
+		q := &w.sql
 		for id, m := range moves {
-			where := func(q *bun.UpdateQuery) *bun.UpdateQuery {
-				return q.Where("tenant_id = ? AND mode = ? AND period_start = ?", m.period.tenant, m.period.mode, m.period.start)
-			}
-			if _, err := where(tx.NewUpdate().Table("credit_periods").Set("used = used + ?", m.amount).Set("leased = leased - ?", m.amount)).Exec(ctx); err != nil {
+			start := w.db.TimeArg(m.period.start)
+			if _, err := w.db.Exec(ctx, tx, q.settle, m.amount, m.amount, m.period.tenant, m.period.mode, start); err != nil {
 				return err
 			}
-			res, err := tx.NewUpdate().Table("credit_leases").Set("spent = spent + ?", m.amount).Where("id = ?", id).Exec(ctx)
+			res, err := w.db.Exec(ctx, tx, q.spend, m.amount, id)
 			if err != nil {
 				return err
 			}
 			if n, _ := res.RowsAffected(); n == 0 {
 				// The lease was reconciled away (its instance looked dead) and its credits went
 				// back already: the charge comes from the period directly.
-				if _, err := where(tx.NewUpdate().Table("credit_periods").Set("leased = leased + ?", m.amount)).Exec(ctx); err != nil {
+				if _, err := w.db.Exec(ctx, tx, q.unlease, m.amount, m.period.tenant, m.period.mode, start); err != nil {
 					return err
 				}
 			}
 		}
 		for pk, n := range direct {
-			if _, err := tx.NewUpdate().Table("credit_periods").Set("used = used + ?", n).
-				Where("tenant_id = ? AND mode = ? AND period_start = ?", pk.tenant, pk.mode, pk.start).Exec(ctx); err != nil {
+			if _, err := w.db.Exec(ctx, tx, q.charge, n, pk.tenant, pk.mode, w.db.TimeArg(pk.start)); err != nil {
 				return err
 			}
 		}
-		const chunk = 500
-		for i := 0; i < len(entries); i += chunk {
-			part := entries[i:min(i+chunk, len(entries))]
-			if _, err := tx.NewInsert().Model(&part).Returning("NULL").Exec(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
+		return w.insertLedger(ctx, tx, entries)
 	})
+}
+
+// writerSQL are the writer's statements in the dialect's placeholder form, prepared once.
+type writerSQL struct {
+	settle, spend, unlease, charge string
+	ledger                         map[int]string // multi-row inserts by row count
+}
+
+// ledgerChunks are the row counts of the prepared ledger inserts; a batch is inserted in the
+// fewest statements of these sizes.
+var ledgerChunks = []int{64, 16, 4, 1}
+
+const ledgerColumns = 9
+
+func newWriterSQL(db *DB) writerSQL {
+	const period = " WHERE tenant_id = ? AND mode = ? AND period_start = ?"
+	q := writerSQL{
+		settle:  db.Rebind("UPDATE credit_periods SET used = used + ?, leased = leased - ?" + period),
+		spend:   db.Rebind("UPDATE credit_leases SET spent = spent + ? WHERE id = ?"),
+		unlease: db.Rebind("UPDATE credit_periods SET leased = leased + ?" + period),
+		charge:  db.Rebind("UPDATE credit_periods SET used = used + ?" + period),
+		ledger:  map[int]string{},
+	}
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", ledgerColumns), ", ") + ")"
+	for _, n := range ledgerChunks {
+		q.ledger[n] = db.Rebind("INSERT INTO ledger (request_id, tenant_id, key_id, mode, period_start, capability, action, credits, created_at) VALUES " +
+			strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
+	}
+	return q
+}
+
+// insertLedger writes the batch's ledger rows with the prepared multi-row inserts.
+func (w *Writer) insertLedger(ctx context.Context, tx bun.Tx, entries []LedgerEntry) error {
+	args := make([]any, 0, ledgerChunks[0]*ledgerColumns)
+	for len(entries) > 0 {
+		n := ledgerChunks[len(ledgerChunks)-1]
+		for _, size := range ledgerChunks {
+			if size <= len(entries) {
+				n = size
+				break
+			}
+		}
+		args = args[:0]
+		for _, e := range entries[:n] {
+			created := e.CreatedAt
+			if created.IsZero() {
+				created = Now()
+			}
+			args = append(args, e.RequestID, e.TenantID, e.KeyID, e.Mode, w.db.TimeArg(e.PeriodStart),
+				e.Capability, e.Action, e.Credits, w.db.TimeArg(created))
+		}
+		if _, err := w.db.Exec(ctx, tx, w.sql.ledger[n], args...); err != nil {
+			return err
+		}
+		entries = entries[n:]
+	}
+	return nil
 }
 
 // Apply commits writes in one transaction outside any call (no ledger row), refusals included

@@ -36,8 +36,43 @@ func (e *encoder) bool(v bool) {
 	}
 }
 
-// encode renders a session, records included.
-func encode(s *Session) []byte {
+// pack turns a plain encoding into the stored form: s2-compressed above compressAbove bytes.
+func pack(plain []byte) []byte {
+	if len(plain) > compressAbove {
+		out := make([]byte, 1, 1+s2.MaxEncodedLen(len(plain)-1))
+		out[0] = formatS2
+		return append(out, s2.Encode(nil, plain[1:])...)
+	}
+	return plain
+}
+
+// unpack turns a stored form into the plain one; the edge cache keeps plain encodings, so a
+// follow-up served from it decodes one record without decompressing the session.
+func unpack(data []byte) ([]byte, error) {
+	if len(data) == 0 {
+		return nil, errCorrupt
+	}
+	switch data[0] {
+	case formatPlain:
+		return data, nil
+	case formatS2:
+		n, err := s2.DecodedLen(data[1:])
+		if err != nil {
+			return nil, errCorrupt
+		}
+		plain := make([]byte, 1, 1+n)
+		plain[0] = formatPlain
+		if _, err := s2.Decode(plain[1:1+n], data[1:]); err != nil {
+			return nil, errCorrupt
+		}
+		return plain[:1+n], nil
+	default:
+		return nil, errCorrupt
+	}
+}
+
+// encodePlain renders a session, records included, uncompressed.
+func encodePlain(s *Session) []byte {
 	size := 256 + len(s.Query) + len(s.NextState) + len(s.Filters) + len(s.Notes)
 	for _, r := range s.Records {
 		size += 32 + len(r.Body) + len(r.Ref)
@@ -82,11 +117,6 @@ func encode(s *Session) []byte {
 			e.bytes(d.Detail)
 			e.bytes(d.Links)
 		}
-	}
-	if len(e.b) > compressAbove {
-		out := make([]byte, 1, 1+s2.MaxEncodedLen(len(e.b)-1))
-		out[0] = formatS2
-		return append(out, s2.Encode(nil, e.b[1:])...)
 	}
 	return e.b
 }
@@ -156,22 +186,11 @@ func (d *decoder) time() time.Time {
 // only record want, returned apart (nil when there is none; Records stays nil). Byte fields alias
 // data, which the caller must not reuse.
 func decodeRecords(data []byte, want int) (*Session, *Record, error) {
-	if len(data) == 0 {
-		return nil, nil, errCorrupt
+	data, err := unpack(data)
+	if err != nil {
+		return nil, nil, err
 	}
-	switch data[0] {
-	case formatPlain:
-		data = data[1:]
-	case formatS2:
-		plain, err := s2.Decode(nil, data[1:])
-		if err != nil {
-			return nil, nil, errCorrupt
-		}
-		data = plain
-	default:
-		return nil, nil, errCorrupt
-	}
-	d := decoder{b: data}
+	d := decoder{b: data[1:]}
 	s := &Session{}
 	s.ID = d.str()
 	s.TenantID = d.str()

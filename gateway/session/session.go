@@ -227,7 +227,8 @@ func (sess *Session) Held(from, n int) []*Record {
 type write struct {
 	s      *Store
 	sess   *Session
-	data   []byte
+	data   []byte // stored form
+	plain  []byte // the edge cache's form
 	create bool
 	prev   int
 }
@@ -245,25 +246,16 @@ var (
 	}
 )
 
-// timeArg is a time as each database stores it: bun's text form on SQLite (so comparisons with
-// bun-written times hold), a timestamptz on PostgreSQL.
-func (s *Store) timeArg(t time.Time) any {
-	if s.db.Kind == tenants.SQLite {
-		return t.UTC().Format("2006-01-02 15:04:05.999999-07:00")
-	}
-	return t
-}
-
 func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
 	kind := w.s.db.Kind
 	if w.create {
 		key, _ := recordKey(w.sess.ID)
-		_, err := tx.Tx.ExecContext(ctx, insertSQL[kind], w.sess.ID, key, w.sess.TenantID, w.sess.Mode, w.sess.Capability,
-			w.sess.Version, w.s.timeArg(w.sess.CreatedAt), w.s.timeArg(w.sess.ExpiresAt), w.data)
+		_, err := w.s.db.Exec(ctx, tx, insertSQL[kind], w.sess.ID, key, w.sess.TenantID, w.sess.Mode, w.sess.Capability,
+			w.sess.Version, w.s.db.TimeArg(w.sess.CreatedAt), w.s.db.TimeArg(w.sess.ExpiresAt), w.data)
 		return err
 	}
 	key, _ := recordKey(w.sess.ID)
-	res, err := tx.Tx.ExecContext(ctx, updateSQL[kind], w.data, w.sess.Version, w.s.timeArg(w.sess.ExpiresAt), key, w.prev)
+	res, err := w.s.db.Exec(ctx, tx, updateSQL[kind], w.data, w.sess.Version, w.s.db.TimeArg(w.sess.ExpiresAt), key, w.prev)
 	if err != nil {
 		return err
 	}
@@ -276,7 +268,7 @@ func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
 
 func (w *write) Committed() {
 	if key, ok := recordKey(w.sess.ID); ok {
-		_ = w.s.cache.Set(key, w.data)
+		_ = w.s.cache.Set(key, w.plain)
 	}
 }
 
@@ -284,7 +276,8 @@ func (w *write) Committed() {
 func (s *Store) Create(sess *Session) tenants.Write {
 	now := s.now()
 	sess.CreatedAt, sess.ExpiresAt, sess.Version = now, now.Add(s.TTL), 0
-	return &write{s: s, sess: sess, data: encode(sess), create: true}
+	plain := encodePlain(sess)
+	return &write{s: s, sess: sess, data: pack(plain), plain: plain, create: true}
 }
 
 // Advance prepares the write of a session's new state; it commits only when nobody else changed
@@ -293,8 +286,8 @@ func (s *Store) Advance(sess *Session) tenants.Write {
 	prev := sess.Version
 	sess.Version++
 	sess.ExpiresAt = s.now().Add(s.TTL)
-	w := &write{s: s, sess: sess, data: encode(sess), prev: prev}
-	return w
+	plain := encodePlain(sess)
+	return &write{s: s, sess: sess, data: pack(plain), plain: plain, prev: prev}
 }
 
 func (s *Store) forget(id string) {
@@ -325,12 +318,16 @@ func (s *Store) load(ctx context.Context, key string, fresh bool, want int) (*Se
 		return &Session{ID: r.ID, TenantID: r.TenantID, Mode: r.Mode, Capability: r.Capability, Version: r.Version,
 			CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}, nil, nil
 	}
-	sess, rec, err := decodeRecords(r.Data, want)
+	plain, err := unpack(r.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, rec, err := decodeRecords(plain, want)
 	if err != nil {
 		return nil, nil, err
 	}
 	if s.now().Before(sess.ExpiresAt) {
-		_ = s.cache.Set(key, r.Data)
+		_ = s.cache.Set(key, plain)
 	}
 	return sess, rec, nil
 }
