@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -13,7 +14,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/tenants"
 )
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
@@ -25,11 +25,27 @@ func requestID(c *fiber.Ctx) string {
 		return rid
 	}
 	rid := c.Get(fiber.HeaderXRequestID)
-	if !requestIDPattern.MatchString(rid) {
-		rid = "req_" + tenants.RandomString(16)
+	if rid == "" || !requestIDPattern.MatchString(rid) {
+		rid = newRequestID()
 	}
 	c.Locals("request_id", rid)
 	return rid
+}
+
+// newRequestID makes "req_" and 16 base-62 characters (95 bits) from the runtime's ChaCha8
+// generator: request ids must be unique, not secret (the caller sees its own, and any client may
+// choose one), so they skip crypto/rand's system call that API keys need.
+func newRequestID() string {
+	const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	b := make([]byte, 4, 20)
+	copy(b, "req_")
+	for _, v := range [2]uint64{rand.Uint64(), rand.Uint64()} {
+		for range 8 {
+			b = append(b, base62[v%62])
+			v /= 62
+		}
+	}
+	return string(b)
 }
 
 // withRequestID keeps a well-formed client X-Request-Id or makes one, on every response.

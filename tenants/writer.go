@@ -110,7 +110,8 @@ func (w *Writer) run() {
 		batch = append(batch[:0], c)
 		w.collect(&batch, nil)
 		// Under concurrent load (the last batch carried several calls) a short wait lets more
-		// calls join this transaction; a lone call at low load commits at once.
+		// calls join this transaction, which costs each of them far less CPU than a commit of
+		// its own; a lone call at low load commits at once.
 		if last > 1 && len(batch) < w.maxBatch/8 {
 			t := time.NewTimer(commitWait)
 			w.collect(&batch, t.C)
@@ -123,8 +124,10 @@ func (w *Writer) run() {
 	}
 }
 
-// commitWait is how long a batch waits for more calls under load.
-const commitWait = 300 * time.Microsecond
+// commitWait is how long a batch waits for more calls under load. Measured on the load run:
+// 1 ms carries about 6 searches or 20 record actions a transaction where 300 µs carried 2.5 and
+// 14, and every call it adds saves a commit's CPU (SQLite's WAL frames, PostgreSQL's round trips).
+const commitWait = time.Millisecond
 
 // collect adds queued commits to the batch: what is waiting now, or, with a timer, what
 // arrives until it fires.
