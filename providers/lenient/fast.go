@@ -1,0 +1,814 @@
+package lenient
+
+import (
+	"bytes"
+	"encoding"
+	jsonv1 "encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/go-json-experiment/json"
+	"github.com/valyala/fastjson"
+)
+
+// The fast path: the answer is parsed into a fastjson value tree (a pooled parser, no
+// allocation per value) and bound to the Go value through a plan computed once per type with
+// reflection. It gives exactly what the streaming path gives; whatever it cannot do the same way
+// goes to the streaming path: a type the plan does not support (decided once per top-level
+// type), input that is not valid JSON (for the streaming path's error), nesting deeper than
+// fastjson's limit, escaped surrogates that are not a valid pair, and a type error of a plain
+// field that fails the whole call (for the streaming path's error).
+
+// bind decodes v into the Go value at p. false is a type error of a plain value (encoding/json's
+// UnmarshalTypeError): the enclosing List element, Obj or Opt is not there, or the call fails.
+type bind func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool
+
+// plan binds one Go type; bind is set once the type's plan is complete, so recursive types refer
+// to their own plan.
+type plan struct{ bind bind }
+
+// fastBinder is implemented by the lenient types: they bind themselves.
+type fastBinder interface {
+	fastBind(pl *planner) bind
+}
+
+// decoder is the pooled per-call state.
+type decoder struct {
+	parser  fastjson.Parser
+	scratch []byte // a number's text
+}
+
+var (
+	plans    sync.Map // reflect.Type → *plan; a nil *plan means the streaming path
+	decoders = sync.Pool{New: func() any { return new(decoder) }}
+)
+
+// pooledLimit keeps the value trees of huge answers out of the pool.
+const pooledLimit = 1 << 20
+
+// unmarshalFast decodes data into v and tells whether it did; when it did not, v must be decoded
+// by the streaming path (v may hold part of a value after a type error).
+func unmarshalFast(data []byte, v any) bool {
+	t := reflect.TypeOf(v)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return false
+	}
+	ptr := reflect.ValueOf(v).UnsafePointer()
+	if ptr == nil {
+		return false
+	}
+	pl := planFor(t.Elem())
+	if pl == nil || badSurrogates(data) {
+		return false
+	}
+	d := decoders.Get().(*decoder)
+	defer func() {
+		if len(data) <= pooledLimit {
+			decoders.Put(d)
+		}
+	}()
+	root, err := d.parser.ParseBytes(data)
+	if err != nil {
+		return false // malformed, or deeper than fastjson.MaxDepth
+	}
+	// fastjson's parser accepts more than JSON (NaN, loose numbers, raw control characters):
+	// check the grammar strictly. The parse above bounds the depth of this recursion.
+	if fastjson.ValidateBytes(data) != nil {
+		return false
+	}
+	return pl.bind(d, ptr, root)
+}
+
+// planFor is the cached plan of a top-level type, nil when the streaming path decodes it.
+func planFor(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	pl := &planner{plans: map[reflect.Type]*plan{}}
+	p := pl.plan(t)
+	if pl.unsupported {
+		p = nil
+	}
+	plans.Store(t, p)
+	return p
+}
+
+// planner builds the plans of one top-level type and everything it reaches.
+type planner struct {
+	plans       map[reflect.Type]*plan
+	unsupported bool
+}
+
+func (pl *planner) plan(t reflect.Type) *plan {
+	if p, ok := pl.plans[t]; ok {
+		return p
+	}
+	p := &plan{}
+	pl.plans[t] = p
+	p.bind = pl.build(t)
+	if p.bind == nil {
+		pl.unsupported = true
+	}
+	return p
+}
+
+var (
+	fastBinderType = reflect.TypeFor[fastBinder]()
+	// Types that decode themselves, and types encoding/json treats specially.
+	customTypes = []reflect.Type{
+		reflect.TypeFor[jsonv1.Unmarshaler](),
+		reflect.TypeFor[encoding.TextUnmarshaler](),
+		reflect.TypeFor[json.UnmarshalerFrom](),
+		reflect.TypeFor[json.Unmarshaler](),
+	}
+	specialTypes = map[reflect.Type]bool{
+		reflect.TypeFor[jsonv1.Number](): true,
+		reflect.TypeFor[time.Duration](): true,
+	}
+)
+
+// build returns the binder of t, nil when t is not supported.
+func (pl *planner) build(t reflect.Type) bind {
+	if t.Kind() == reflect.Pointer && t.Name() == "" {
+		return pl.bindPointer(t) // *T has the methods of T
+	}
+	pt := reflect.PointerTo(t)
+	if pt.Implements(fastBinderType) {
+		return reflect.New(t).Interface().(fastBinder).fastBind(pl)
+	}
+	for _, c := range customTypes {
+		if t.Implements(c) || pt.Implements(c) {
+			return nil
+		}
+	}
+	if specialTypes[t] {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return bindBool
+	case reflect.String:
+		return bindString
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return bindInt(t)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return bindUint(t)
+	case reflect.Float32, reflect.Float64:
+		return bindFloat(t)
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			return nil
+		}
+		return bindAny
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil // []byte is base64 text
+		}
+		return pl.bindSlice(t)
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || pl.build(t.Key()) == nil {
+			return nil
+		}
+		return pl.bindMap(t)
+	case reflect.Struct:
+		return pl.bindStruct(t)
+	}
+	return nil
+}
+
+// text is a string value as the streaming path reads it: escapes undone, invalid UTF-8 bytes
+// replaced. It points into the parser's buffer: copy what is kept.
+func text(v *fastjson.Value) string {
+	b, _ := v.StringBytes()
+	return validUTF8(unsafe.String(unsafe.SliceData(b), len(b)))
+}
+
+// validUTF8 replaces every byte that is not part of a UTF-8 sequence with U+FFFD, as
+// encoding/json does.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// numberText is a JSON number's literal text, valid until the next call.
+func (d *decoder) numberText(v *fastjson.Value) string {
+	d.scratch = v.MarshalTo(d.scratch[:0])
+	return unsafe.String(unsafe.SliceData(d.scratch), len(d.scratch))
+}
+
+// badSurrogates tells whether data escapes a UTF-16 surrogate that is not part of a valid pair:
+// fastjson keeps those escapes as text where encoding/json writes U+FFFD. Outside strings valid
+// JSON has no backslash, inside a backslash always starts an escape, so escapes are found by
+// walking from one backslash to the next.
+func badSurrogates(data []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+1 >= len(data) || data[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		r, ok := hex4(data, i+2)
+		switch {
+		case !ok:
+			return true
+		case r < 0xD800 || r > 0xDFFF:
+			i += 6
+		case r >= 0xDC00:
+			return true
+		default:
+			if i+7 >= len(data) || data[i+6] != '\\' || data[i+7] != 'u' {
+				return true
+			}
+			if r2, ok := hex4(data, i+8); !ok || r2 < 0xDC00 || r2 > 0xDFFF {
+				return true
+			}
+			i += 12
+		}
+		if i >= len(data) {
+			return false
+		}
+	}
+}
+
+func hex4(data []byte, at int) (rune, bool) {
+	if at+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[at : at+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// Plain values, with encoding/json's semantics: null leaves a bool, number, string or struct
+// as it is and sets a pointer, slice, map or interface to nil; another JSON type is a type
+// error.
+
+func bindBool(_ *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+	switch v.Type() {
+	case fastjson.TypeNull:
+	case fastjson.TypeTrue:
+		*(*bool)(p) = true
+	case fastjson.TypeFalse:
+		*(*bool)(p) = false
+	default:
+		return false
+	}
+	return true
+}
+
+func bindString(_ *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+	switch v.Type() {
+	case fastjson.TypeNull:
+	case fastjson.TypeString:
+		*(*string)(p) = strings.Clone(text(v))
+	default:
+		return false
+	}
+	return true
+}
+
+func bindInt(t reflect.Type) bind {
+	bits := t.Bits()
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		switch v.Type() {
+		case fastjson.TypeNull:
+			return true
+		case fastjson.TypeNumber:
+		default:
+			return false
+		}
+		n, err := strconv.ParseInt(d.numberText(v), 10, bits)
+		if err != nil {
+			return false
+		}
+		switch bits {
+		case 8:
+			*(*int8)(p) = int8(n)
+		case 16:
+			*(*int16)(p) = int16(n)
+		case 32:
+			*(*int32)(p) = int32(n)
+		default:
+			*(*int64)(p) = n
+		}
+		return true
+	}
+}
+
+func bindUint(t reflect.Type) bind {
+	bits := t.Bits()
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		switch v.Type() {
+		case fastjson.TypeNull:
+			return true
+		case fastjson.TypeNumber:
+		default:
+			return false
+		}
+		n, err := strconv.ParseUint(d.numberText(v), 10, bits)
+		if err != nil {
+			return false
+		}
+		switch bits {
+		case 8:
+			*(*uint8)(p) = uint8(n)
+		case 16:
+			*(*uint16)(p) = uint16(n)
+		case 32:
+			*(*uint32)(p) = uint32(n)
+		default:
+			*(*uint64)(p) = n
+		}
+		return true
+	}
+}
+
+func bindFloat(t reflect.Type) bind {
+	bits := t.Bits()
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		switch v.Type() {
+		case fastjson.TypeNull:
+			return true
+		case fastjson.TypeNumber:
+		default:
+			return false
+		}
+		f, err := strconv.ParseFloat(d.numberText(v), bits)
+		if err != nil {
+			return false
+		}
+		if bits == 32 {
+			*(*float32)(p) = float32(f)
+		} else {
+			*(*float64)(p) = f
+		}
+		return true
+	}
+}
+
+// bindAny decodes like encoding/json into an empty interface: map[string]any, []any, float64,
+// string, bool or nil.
+func bindAny(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+	a, ok := d.anyValue(v)
+	if ok {
+		*(*any)(p) = a
+	}
+	return ok
+}
+
+func (d *decoder) anyValue(v *fastjson.Value) (any, bool) {
+	switch v.Type() {
+	case fastjson.TypeNull:
+		return nil, true
+	case fastjson.TypeTrue:
+		return true, true
+	case fastjson.TypeFalse:
+		return false, true
+	case fastjson.TypeString:
+		return strings.Clone(text(v)), true
+	case fastjson.TypeNumber:
+		f, err := strconv.ParseFloat(d.numberText(v), 64)
+		return f, err == nil
+	case fastjson.TypeArray:
+		arr, _ := v.Array()
+		out := make([]any, len(arr))
+		for i, e := range arr {
+			a, ok := d.anyValue(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = a
+		}
+		return out, true
+	default:
+		o, _ := v.Object()
+		out := make(map[string]any, o.Len())
+		ok := true
+		o.Visit(func(key []byte, e *fastjson.Value) {
+			if !ok {
+				return
+			}
+			var a any
+			if a, ok = d.anyValue(e); ok {
+				out[keyString(key)] = a
+			}
+		})
+		return out, ok
+	}
+}
+
+// keyString is an object member's name as a Go string of its own.
+func keyString(key []byte) string {
+	return strings.Clone(validUTF8(unsafe.String(unsafe.SliceData(key), len(key))))
+}
+
+func (pl *planner) bindPointer(t reflect.Type) bind {
+	elemType := t.Elem()
+	elem := pl.plan(elemType)
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		pp := (*unsafe.Pointer)(p)
+		if v.Type() == fastjson.TypeNull {
+			*pp = nil
+			return true
+		}
+		if *pp == nil {
+			*pp = reflect.New(elemType).UnsafePointer()
+		}
+		return elem.bind(d, *pp, v)
+	}
+}
+
+// bindSlice reuses the slice's array and merges into its elements, as encoding/json does; an
+// empty JSON array is an empty, non-nil slice.
+func (pl *planner) bindSlice(t reflect.Type) bind {
+	elemType := t.Elem()
+	elem := pl.plan(elemType)
+	size := elemType.Size()
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		switch v.Type() {
+		case fastjson.TypeNull:
+			reflect.NewAt(t, p).Elem().SetZero()
+			return true
+		case fastjson.TypeArray:
+		default:
+			return false
+		}
+		arr, _ := v.Array()
+		s := reflect.NewAt(t, p).Elem()
+		if s.Cap() < len(arr) || s.IsNil() {
+			grown := reflect.MakeSlice(t, s.Len(), max(len(arr), s.Len()))
+			reflect.Copy(grown, s)
+			s.Set(grown)
+		}
+		s.SetLen(len(arr))
+		base := s.UnsafePointer()
+		for i, e := range arr {
+			if !elem.bind(d, unsafe.Add(base, uintptr(i)*size), e) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// bindMap adds to the map (made when nil); each member decodes into a new value.
+func (pl *planner) bindMap(t reflect.Type) bind {
+	elemType := t.Elem()
+	elem := pl.plan(elemType)
+	keyType := t.Key()
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		m := reflect.NewAt(t, p).Elem()
+		switch v.Type() {
+		case fastjson.TypeNull:
+			m.SetZero()
+			return true
+		case fastjson.TypeObject:
+		default:
+			return false
+		}
+		o, _ := v.Object()
+		if m.IsNil() {
+			m.Set(reflect.MakeMapWithSize(t, o.Len()))
+		}
+		ok := true
+		o.Visit(func(key []byte, e *fastjson.Value) {
+			if !ok {
+				return
+			}
+			ev := reflect.New(elemType)
+			if ok = elem.bind(d, ev.UnsafePointer(), e); ok {
+				m.SetMapIndex(reflect.ValueOf(keyString(key)).Convert(keyType), ev.Elem())
+			}
+		})
+		return ok
+	}
+}
+
+type field struct {
+	name   string
+	offset uintptr
+	plan   *plan
+}
+
+// structPlan finds a member's field as encoding/json does: the exact name first, then the
+// first field whose name matches case-insensitively (strings.EqualFold).
+type structPlan struct {
+	fields  []field
+	byName  map[string]int
+	byUpper map[string]int // ASCII names upper-cased: the first field of each
+	ascii   bool           // every name is ASCII (then byUpper decides for ASCII members)
+}
+
+func (sp *structPlan) lookup(key []byte) *field {
+	if i, ok := sp.byName[string(key)]; ok {
+		return &sp.fields[i]
+	}
+	if sp.ascii {
+		var buf [64]byte
+		if len(key) <= len(buf) {
+			upper, ascii := buf[:len(key)], true
+			for i, c := range key {
+				if c >= utf8.RuneSelf {
+					ascii = false
+					break
+				}
+				if 'a' <= c && c <= 'z' {
+					c -= 'a' - 'A'
+				}
+				upper[i] = c
+			}
+			if ascii {
+				if i, ok := sp.byUpper[string(upper)]; ok {
+					return &sp.fields[i]
+				}
+				return nil
+			}
+		}
+	}
+	k := validUTF8(unsafe.String(unsafe.SliceData(key), len(key)))
+	for i := range sp.fields {
+		if strings.EqualFold(k, sp.fields[i].name) {
+			return &sp.fields[i]
+		}
+	}
+	return nil
+}
+
+func (pl *planner) bindStruct(t reflect.Type) bind {
+	sp := &structPlan{byName: map[string]int{}, byUpper: map[string]int{}, ascii: true}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, tagged := f.Tag.Lookup("json")
+		if f.Anonymous {
+			return nil // embedded structs: the streaming path
+		}
+		if !f.IsExported() {
+			if tagged && tag != "-" {
+				return nil
+			}
+			continue
+		}
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		for opt := range strings.SplitSeq(opts, ",") {
+			if opt != "" && opt != "omitempty" && opt != "omitzero" {
+				return nil // ",string" and json v2's options
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if !plainName(name) {
+			return nil
+		}
+		if _, dup := sp.byName[name]; dup {
+			return nil
+		}
+		sp.byName[name] = len(sp.fields)
+		upper := strings.ToUpper(name)
+		if _, ok := sp.byUpper[upper]; !ok {
+			sp.byUpper[upper] = len(sp.fields)
+		}
+		for _, c := range []byte(name) {
+			if c >= utf8.RuneSelf {
+				sp.ascii = false
+			}
+		}
+		sp.fields = append(sp.fields, field{name: name, offset: f.Offset, plan: pl.plan(f.Type)})
+	}
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		switch v.Type() {
+		case fastjson.TypeNull:
+			return true
+		case fastjson.TypeObject:
+		default:
+			return false
+		}
+		o, _ := v.Object()
+		ok := true
+		o.Visit(func(key []byte, e *fastjson.Value) {
+			if !ok {
+				return
+			}
+			if f := sp.lookup(key); f != nil {
+				ok = f.plan.bind(d, unsafe.Add(p, f.offset), e)
+			}
+		})
+		return ok
+	}
+}
+
+// plainName tells whether a tag's name is one both decoders read the same way: letters, digits
+// and common punctuation, no quotes.
+func plainName(name string) bool {
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == '$' || r == '@' || r == ':' || r == '/' || r == ' ':
+		case r >= utf8.RuneSelf || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// The lenient types.
+
+// lenientNumber is number for the fast path.
+func (d *decoder) lenientNumber(v *fastjson.Value) (float64, bool) {
+	var s string
+	switch v.Type() {
+	case fastjson.TypeNumber:
+		s = d.numberText(v)
+	case fastjson.TypeString:
+		b, _ := v.StringBytes()
+		s = strings.TrimSpace(unsafe.String(unsafe.SliceData(b), len(b)))
+	default:
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+func (*Int) fastBind(*planner) bind {
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		n := (*Int)(p)
+		*n = Int{}
+		if f, ok := d.lenientNumber(v); ok && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+			*n = Int{V: int64(f), OK: true}
+		}
+		return true
+	}
+}
+
+func (*Float) fastBind(*planner) bind {
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		n := (*Float)(p)
+		*n = Float{}
+		if f, ok := d.lenientNumber(v); ok {
+			*n = Float{V: f, OK: true}
+		}
+		return true
+	}
+}
+
+// trimmed is a string value trimmed, as a Go string of its own.
+func trimmed(v *fastjson.Value) string {
+	return strings.Clone(strings.TrimSpace(text(v)))
+}
+
+func (*Str) fastBind(*planner) bind {
+	return func(_ *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		s := (*Str)(p)
+		*s = ""
+		if v.Type() == fastjson.TypeString {
+			*s = Str(trimmed(v))
+		}
+		return true
+	}
+}
+
+func (*Bool) fastBind(*planner) bind {
+	return func(_ *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		o := (*Bool)(p)
+		switch v.Type() {
+		case fastjson.TypeTrue:
+			*o = Bool{V: true, OK: true}
+		case fastjson.TypeFalse:
+			*o = Bool{V: false, OK: true}
+		default:
+			*o = Bool{}
+		}
+		return true
+	}
+}
+
+func (*ID) fastBind(*planner) bind {
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		id := (*ID)(p)
+		*id = ""
+		switch v.Type() {
+		case fastjson.TypeString:
+			*id = ID(trimmed(v))
+		case fastjson.TypeNumber:
+			if i, err := strconv.ParseInt(d.numberText(v), 10, 64); err == nil {
+				*id = ID(strconv.FormatInt(i, 10))
+			}
+		}
+		return true
+	}
+}
+
+func (*Strs) fastBind(*planner) bind {
+	return func(_ *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		s := (*Strs)(p)
+		*s = nil
+		arr, _ := v.Array()
+		for _, e := range arr {
+			if e.Type() != fastjson.TypeString {
+				continue
+			}
+			if t := trimmed(e); t != "" {
+				*s = append(*s, t)
+			}
+		}
+		return true
+	}
+}
+
+func (*List[T]) fastBind(pl *planner) bind {
+	elem := pl.plan(reflect.TypeFor[T]())
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		l := (*List[T])(p)
+		*l = nil
+		if v.Type() != fastjson.TypeArray {
+			return true
+		}
+		arr, _ := v.Array()
+		out := make(List[T], 0, len(arr))
+		var zero T
+		for _, e := range arr {
+			if e.Type() == fastjson.TypeNull {
+				continue
+			}
+			out = append(out, zero)
+			if !elem.bind(d, unsafe.Pointer(&out[len(out)-1]), e) {
+				out = out[:len(out)-1]
+			}
+		}
+		*l = out
+		return true
+	}
+}
+
+func (*Obj[T]) fastBind(pl *planner) bind {
+	elem := pl.plan(reflect.TypeFor[T]())
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		o := (*Obj[T])(p)
+		o.V = nil
+		if v.Type() != fastjson.TypeObject {
+			return true
+		}
+		nv := new(T)
+		if elem.bind(d, unsafe.Pointer(nv), v) {
+			o.V = nv
+		}
+		return true
+	}
+}
+
+func (*Opt[T]) fastBind(pl *planner) bind {
+	elem := pl.plan(reflect.TypeFor[T]())
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+		o := (*Opt[T])(p)
+		*o = Opt[T]{}
+		if v.Type() == fastjson.TypeNull {
+			return true
+		}
+		if elem.bind(d, unsafe.Pointer(&o.V), v) {
+			o.OK = true
+		} else {
+			var zero T
+			o.V = zero
+		}
+		return true
+	}
+}
