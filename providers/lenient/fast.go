@@ -64,7 +64,7 @@ func unmarshalFast(data []byte, v any) bool {
 		return false
 	}
 	pl := planFor(t.Elem())
-	if pl == nil || badSurrogates(data) {
+	if pl == nil || escapesDiffer(data) {
 		return false
 	}
 	d := decoders.Get().(*decoder)
@@ -78,7 +78,7 @@ func unmarshalFast(data []byte, v any) bool {
 		return false // malformed, or deeper than fastjson.MaxDepth
 	}
 	// fastjson's parser accepts more than JSON (NaN, loose numbers, raw control characters):
-	// check the grammar strictly. The parse above bounds the depth of this recursion.
+	// check the grammar strictly (escapesDiffer has covered what Validate misses). The parse above bounds the depth of this recursion.
 	if fastjson.ValidateBytes(data) != nil {
 		return false
 	}
@@ -214,17 +214,25 @@ func (d *decoder) numberText(v *fastjson.Value) string {
 	return unsafe.String(unsafe.SliceData(d.scratch), len(d.scratch))
 }
 
-// badSurrogates tells whether data escapes a UTF-16 surrogate that is not part of a valid pair:
-// fastjson keeps those escapes as text where encoding/json writes U+FFFD. Outside strings valid
+// escapesDiffer tells whether data has an escape fastjson reads differently from encoding/json:
+// an escaped UTF-16 surrogate that is not part of a valid pair (fastjson keeps it as text,
+// encoding/json writes U+FFFD), or a string with a raw control character before an escape
+// (fastjson.Validate checks only what follows a string's last escape). Outside strings valid
 // JSON has no backslash, inside a backslash always starts an escape, so escapes are found by
-// walking from one backslash to the next.
-func badSurrogates(data []byte) bool {
-	for i := 0; ; {
+// walking from one backslash to the next; the text between an escape and the previous escape or
+// the string's opening quote has no backslash, so its first quote going back is that opening.
+func escapesDiffer(data []byte) bool {
+	for i, checked := 0, 0; i < len(data); checked = i {
 		j := bytes.IndexByte(data[i:], '\\')
 		if j < 0 {
 			return false
 		}
 		i += j
+		for k := i - 1; k >= checked && data[k] != '"'; k-- {
+			if data[k] < 0x20 {
+				return true
+			}
+		}
 		if i+1 >= len(data) || data[i+1] != 'u' {
 			i += 2
 			continue
@@ -246,10 +254,8 @@ func badSurrogates(data []byte) bool {
 			}
 			i += 12
 		}
-		if i >= len(data) {
-			return false
-		}
 	}
+	return false
 }
 
 func hex4(data []byte, at int) (rune, bool) {

@@ -104,7 +104,7 @@ func compare(t *testing.T, in []byte) {
 func declined(in []byte) bool {
 	var p fastjson.Parser
 	_, err := p.ParseBytes(in)
-	return err != nil || badSurrogates(in) || fastjson.ValidateBytes(in) != nil
+	return err != nil || escapesDiffer(in) || fastjson.ValidateBytes(in) != nil
 }
 
 func show(v any) string {
