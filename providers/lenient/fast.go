@@ -532,36 +532,44 @@ type field struct {
 // structPlan finds a member's field as encoding/json does: the exact name first, then the
 // first field whose name matches case-insensitively (strings.EqualFold).
 type structPlan struct {
-	fields  []field
-	byName  map[string]int
-	byUpper map[string]int // ASCII names upper-cased: the first field of each
-	ascii   bool           // every name is ASCII (then byUpper decides for ASCII members)
+	fields []field
+	// byUpper holds, for an ASCII member name upper-cased, the fields it matches: the exact
+	// match, if any, is the one whose name equals the member's, else the first.
+	byUpper map[string][]int
+	ascii   bool // every field name is ASCII (else matching takes the slow way)
 }
 
 func (sp *structPlan) lookup(key []byte) *field {
-	if i, ok := sp.byName[string(key)]; ok {
-		return &sp.fields[i]
+	var buf [64]byte
+	if sp.ascii && len(key) <= len(buf) {
+		upper := buf[:len(key)]
+		for i, c := range key {
+			if c >= utf8.RuneSelf {
+				return sp.lookupSlow(key)
+			}
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			upper[i] = c
+		}
+		candidates := sp.byUpper[string(upper)]
+		if len(candidates) == 0 {
+			return nil
+		}
+		for _, i := range candidates[1:] {
+			if sp.fields[i].name == string(key) {
+				return &sp.fields[i]
+			}
+		}
+		return &sp.fields[candidates[0]]
 	}
-	if sp.ascii {
-		var buf [64]byte
-		if len(key) <= len(buf) {
-			upper, ascii := buf[:len(key)], true
-			for i, c := range key {
-				if c >= utf8.RuneSelf {
-					ascii = false
-					break
-				}
-				if 'a' <= c && c <= 'z' {
-					c -= 'a' - 'A'
-				}
-				upper[i] = c
-			}
-			if ascii {
-				if i, ok := sp.byUpper[string(upper)]; ok {
-					return &sp.fields[i]
-				}
-				return nil
-			}
+	return sp.lookupSlow(key)
+}
+
+func (sp *structPlan) lookupSlow(key []byte) *field {
+	for i := range sp.fields {
+		if sp.fields[i].name == string(key) {
+			return &sp.fields[i]
 		}
 	}
 	k := validUTF8(unsafe.String(unsafe.SliceData(key), len(key)))
@@ -574,7 +582,8 @@ func (sp *structPlan) lookup(key []byte) *field {
 }
 
 func (pl *planner) bindStruct(t reflect.Type) bind {
-	sp := &structPlan{byName: map[string]int{}, byUpper: map[string]int{}, ascii: true}
+	sp := &structPlan{byUpper: map[string][]int{}, ascii: true}
+	names := map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, tagged := f.Tag.Lookup("json")
@@ -602,14 +611,12 @@ func (pl *planner) bindStruct(t reflect.Type) bind {
 		if !plainName(name) {
 			return nil
 		}
-		if _, dup := sp.byName[name]; dup {
+		if names[name] {
 			return nil
 		}
-		sp.byName[name] = len(sp.fields)
+		names[name] = true
 		upper := strings.ToUpper(name)
-		if _, ok := sp.byUpper[upper]; !ok {
-			sp.byUpper[upper] = len(sp.fields)
-		}
+		sp.byUpper[upper] = append(sp.byUpper[upper], len(sp.fields))
 		for _, c := range []byte(name) {
 			if c >= utf8.RuneSelf {
 				sp.ascii = false
