@@ -42,6 +42,33 @@ type fastBinder interface {
 type decoder struct {
 	parser  fastjson.Parser
 	scratch []byte // a number's text
+	// arena holds the text of the strings a call keeps: one allocation for many strings. It
+	// belongs to the decoded value, so it is dropped, never reused, when the call ends.
+	arena     []byte
+	arenaSize int
+}
+
+// keep copies s (which points into the parser's buffer) into the arena.
+func (d *decoder) keep(s string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if cap(d.arena)-len(d.arena) < len(s) {
+		if len(s) > d.arenaSize/4 {
+			return strings.Clone(s)
+		}
+		d.arena = make([]byte, 0, d.arenaSize)
+	}
+	start := len(d.arena)
+	d.arena = append(d.arena, s...)
+	return unsafe.String(&d.arena[start], len(s))
+}
+
+// keepInt is the decimal text of i in the arena.
+func (d *decoder) keepInt(i int64) string {
+	var buf [20]byte
+	b := strconv.AppendInt(buf[:0], i, 10)
+	return d.keep(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 var (
@@ -68,7 +95,9 @@ func unmarshalFast(data []byte, v any) bool {
 		return false
 	}
 	d := decoders.Get().(*decoder)
+	d.arenaSize = min(max(len(data)/4, 512), 16<<10)
 	defer func() {
+		d.arena = nil
 		if len(data) <= pooledLimit {
 			decoders.Put(d)
 		}
@@ -295,11 +324,11 @@ func bindBool(_ *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
 	return true
 }
 
-func bindString(_ *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+func bindString(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
 	switch v.Type() {
 	case fastjson.TypeNull:
 	case fastjson.TypeString:
-		*(*string)(p) = strings.Clone(text(v))
+		*(*string)(p) = d.keep(text(v))
 	default:
 		return false
 	}
@@ -404,7 +433,7 @@ func (d *decoder) anyValue(v *fastjson.Value) (any, bool) {
 	case fastjson.TypeFalse:
 		return false, true
 	case fastjson.TypeString:
-		return strings.Clone(text(v)), true
+		return d.keep(text(v)), true
 	case fastjson.TypeNumber:
 		f, err := strconv.ParseFloat(d.numberText(v), 64)
 		return f, err == nil
@@ -429,7 +458,7 @@ func (d *decoder) anyValue(v *fastjson.Value) (any, bool) {
 			}
 			var a any
 			if a, ok = d.anyValue(e); ok {
-				out[keyString(key)] = a
+				out[d.keyString(key)] = a
 			}
 		})
 		return out, ok
@@ -437,8 +466,8 @@ func (d *decoder) anyValue(v *fastjson.Value) (any, bool) {
 }
 
 // keyString is an object member's name as a Go string of its own.
-func keyString(key []byte) string {
-	return strings.Clone(validUTF8(unsafe.String(unsafe.SliceData(key), len(key))))
+func (d *decoder) keyString(key []byte) string {
+	return d.keep(validUTF8(unsafe.String(unsafe.SliceData(key), len(key))))
 }
 
 func (pl *planner) bindPointer(t reflect.Type) bind {
@@ -516,7 +545,7 @@ func (pl *planner) bindMap(t reflect.Type) bind {
 			}
 			ev := reflect.New(elemType)
 			if ok = elem.bind(d, ev.UnsafePointer(), e); ok {
-				m.SetMapIndex(reflect.ValueOf(keyString(key)).Convert(keyType), ev.Elem())
+				m.SetMapIndex(reflect.ValueOf(d.keyString(key)).Convert(keyType), ev.Elem())
 			}
 		})
 		return ok
@@ -704,16 +733,16 @@ func (*Float) fastBind(*planner) bind {
 }
 
 // trimmed is a string value trimmed, as a Go string of its own.
-func trimmed(v *fastjson.Value) string {
-	return strings.Clone(strings.TrimSpace(text(v)))
+func (d *decoder) trimmed(v *fastjson.Value) string {
+	return d.keep(strings.TrimSpace(text(v)))
 }
 
 func (*Str) fastBind(*planner) bind {
-	return func(_ *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
 		s := (*Str)(p)
 		*s = ""
 		if v.Type() == fastjson.TypeString {
-			*s = Str(trimmed(v))
+			*s = Str(d.trimmed(v))
 		}
 		return true
 	}
@@ -740,10 +769,10 @@ func (*ID) fastBind(*planner) bind {
 		*id = ""
 		switch v.Type() {
 		case fastjson.TypeString:
-			*id = ID(trimmed(v))
+			*id = ID(d.trimmed(v))
 		case fastjson.TypeNumber:
 			if i, err := strconv.ParseInt(d.numberText(v), 10, 64); err == nil {
-				*id = ID(strconv.FormatInt(i, 10))
+				*id = ID(d.keepInt(i))
 			}
 		}
 		return true
@@ -751,7 +780,7 @@ func (*ID) fastBind(*planner) bind {
 }
 
 func (*Strs) fastBind(*planner) bind {
-	return func(_ *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
+	return func(d *decoder, p unsafe.Pointer, v *fastjson.Value) bool {
 		s := (*Strs)(p)
 		*s = nil
 		arr, _ := v.Array()
@@ -759,7 +788,7 @@ func (*Strs) fastBind(*planner) bind {
 			if e.Type() != fastjson.TypeString {
 				continue
 			}
-			if t := trimmed(e); t != "" {
+			if t := d.trimmed(e); t != "" {
 				*s = append(*s, t)
 			}
 		}
