@@ -562,37 +562,56 @@ type field struct {
 // first field whose name matches case-insensitively (strings.EqualFold).
 type structPlan struct {
 	fields []field
-	// byUpper holds, for an ASCII member name upper-cased, the fields it matches: the exact
-	// match, if any, is the one whose name equals the member's, else the first.
-	byUpper map[string][]int
-	ascii   bool // every field name is ASCII (else matching takes the slow way)
+	byLen  [][]int // indexes of the fields by the length of their names, in field order
+	ascii  bool    // every field name is ASCII (else matching takes the slow way)
 }
 
 func (sp *structPlan) lookup(key []byte) *field {
-	var buf [64]byte
-	if sp.ascii && len(key) <= len(buf) {
-		upper := buf[:len(key)]
-		for i, c := range key {
-			if c >= utf8.RuneSelf {
-				return sp.lookupSlow(key)
-			}
-			if 'a' <= c && c <= 'z' {
-				c -= 'a' - 'A'
-			}
-			upper[i] = c
-		}
-		candidates := sp.byUpper[string(upper)]
-		if len(candidates) == 0 {
-			return nil
-		}
-		for _, i := range candidates[1:] {
-			if sp.fields[i].name == string(key) {
-				return &sp.fields[i]
-			}
-		}
-		return &sp.fields[candidates[0]]
+	if !sp.ascii {
+		return sp.lookupSlow(key)
 	}
-	return sp.lookupSlow(key)
+	if len(key) < len(sp.byLen) {
+		var folded *field
+		for _, i := range sp.byLen[len(key)] {
+			f := &sp.fields[i]
+			if f.name == string(key) {
+				return f
+			}
+			if folded == nil && asciiEqualFold(f.name, key) {
+				folded = f
+			}
+		}
+		if folded != nil {
+			return folded
+		}
+	}
+	// A name with non-ASCII letters may still fold to an ASCII one ("K" is "k").
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return sp.lookupSlow(key)
+		}
+	}
+	return nil
+}
+
+// asciiEqualFold is strings.EqualFold for an ASCII name and a key of the same length.
+func asciiEqualFold(name string, key []byte) bool {
+	for i := range len(key) {
+		a, b := name[i], key[i]
+		if a == b {
+			continue
+		}
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
 }
 
 func (sp *structPlan) lookupSlow(key []byte) *field {
@@ -611,7 +630,7 @@ func (sp *structPlan) lookupSlow(key []byte) *field {
 }
 
 func (pl *planner) bindStruct(t reflect.Type) bind {
-	sp := &structPlan{byUpper: map[string][]int{}, ascii: true}
+	sp := &structPlan{ascii: true}
 	names := map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -644,8 +663,10 @@ func (pl *planner) bindStruct(t reflect.Type) bind {
 			return nil
 		}
 		names[name] = true
-		upper := strings.ToUpper(name)
-		sp.byUpper[upper] = append(sp.byUpper[upper], len(sp.fields))
+		for len(sp.byLen) <= len(name) {
+			sp.byLen = append(sp.byLen, nil)
+		}
+		sp.byLen[len(name)] = append(sp.byLen[len(name)], len(sp.fields))
 		for _, c := range []byte(name) {
 			if c >= utf8.RuneSelf {
 				sp.ascii = false
