@@ -10,6 +10,10 @@
 // parsed again. The types also implement encoding/json's Unmarshaler for code that still decodes
 // with encoding/json; there encoding/json validates the input and finds each value's end before
 // handing it over, so a value is read three times, however deeply it is nested.
+//
+// [Unmarshal] first tries a fast path (fast.go): fastjson's value tree bound through a plan
+// cached per type. It gives the same values and errors as the streaming path, which decodes
+// whatever the fast path leaves to it.
 package lenient
 
 import (
