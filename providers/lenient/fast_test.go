@@ -226,3 +226,46 @@ func randomValue(r *rand.Rand, b *strings.Builder, depth int) {
 var names = []string{"I", "F", "S", "B", "ID", "L", "LS", "LP", "LL", "O", "OL", "P", "PL", "SS", "LO", "LM", "PS",
 	"Plain", "PP", "I8", "I16", "I32", "I64", "U", "U8", "U16", "U32", "U64", "F32", "F64", "Self", "Sl", "SlS", "M", "MN",
 	"A", "N", "tag_name", "Tagged", "-", "Dash", "lower", "hidden", "V", "OK", "unknown"}
+
+// Strings read the same on both paths: escapes undone, invalid UTF-8 replaced byte by byte, and
+// escaped surrogates that are not a pair (which fastjson reads otherwise) left to the streaming
+// path.
+func TestFastPathStrings(t *testing.T) {
+	type s struct{ S Str }
+	for _, c := range []struct {
+		in, want string
+		fast     bool
+	}{
+		{`{"S":"caf\u00e9"}`, "café", true},
+		{`{"S":"\ud83d\ude00"}`, "\U0001F600", true},
+		{`{"S":"\uD83D\uDE00 \u0041"}`, "\U0001F600 A", true},
+		{`{"S":"a\\ud800"}`, `a\ud800`, true},
+		{"{\"S\":\"a\xffb\xe2\x82c\"}", "a\uFFFDb\uFFFD\uFFFDc", true},
+		{`{"S":"\ud800"}`, "\uFFFD", false},
+		{`{"S":"\ud800\u0041"}`, "\uFFFDA", false},
+		{`{"S":"\udc00x"}`, "\uFFFDx", false},
+		{`{"S":"\ud83d"}`, "\uFFFD", false},
+	} {
+		var fast, got s
+		if ok := unmarshalFast([]byte(c.in), &fast); ok != c.fast {
+			t.Errorf("%s: fast path %v, want %v", c.in, ok, c.fast)
+		}
+		if err := Unmarshal([]byte(c.in), &got); err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if string(got.S) != c.want {
+			t.Errorf("%s: %q, want %q", c.in, got.S, c.want)
+		}
+	}
+}
+
+// A type error that fails the whole call gives the streaming path's error.
+func TestFastPathTypeError(t *testing.T) {
+	for _, in := range []string{`{"Plain":{"I":"x"}}`, `{"Plain":{"I8":300}}`, `{"Plain":{"Sl":[1,"a"]}}`, `{"PP":{"M":{"a":true}}}`} {
+		var a, b fAll
+		errA, errB := Unmarshal([]byte(in), &a), unmarshalStreaming([]byte(in), &b)
+		if errA == nil || errB == nil || errA.Error() != errB.Error() {
+			t.Errorf("%s: %v, streaming %v", in, errA, errB)
+		}
+	}
+}
