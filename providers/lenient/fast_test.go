@@ -269,3 +269,19 @@ func TestFastPathTypeError(t *testing.T) {
 		}
 	}
 }
+
+// The pooled parsers and the plan cache are safe for concurrent calls (run with -race).
+func TestFastPathConcurrent(t *testing.T) {
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := g; i < len(seeds); i += 4 {
+				compare(t, []byte(seeds[i]))
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}
