@@ -106,9 +106,12 @@ func unmarshalFast(data []byte, v any) bool {
 	if err != nil {
 		return false // malformed, or deeper than fastjson.MaxDepth
 	}
-	// fastjson's parser accepts more than JSON (NaN, loose numbers, raw control characters):
-	// check the grammar strictly (escapesDiffer has covered what Validate misses). The parse above bounds the depth of this recursion.
-	if fastjson.ValidateBytes(data) != nil {
+	// fastjson's parser accepts more than JSON: loose numbers, NaN, raw control characters and
+	// any escape in strings. escapesDiffer has checked every escape and the raw text of every
+	// string with one; the value tree has the numbers and the other strings. A control character
+	// in a string may have been escaped: then fastjson.Validate decides (its recursion is bounded
+	// by the parse's depth limit).
+	if !d.grammatical(root) && fastjson.ValidateBytes(data) != nil {
 		return false
 	}
 	return pl.bind(d, ptr, root)
@@ -244,12 +247,14 @@ func (d *decoder) numberText(v *fastjson.Value) string {
 }
 
 // escapesDiffer tells whether data has an escape fastjson reads differently from encoding/json:
-// an escaped UTF-16 surrogate that is not part of a valid pair (fastjson keeps it as text,
-// encoding/json writes U+FFFD), or a string with a raw control character before an escape
-// (fastjson.Validate checks only what follows a string's last escape). Outside strings valid
-// JSON has no backslash, inside a backslash always starts an escape, so escapes are found by
-// walking from one backslash to the next; the text between an escape and the previous escape or
-// the string's opening quote has no backslash, so its first quote going back is that opening.
+// an escape JSON does not have (fastjson keeps it as text), an escaped UTF-16 surrogate that is
+// not part of a valid pair (fastjson keeps it as text, encoding/json writes U+FFFD), or a raw
+// control character in a string with an escape (the value tree cannot tell it from an escaped
+// one, and fastjson.Validate checks only what follows a string's last escape). Outside strings
+// valid JSON has no backslash, inside a backslash always starts an escape, so escapes are found
+// by walking from one backslash to the next; the text between an escape and the previous escape
+// or the string's opening quote has no backslash, so its first quote going back is that opening,
+// and the text after an escape runs to the next backslash or the closing quote.
 func escapesDiffer(data []byte) bool {
 	for i, checked := 0, 0; i < len(data); checked = i {
 		j := bytes.IndexByte(data[i:], '\\')
@@ -262,29 +267,111 @@ func escapesDiffer(data []byte) bool {
 				return true
 			}
 		}
-		if i+1 >= len(data) || data[i+1] != 'u' {
-			i += 2
-			continue
+		if i+1 >= len(data) {
+			return true
 		}
-		r, ok := hex4(data, i+2)
-		switch {
-		case !ok:
-			return true
-		case r < 0xD800 || r > 0xDFFF:
-			i += 6
-		case r >= 0xDC00:
-			return true
+		switch data[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			r, ok := hex4(data, i+2)
+			switch {
+			case !ok || r >= 0xDC00 && r <= 0xDFFF:
+				return true
+			case r < 0xD800 || r > 0xDFFF:
+				i += 6
+			default:
+				if i+7 >= len(data) || data[i+6] != '\\' || data[i+7] != 'u' {
+					return true
+				}
+				if r2, ok := hex4(data, i+8); !ok || r2 < 0xDC00 || r2 > 0xDFFF {
+					return true
+				}
+				i += 12
+			}
 		default:
-			if i+7 >= len(data) || data[i+6] != '\\' || data[i+7] != 'u' {
+			return true
+		}
+		for k := i; k < len(data) && data[k] != '"' && data[k] != '\\'; k++ {
+			if data[k] < 0x20 {
 				return true
 			}
-			if r2, ok := hex4(data, i+8); !ok || r2 < 0xDC00 || r2 > 0xDFFF {
-				return true
-			}
-			i += 12
 		}
 	}
 	return false
+}
+
+// grammatical tells whether every number in the tree is a JSON number and no string or member
+// name holds a control character: what fastjson's parser lets through and JSON does not have.
+func (d *decoder) grammatical(v *fastjson.Value) bool {
+	switch v.Type() {
+	case fastjson.TypeNumber:
+		return jsonNumber(d.numberText(v))
+	case fastjson.TypeString:
+		b, _ := v.StringBytes()
+		return !hasControl(b)
+	case fastjson.TypeArray:
+		arr, _ := v.Array()
+		for _, e := range arr {
+			if !d.grammatical(e) {
+				return false
+			}
+		}
+	case fastjson.TypeObject:
+		o, _ := v.Object()
+		ok := true
+		o.Visit(func(key []byte, e *fastjson.Value) {
+			ok = ok && !hasControl(key) && d.grammatical(e)
+		})
+		return ok
+	}
+	return true
+}
+
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonNumber tells whether s is a number in JSON's grammar.
+func jsonNumber(s string) bool {
+	i := 0
+	digits := func() int {
+		start := i
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 func hex4(data []byte, at int) (rune, bool) {

@@ -240,6 +240,8 @@ func TestFastPathStrings(t *testing.T) {
 		{`{"S":"\ud83d\ude00"}`, "\U0001F600", true},
 		{`{"S":"\uD83D\uDE00 \u0041"}`, "\U0001F600 A", true},
 		{`{"S":"a\\ud800"}`, `a\ud800`, true},
+		{`{"S":"line\nnext\t"}`, "line\nnext", true},
+		{`{"S":" \u0000x"}`, "\x00x", true},
 		{"{\"S\":\"a\xffb\xe2\x82c\"}", "a\uFFFDb\uFFFD\uFFFDc", true},
 		{`{"S":"\ud800"}`, "\uFFFD", false},
 		{`{"S":"\ud800\u0041"}`, "\uFFFDA", false},

@@ -162,7 +162,10 @@ func TestTopLevelNeverFails(t *testing.T) {
 
 // Malformed JSON is an error (the adapter's provider_error), as it is with encoding/json.
 func TestMalformed(t *testing.T) {
-	for _, in := range []string{``, `{`, `{"S":"x"`, `{"L":[1,2}`, `{"S":"x"}}`, `{"S":x}`, `<html>`, `{"S":"x"} {}`, "\xef\xbb\xbf{}"} {
+	for _, in := range []string{``, `{`, `{"S":"x"`, `{"L":[1,2}`, `{"S":"x"}}`, `{"S":x}`, `<html>`, `{"S":"x"} {}`, "\xef\xbb\xbf{}",
+		// What fastjson's parser lets through and the fast path must catch.
+		`{"I":NaN}`, `{"I":-inf}`, `{"I":Infinity}`, `{"I":01}`, `{"I":1.}`, `{"I":.5}`, `{"I":+1}`, `{"I":-}`, `{"I":1e}`, `{"I":1-2}`,
+		`{"S":"\x"}`, `{"S":"\u12"}`, `{"S":"\u12G4"}`, "{\"S\":\"a\tb\"}", "{\"S\":\"a\tb\\n\"}", "{\"S\":\"\\n\x01\"}", "{\"S\x02\":1}", "[\"\x1f\"]"} {
 		var v all
 		if err := lenient.Unmarshal([]byte(in), &v); err == nil {
 			t.Errorf("%q: no error", in)
