@@ -2,6 +2,7 @@ package lenient
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding"
 	jsonv1 "encoding/json"
 	"math"
@@ -328,8 +329,18 @@ func (d *decoder) grammatical(v *fastjson.Value) bool {
 	return true
 }
 
+// hasControl tells whether b has a byte below 0x20, eight bytes at a time: (x - 0x20 in every
+// byte) & ^x & 0x80 in every byte is not zero exactly when some byte of x is below 0x20.
 func hasControl(b []byte) bool {
-	for _, c := range b {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x-0x20*ones)&^x&highs != 0 {
+			return true
+		}
+	}
+	for _, c := range b[i:] {
 		if c < 0x20 {
 			return true
 		}

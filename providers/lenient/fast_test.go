@@ -287,3 +287,15 @@ func TestFastPathConcurrent(t *testing.T) {
 		<-done
 	}
 }
+
+func TestHasControl(t *testing.T) {
+	for i := range 40 {
+		for _, c := range []byte{0x00, 0x09, 0x1f, 0x20, 0x7f, 0x80, 0x9f, 0xa0, 0xff} {
+			b := []byte(strings.Repeat("a\xff \x80", 10))[:i+1]
+			b[i] = c
+			if got, want := hasControl(b), c < 0x20; got != want {
+				t.Errorf("%q: %v, want %v", b, got, want)
+			}
+		}
+	}
+}
