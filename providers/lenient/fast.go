@@ -2,8 +2,8 @@ package lenient
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding"
+	"encoding/binary"
 	jsonv1 "encoding/json"
 	"math"
 	"reflect"
