@@ -23,8 +23,8 @@ import (
 // reflection. It gives exactly what the streaming path gives; whatever it cannot do the same way
 // goes to the streaming path: a type the plan does not support (decided once per top-level
 // type), input that is not valid JSON (for the streaming path's error), nesting deeper than
-// fastjson's limit, escaped surrogates that are not a valid pair, and a type error of a plain
-// field that fails the whole call (for the streaming path's error).
+// fastjson's limit, escapes fastjson reads differently (escapesDiffer), and a type error of a
+// plain field that fails the whole call (for the streaming path's error).
 
 // bind decodes v into the Go value at p. false is a type error of a plain value (encoding/json's
 // UnmarshalTypeError): the enclosing List element, Obj or Opt is not there, or the call fails.
@@ -172,7 +172,8 @@ func (pl *planner) build(t reflect.Type) bind {
 		return pl.bindPointer(t) // *T has the methods of T
 	}
 	pt := reflect.PointerTo(t)
-	if pt.Implements(fastBinderType) {
+	// Only the lenient types themselves: a type embedding one has its methods too.
+	if t.PkgPath() == fastBinderType.PkgPath() && pt.Implements(fastBinderType) {
 		return reflect.New(t).Interface().(fastBinder).fastBind(pl)
 	}
 	for _, c := range customTypes {

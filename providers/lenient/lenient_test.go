@@ -250,10 +250,26 @@ func TestFastPathTypes(t *testing.T) {
 		{reflect.TypeFor[withRaw](), false},
 		{reflect.TypeFor[deep](), false},
 		{reflect.TypeFor[Embedded](), true},
+		{reflect.TypeFor[embedsStr](), false},
 	} {
 		if got := lenient.TakesFastPath(c.typ); got != c.fast {
 			t.Errorf("%v: fast path %v, want %v", c.typ, got, c.fast)
 		}
+	}
+}
+
+// embedsStr has Str's methods, promoted: it must not bind as a Str.
+type embedsStr struct {
+	N int
+	lenient.Str
+}
+
+func TestEmbeddedLenient(t *testing.T) {
+	in := `{"N":1,"Str":"x"}`
+	var a, b embedsStr
+	errA, errB := lenient.Unmarshal([]byte(in), &a), lenient.UnmarshalStreaming([]byte(in), &b)
+	if (errA == nil) != (errB == nil) || !reflect.DeepEqual(a, b) {
+		t.Errorf("%+v %v, streaming %+v %v", a, errA, b, errB)
 	}
 }
 
