@@ -77,8 +77,9 @@ var (
 	decoders = sync.Pool{New: func() any { return new(decoder) }}
 )
 
-// pooledLimit keeps the value trees of huge answers out of the pool.
-const pooledLimit = 1 << 20
+// fastLimit sends answers above it to the streaming path: fastjson's value tree of a huge answer
+// takes many times its size in memory, which the streaming path does not.
+const fastLimit = 1 << 20
 
 // unmarshalFast decodes data into v and tells whether it did; when it did not, v must be decoded
 // by the streaming path (v may hold part of a value after a type error).
@@ -91,6 +92,9 @@ func unmarshalFast(data []byte, v any) bool {
 	if ptr == nil {
 		return false
 	}
+	if len(data) > fastLimit {
+		return false
+	}
 	pl := planFor(t.Elem())
 	if pl == nil || escapesDiffer(data) {
 		return false
@@ -99,9 +103,7 @@ func unmarshalFast(data []byte, v any) bool {
 	d.arenaSize = min(max(len(data)/4, 512), 16<<10)
 	defer func() {
 		d.arena = nil
-		if len(data) <= pooledLimit {
-			decoders.Put(d)
-		}
+		decoders.Put(d)
 	}()
 	root, err := d.parser.ParseBytes(data)
 	if err != nil {

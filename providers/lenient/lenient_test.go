@@ -337,11 +337,25 @@ func TestNestedFast(t *testing.T) {
 	}
 }
 
+// Answers over 1 MiB take the streaming path, below they take the fast path; both give the same.
 func TestVeryLarge(t *testing.T) {
+	var small, smallStreamed lenient.List[item]
+	if err := fastOnly(largeList(10_000), &small); err != nil {
+		t.Fatal(err)
+	}
+	if err := lenient.UnmarshalStreaming(largeList(10_000), &smallStreamed); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(small, smallStreamed) {
+		t.Error("the paths differ")
+	}
 	const n = 100_000
 	in := largeList(n)
+	if lenient.UnmarshalFast(in, new(lenient.List[item])) {
+		t.Errorf("the fast path took %d bytes", len(in))
+	}
 	var l, streamed lenient.List[item]
-	if err := fastOnly(in, &l); err != nil {
+	if err := lenient.Unmarshal(in, &l); err != nil {
 		t.Fatal(err)
 	}
 	if err := lenient.UnmarshalStreaming(in, &streamed); err != nil {
