@@ -23,7 +23,7 @@ import (
 // reflection. It gives exactly what the streaming path gives; whatever it cannot do the same way
 // goes to the streaming path: a type the plan does not support (decided once per top-level
 // type), input that is not valid JSON (for the streaming path's error), nesting deeper than
-// fastjson's limit, escapes fastjson reads differently (escapesDiffer), and a type error of a
+// fastjson's limit, escapes fastjson reads differently (see escapes), and a type error of a
 // plain field that fails the whole call (for the streaming path's error).
 
 // bind decodes v into the Go value at p. false is a type error of a plain value (encoding/json's
@@ -96,7 +96,11 @@ func unmarshalFast(data []byte, v any) bool {
 		return false
 	}
 	pl := planFor(t.Elem())
-	if pl == nil || escapesDiffer(data) {
+	if pl == nil {
+		return false
+	}
+	escapedControls, ok := escapes(data)
+	if !ok {
 		return false
 	}
 	d := decoders.Get().(*decoder)
@@ -110,11 +114,10 @@ func unmarshalFast(data []byte, v any) bool {
 		return false // malformed, or deeper than fastjson.MaxDepth
 	}
 	// fastjson's parser accepts more than JSON: loose numbers, NaN, raw control characters and
-	// any escape in strings. escapesDiffer has checked every escape and the raw text of every
-	// string with one; the value tree has the numbers and the other strings. A control character
-	// in a string may have been escaped: then fastjson.Validate decides (its recursion is bounded
-	// by the parse's depth limit).
-	if !d.grammatical(root) && fastjson.ValidateBytes(data) != nil {
+	// any escape in strings. escapes has checked the escapes; the value tree has every number,
+	// and every string and member name once, so its strings hold exactly as many control
+	// characters as there are escapes of one unless a string holds a raw one.
+	if controls, ok := d.grammatical(root); !ok || controls != escapedControls {
 		return false
 	}
 	return pl.bind(d, ptr, root)
@@ -250,105 +253,110 @@ func (d *decoder) numberText(v *fastjson.Value) string {
 	return unsafe.String(unsafe.SliceData(d.scratch), len(d.scratch))
 }
 
-// escapesDiffer tells whether data has an escape fastjson reads differently from encoding/json:
-// an escape JSON does not have (fastjson keeps it as text), an escaped UTF-16 surrogate that is
-// not part of a valid pair (fastjson keeps it as text, encoding/json writes U+FFFD), or a raw
-// control character in a string with an escape (the value tree cannot tell it from an escaped
-// one, and fastjson.Validate checks only what follows a string's last escape). Outside strings
-// valid JSON has no backslash, inside a backslash always starts an escape, so escapes are found
-// by walking from one backslash to the next; the text between an escape and the previous escape
-// or the string's opening quote has no backslash, so its first quote going back is that opening,
-// and the text after an escape runs to the next backslash or the closing quote.
-func escapesDiffer(data []byte) bool {
-	for i, checked := 0, 0; i < len(data); checked = i {
+// escapes counts the escapes of control characters in data and tells whether fastjson reads
+// every escape as encoding/json does: not an escape JSON does not have (fastjson keeps it as
+// text) or an escaped UTF-16 surrogate that is not part of a valid pair (fastjson keeps it as
+// text, encoding/json writes U+FFFD). Outside strings valid JSON has no backslash, inside a
+// backslash always starts an escape, so escapes are found by walking from one backslash to the
+// next.
+func escapes(data []byte) (controls int, ok bool) {
+	for i := 0; i < len(data); {
 		j := bytes.IndexByte(data[i:], '\\')
 		if j < 0 {
-			return false
+			break
 		}
 		i += j
-		for k := i - 1; k >= checked && data[k] != '"'; k-- {
-			if data[k] < 0x20 {
-				return true
-			}
-		}
 		if i+1 >= len(data) {
-			return true
+			return 0, false
 		}
 		switch data[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case '"', '\\', '/':
+			i += 2
+		case 'b', 'f', 'n', 'r', 't':
+			controls++
 			i += 2
 		case 'u':
 			r, ok := hex4(data, i+2)
 			switch {
 			case !ok || r >= 0xDC00 && r <= 0xDFFF:
-				return true
+				return 0, false
+			case r < 0x20:
+				controls++
+				i += 6
 			case r < 0xD800 || r > 0xDFFF:
 				i += 6
 			default:
 				if i+7 >= len(data) || data[i+6] != '\\' || data[i+7] != 'u' {
-					return true
+					return 0, false
 				}
 				if r2, ok := hex4(data, i+8); !ok || r2 < 0xDC00 || r2 > 0xDFFF {
-					return true
+					return 0, false
 				}
 				i += 12
 			}
 		default:
-			return true
-		}
-		for k := i; k < len(data) && data[k] != '"' && data[k] != '\\'; k++ {
-			if data[k] < 0x20 {
-				return true
-			}
+			return 0, false
 		}
 	}
-	return false
+	return controls, true
 }
 
-// grammatical tells whether every number in the tree is a JSON number and no string or member
-// name holds a control character: what fastjson's parser lets through and JSON does not have.
-func (d *decoder) grammatical(v *fastjson.Value) bool {
+// grammatical tells whether every number in the tree is a JSON number, and counts the control
+// characters of its strings and member names.
+func (d *decoder) grammatical(v *fastjson.Value) (controls int, ok bool) {
 	switch v.Type() {
 	case fastjson.TypeNumber:
-		return jsonNumber(d.numberText(v))
+		return 0, jsonNumber(d.numberText(v))
 	case fastjson.TypeString:
 		b, _ := v.StringBytes()
-		return !hasControl(b)
+		return countControls(b), true
 	case fastjson.TypeArray:
 		arr, _ := v.Array()
 		for _, e := range arr {
-			if !d.grammatical(e) {
-				return false
+			n, ok := d.grammatical(e)
+			if !ok {
+				return 0, false
 			}
+			controls += n
 		}
 	case fastjson.TypeObject:
 		o, _ := v.Object()
-		ok := true
+		ok = true
 		o.Visit(func(key []byte, e *fastjson.Value) {
-			ok = ok && !hasControl(key) && d.grammatical(e)
+			if !ok {
+				return
+			}
+			n, eok := d.grammatical(e)
+			controls += countControls(key) + n
+			ok = eok
 		})
-		return ok
+		return controls, ok
 	}
-	return true
+	return controls, true
 }
 
-// hasControl tells whether b has a byte below 0x20, eight bytes at a time: (x - 0x20 in every
-// byte) & ^x & 0x80 in every byte is not zero exactly when some byte of x is below 0x20.
-func hasControl(b []byte) bool {
+// countControls counts the bytes of b below 0x20, skipping eight bytes at a time where there are
+// none: (x - 0x20 in every byte) & ^x & 0x80 in every byte is zero exactly when no byte of x is
+// below 0x20.
+func countControls(b []byte) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
+	n, i := 0, 0
 	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		if (x-0x20*ones)&^x&highs != 0 {
-			return true
+		if x := binary.LittleEndian.Uint64(b[i:]); (x-0x20*ones)&^x&highs == 0 {
+			continue
+		}
+		for _, c := range b[i : i+8] {
+			if c < 0x20 {
+				n++
+			}
 		}
 	}
 	for _, c := range b[i:] {
 		if c < 0x20 {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // jsonNumber tells whether s is a number in JSON's grammar.
