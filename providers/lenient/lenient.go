@@ -10,6 +10,10 @@
 // parsed again. The types also implement encoding/json's Unmarshaler for code that still decodes
 // with encoding/json; there encoding/json validates the input and finds each value's end before
 // handing it over, so a value is read three times, however deeply it is nested.
+//
+// [Unmarshal] first tries a fast path (fast.go): fastjson's value tree bound through a plan
+// cached per type. It gives the same values and errors as the streaming path, which decodes
+// whatever the fast path leaves to it.
 package lenient
 
 import (
@@ -30,9 +34,19 @@ import (
 // error. Plain (non-lenient) fields keep failing on a type error as they did with encoding/json.
 var options = json.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false))
 
-// Unmarshal decodes one JSON value into v in one streaming pass with encoding/json's semantics.
-// Malformed JSON and type errors of plain fields are errors, as with encoding/json.Unmarshal.
+// Unmarshal decodes one JSON value into v with encoding/json's semantics. Malformed JSON and
+// type errors of plain fields are errors, as with encoding/json.Unmarshal. It takes the fast path
+// (fast.go) when it can and the streaming path otherwise; both give the same values and errors.
 func Unmarshal(data []byte, v any) error {
+	if unmarshalFast(data, v) {
+		return nil
+	}
+	return unmarshalStreaming(data, v)
+}
+
+// unmarshalStreaming decodes data in one streaming pass: the lenient types read themselves from
+// the token stream.
+func unmarshalStreaming(data []byte, v any) error {
 	return json.Unmarshal(data, v, options)
 }
 

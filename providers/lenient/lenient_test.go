@@ -2,22 +2,36 @@ package lenient_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/capgate/capgate/providers/lenient"
 )
 
-// decoders are the two ways an adapter reaches the lenient types: the one-pass decoder and
-// encoding/json (which calls UnmarshalJSON). Both must give the same values.
-var decoders = []struct {
+type decoder struct {
 	name   string
 	decode func([]byte, any) error
-}{
-	{"streaming", lenient.Unmarshal},
+}
+
+// decoders are the ways an adapter reaches the lenient types: lenient.Unmarshal's two paths, the
+// fast one (which must take the input) and the streaming one, and encoding/json (which calls
+// UnmarshalJSON). All must give the same values.
+var decoders = []decoder{
+	{"fast", fastOnly},
+	{"streaming", lenient.UnmarshalStreaming},
 	{"encoding/json", json.Unmarshal},
+}
+
+// fastOnly fails when the fast path leaves the input to the streaming path.
+func fastOnly(data []byte, v any) error {
+	if !lenient.UnmarshalFast(data, v) {
+		return errors.New("the fast path did not decode it")
+	}
+	return nil
 }
 
 type plainItem struct {
@@ -148,10 +162,16 @@ func TestTopLevelNeverFails(t *testing.T) {
 
 // Malformed JSON is an error (the adapter's provider_error), as it is with encoding/json.
 func TestMalformed(t *testing.T) {
-	for _, in := range []string{``, `{`, `{"S":"x"`, `{"L":[1,2}`, `{"S":"x"}}`, `{"S":x}`, `<html>`, `{"S":"x"} {}`, "\xef\xbb\xbf{}"} {
+	for _, in := range []string{``, `{`, `{"S":"x"`, `{"L":[1,2}`, `{"S":"x"}}`, `{"S":x}`, `<html>`, `{"S":"x"} {}`, "\xef\xbb\xbf{}",
+		// What fastjson's parser lets through and the fast path must catch.
+		`{"I":NaN}`, `{"I":-inf}`, `{"I":Infinity}`, `{"I":01}`, `{"I":1.}`, `{"I":.5}`, `{"I":+1}`, `{"I":-}`, `{"I":1e}`, `{"I":1-2}`,
+		`{"S":"\x"}`, `{"S":"\u12"}`, `{"S":"\u12G4"}`, "{\"S\":\"a\tb\"}", "{\"S\":\"a\tb\\n\"}", "{\"S\":\"\\n\x01\"}", "{\"S\x02\":1}", "[\"\x1f\"]"} {
 		var v all
 		if err := lenient.Unmarshal([]byte(in), &v); err == nil {
 			t.Errorf("%q: no error", in)
+		}
+		if lenient.UnmarshalFast([]byte(in), &v) {
+			t.Errorf("%q: the fast path decoded it", in)
 		}
 		if err := json.Unmarshal([]byte(in), &v); err == nil {
 			t.Errorf("%q: encoding/json found no error either", in)
@@ -172,6 +192,9 @@ func TestPlainFields(t *testing.T) {
 		Embedded
 	}
 	in := `{"DISPLAY_NAME":"n","raw":{ "a" : [1] },"any":{"x":[1,"y",null]},"ptr":null,"map":{"a":1},"quoted":"12","-":"no","inner":"in"}`
+	if lenient.TakesFastPath(reflect.TypeFor[plain]()) {
+		t.Fatal("a type with json.RawMessage, a string option and an embedded struct takes the fast path")
+	}
 	var a, b plain
 	if err := lenient.Unmarshal([]byte(in), &a); err != nil {
 		t.Fatal(err)
@@ -188,6 +211,72 @@ func TestPlainFields(t *testing.T) {
 	}
 }
 
+// Types the fast path binds exactly as the streaming path decodes them take it; the others go
+// to the streaming path as a whole.
+func TestFastPathTypes(t *testing.T) {
+	type withArray struct{ A [2]int }
+	type withBytes struct{ B []byte }
+	type withIface struct{ E error }
+	type withIntKeys struct{ M map[int]string }
+	type withTime struct{ T time.Time }
+	type withNumber struct{ N json.Number }
+	type withInline struct {
+		X int `json:",inline"`
+	}
+	type withDupNames struct {
+		A int `json:"B"`
+		B int
+	}
+	type deep struct {
+		L lenient.List[lenient.Obj[lenient.Opt[map[string][]*withRaw]]]
+	}
+	for _, c := range []struct {
+		typ  reflect.Type
+		fast bool
+	}{
+		{reflect.TypeFor[all](), true},
+		{reflect.TypeFor[node](), true},
+		{reflect.TypeFor[lenient.List[item]](), true},
+		{reflect.TypeFor[map[string]any](), true},
+		{reflect.TypeFor[*lenient.Str](), true},
+		{reflect.TypeFor[withArray](), false},
+		{reflect.TypeFor[withBytes](), false},
+		{reflect.TypeFor[withIface](), false},
+		{reflect.TypeFor[withIntKeys](), false},
+		{reflect.TypeFor[withTime](), false},
+		{reflect.TypeFor[withNumber](), false},
+		{reflect.TypeFor[withInline](), false},
+		{reflect.TypeFor[withDupNames](), false},
+		{reflect.TypeFor[withRaw](), false},
+		{reflect.TypeFor[deep](), false},
+		{reflect.TypeFor[Embedded](), true},
+		{reflect.TypeFor[embedsStr](), false},
+	} {
+		if got := lenient.TakesFastPath(c.typ); got != c.fast {
+			t.Errorf("%v: fast path %v, want %v", c.typ, got, c.fast)
+		}
+	}
+}
+
+// embedsStr has Str's methods, promoted: it must not bind as a Str.
+type embedsStr struct {
+	N int
+	lenient.Str
+}
+
+func TestEmbeddedLenient(t *testing.T) {
+	in := `{"N":1,"Str":"x"}`
+	var a, b embedsStr
+	errA, errB := lenient.Unmarshal([]byte(in), &a), lenient.UnmarshalStreaming([]byte(in), &b)
+	if (errA == nil) != (errB == nil) || !reflect.DeepEqual(a, b) {
+		t.Errorf("%+v %v, streaming %+v %v", a, errA, b, errB)
+	}
+}
+
+type withRaw struct {
+	R json.RawMessage
+}
+
 type Embedded struct {
 	Inner string `json:"inner"`
 }
@@ -198,9 +287,14 @@ type node struct {
 	Kids  lenient.List[node]
 }
 
+// Beyond fastjson's nesting limit (300) the fast path leaves the input to the streaming path.
 func TestDeeplyNested(t *testing.T) {
+	decoders := []decoder{{"lenient.Unmarshal", lenient.Unmarshal}, {"streaming", lenient.UnmarshalStreaming}, {"encoding/json", json.Unmarshal}}
 	const depth = 2000
 	in := strings.Repeat(`{"Name":"n","Child":`, depth) + `null` + strings.Repeat(`}`, depth)
+	if lenient.UnmarshalFast([]byte(in), new(node)) {
+		t.Error("the fast path decoded 2,000 levels")
+	}
 	for _, d := range decoders {
 		var n node
 		if err := d.decode([]byte(in), &n); err != nil {
@@ -227,12 +321,48 @@ func TestDeeplyNested(t *testing.T) {
 	}
 }
 
+// Nesting within fastjson's limit takes the fast path.
+func TestNestedFast(t *testing.T) {
+	const depth = 140 // two JSON levels (an object and its "Kids" array) per node
+	in := strings.Repeat(`{"Name":"n","Kids":[`, depth) + `null` + strings.Repeat(`]}`, depth)
+	var fast, streamed node
+	if err := fastOnly([]byte(in), &fast); err != nil {
+		t.Fatal(err)
+	}
+	if err := lenient.UnmarshalStreaming([]byte(in), &streamed); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fast, streamed) {
+		t.Error("the paths differ")
+	}
+}
+
+// Answers over 1 MiB take the streaming path, below they take the fast path; both give the same.
 func TestVeryLarge(t *testing.T) {
+	var small, smallStreamed lenient.List[item]
+	if err := fastOnly(largeList(10_000), &small); err != nil {
+		t.Fatal(err)
+	}
+	if err := lenient.UnmarshalStreaming(largeList(10_000), &smallStreamed); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(small, smallStreamed) {
+		t.Error("the paths differ")
+	}
 	const n = 100_000
 	in := largeList(n)
-	var l lenient.List[item]
+	if lenient.UnmarshalFast(in, new(lenient.List[item])) {
+		t.Errorf("the fast path took %d bytes", len(in))
+	}
+	var l, streamed lenient.List[item]
 	if err := lenient.Unmarshal(in, &l); err != nil {
 		t.Fatal(err)
+	}
+	if err := lenient.UnmarshalStreaming(in, &streamed); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l, streamed) {
+		t.Error("the paths differ")
 	}
 	// Every third element has a mistyped id and stays; every seventh is null and is skipped.
 	want := n - (n+6)/7
