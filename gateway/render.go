@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -15,9 +16,22 @@ import (
 // writeJSON answers 200 with the bytes that appendTo renders.
 func writeJSON(c *fiber.Ctx, appendTo func([]byte) []byte) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	c.Response().SetBodyRaw(appendTo(make([]byte, 0, 4096)))
+	bp := answerBuffers.Get().(*[]byte)
+	b := appendTo((*bp)[:0])
+	c.Response().SetBody(b) // copied into the server's own pooled buffer
+	if cap(b) <= maxPooledAnswer {
+		*bp = b
+		answerBuffers.Put(bp)
+	}
 	return nil
 }
+
+// answerBuffers are the scratch buffers answers are assembled in: an execute answer is tens of
+// kilobytes, and growing a fresh buffer for each was a tenth of the gateway's allocations.
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+// maxPooledAnswer keeps an occasional huge answer's buffer out of the pool.
+const maxPooledAnswer = 1 << 20
 
 // appendValue appends the JSON of a small value as encoding/json renders it.
 func appendValue(b []byte, v any) []byte {

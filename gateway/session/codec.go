@@ -39,9 +39,9 @@ func (e *encoder) bool(v bool) {
 // pack turns a plain encoding into the stored form: s2-compressed above compressAbove bytes.
 func pack(plain []byte) []byte {
 	if len(plain) > compressAbove {
-		out := make([]byte, 1, 1+s2.MaxEncodedLen(len(plain)-1))
+		out := make([]byte, 1+s2.MaxEncodedLen(len(plain)-1))
 		out[0] = formatS2
-		return append(out, s2.Encode(nil, plain[1:])...)
+		return out[:1+len(s2.Encode(out[1:], plain[1:]))]
 	}
 	return plain
 }
