@@ -68,7 +68,9 @@ func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx contex
 	if err != nil {
 		return err
 	}
-	if callerGone(c) {
+	// A call that costs nothing and changes nothing has nothing to take back: only the others
+	// pay for the peek (a system call).
+	if (out.credits > 0 || len(out.writes) > 0) && callerGone(c) {
 		s.log.Info("caller left before the answer; refunded", "request_id", requestID(c), "capability", b.capability, "action", b.action)
 		return errCallerGone
 	}
