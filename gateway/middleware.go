@@ -93,6 +93,10 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	elapsed := time.Since(start)
 	s.metrics.requests.WithLabelValues(route, strconv.Itoa(status), capability).Inc()
 	s.metrics.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+	level := logLevelFor(status)
+	if !s.log.Enabled(c.UserContext(), level) {
+		return nil // the access line is not written: do not build it
+	}
 	attrs := []any{"request_id", requestID(c), "method", c.Method(), "path", c.Path(), "status", status, "duration_ms", elapsed.Milliseconds()}
 	if capability != "" {
 		attrs = append(attrs, "capability", capability)
@@ -100,7 +104,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	if p := principalOf(c); p != nil {
 		attrs = append(attrs, "tenant", p.Tenant.ID)
 	}
-	s.log.Log(c.UserContext(), logLevelFor(status), "request", attrs...)
+	s.log.Log(c.UserContext(), level, "request", attrs...)
 	return nil
 }
 
