@@ -134,15 +134,16 @@ func NewStore(db *tenants.DB, ttl time.Duration, cacheMB int) (*Store, error) {
 	cfg.Shards = 64
 	cfg.MaxEntriesInWindow = 4096
 	cfg.MaxEntrySize = 16 << 10
-	cfg.HardMaxCacheSize = cacheMB
+	// GATEWAY_CACHE_MB is the whole budget: an eighth goes to the hot tier in front.
+	hotBytes := cacheMB << 20 / 8
+	cfg.HardMaxCacheSize = cacheMB - cacheMB/8
 	cfg.CleanWindow = time.Minute
 	cfg.Verbose = false
 	cache, err := bigcache.New(context.Background(), cfg)
 	if err != nil {
 		return nil, err
 	}
-	// The hot tier takes a quarter of the budget on top of bigcache's (8 MB by default).
-	return &Store{db: db, cache: cache, hot: newHotTier(cacheMB<<20/4, life), TTL: ttl, now: tenants.Now}, nil
+	return &Store{db: db, cache: cache, hot: newHotTier(hotBytes, life), TTL: ttl, now: tenants.Now}, nil
 }
 
 // SetClock replaces the clock (tests of expiry).
