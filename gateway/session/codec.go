@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/s2"
@@ -39,12 +40,25 @@ func (e *encoder) bool(v bool) {
 // pack turns a plain encoding into the stored form: s2-compressed above compressAbove bytes.
 func pack(plain []byte) []byte {
 	if len(plain) > compressAbove {
-		out := make([]byte, 1+s2.MaxEncodedLen(len(plain)-1))
+		// s2 wants room for the worst case (more than the input); the row keeps only what the
+		// compressed form takes.
+		bp := packBuffers.Get().(*[]byte)
+		if n := s2.MaxEncodedLen(len(plain) - 1); cap(*bp) < n {
+			*bp = make([]byte, n)
+		}
+		enc := s2.Encode((*bp)[:cap(*bp)], plain[1:])
+		out := make([]byte, 1+len(enc))
 		out[0] = formatS2
-		return out[:1+len(s2.Encode(out[1:], plain[1:]))]
+		copy(out[1:], enc)
+		if cap(*bp) <= 1<<20 {
+			packBuffers.Put(bp)
+		}
+		return out
 	}
 	return plain
 }
+
+var packBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 // unpack turns a stored form into the plain one; the edge cache keeps plain encodings, so a
 // follow-up served from it decodes one record without decompressing the session.
