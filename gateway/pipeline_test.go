@@ -95,14 +95,25 @@ func TestBilledCallFailuresLeaveNoTrace(t *testing.T) {
 // hangUp sends an execute over a real TCP connection and closes it before the answer.
 func hangUp(t *testing.T, e *capEnv, rid string) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// Served by Listen, as in production: the hang-up is seen through its listener's wrapping.
+	probe, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = e.Server.App().Listener(ln) }()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
+	addr := probe.Addr().String()
+	probe.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = e.Server.Listen(ctx, addr) }()
+	var conn net.Conn
+	for i := 0; ; i++ {
+		if conn, err = net.Dial("tcp", addr); err == nil {
+			break
+		}
+		if i > 100 {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	body := `{"query":"hang up"}`
 	fmt.Fprintf(conn, "POST /v1/capabilities/test.page/execute HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nX-Request-Id: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",

@@ -6,6 +6,7 @@ package gateway
 import (
 	"context"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
@@ -137,12 +138,31 @@ func (s *Server) App() *fiber.App { return s.app }
 
 // Listen serves on addr until ctx ends, then shuts down gracefully.
 func (s *Server) Listen(ctx context.Context, addr string) error {
+	ln, err := net.Listen(s.app.Config().Network, addr)
+	if err != nil {
+		return err
+	}
+	conns := newUnusedConns(ln)
 	errc := make(chan error, 1)
-	go func() { errc <- s.app.Listen(addr) }()
+	go func() { errc <- s.app.Listener(conns) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		done := make(chan struct{})
+		defer close(done)
+		go func() { // also catches a connection accepted while the listener closes
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				conns.closeUnused()
+				select {
+				case <-done:
+					return
+				case <-t.C:
+				}
+			}
+		}()
 		return s.app.ShutdownWithTimeout(30 * time.Second)
 	}
 }
