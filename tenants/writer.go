@@ -127,7 +127,7 @@ func (w *Writer) run() {
 // commitWait is the longest a batch waits for more calls under load. Measured on the load run
 // (64 connections): a fixed 300 µs wait carried 2.5 searches or 14 record actions a transaction;
 // a fixed 1 ms wait 9.5 and 23, but it held record actions so long that their throughput fell by
-// a third; waiting for as many calls as the last batch carried, 4 and 16 at full throughput.
+// a third; waiting for as many calls as the last batch carried, 4.8 and 35 at full throughput.
 const commitWait = time.Millisecond
 
 // collect adds the commits queued now to the batch.

@@ -54,3 +54,28 @@ func TestHotTier(t *testing.T) {
 		t.Fatal("the oldest entry survived 2,000 insertions")
 	}
 }
+
+// TestCacheForm: the caches keep a session plain up to maxPlainCached and compressed above, and
+// both forms decode.
+func TestCacheForm(t *testing.T) {
+	for _, n := range []int{1, 25, 2000} {
+		s := &Session{ID: "srch_0123456789abcdef", TenantID: "tnt_a", Mode: "live", Capability: "web.search"}
+		for i := range n {
+			s.Records = append(s.Records, &Record{Position: i, Body: []byte(fmt.Sprintf(`{"title":"record %d of a long list"}`, i))})
+		}
+		plain := encodePlain(s)
+		stored := pack(plain)
+		b := cacheForm(plain, stored)
+		want := plain
+		if len(plain) > maxPlainCached {
+			want = stored
+		}
+		if &b[0] != &want[0] || len(b) != len(want) {
+			t.Fatalf("%d records: cached form of %d bytes for a plain form of %d", n, len(b), len(plain))
+		}
+		got, _, err := decodeRecords(b, -1)
+		if err != nil || len(got.Records) != n || !bytes.Equal(got.Records[n-1].Body, s.Records[n-1].Body) {
+			t.Fatalf("%d records: %v", n, err)
+		}
+	}
+}

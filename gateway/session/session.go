@@ -271,8 +271,9 @@ func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
 
 func (w *write) Committed() {
 	if key, ok := recordKey(w.sess.ID); ok {
-		_ = w.s.cache.Set(key, w.plain)
-		w.s.hot.put(key, w.plain, w.s.now())
+		b := cacheForm(w.plain, w.data)
+		_ = w.s.cache.Set(key, b)
+		w.s.hot.put(key, b, w.s.now())
 	}
 }
 
@@ -293,6 +294,18 @@ func (s *Store) Advance(sess *Session) tenants.Write {
 	plain := encodePlain(sess)
 	return &write{s: s, sess: sess, data: pack(plain), plain: plain, prev: prev}
 }
+
+// cacheForm is what the caches keep of a session: its plain encoding, which a follow-up reads
+// without decompressing, unless that is larger than maxPlainCached; then the compressed stored
+// form, so a session of hundreds of records still fits bigcache's shards and the hot tier.
+func cacheForm(plain, stored []byte) []byte {
+	if len(plain) > maxPlainCached {
+		return stored
+	}
+	return plain
+}
+
+const maxPlainCached = 64 << 10
 
 func (s *Store) forget(id string) {
 	if key, ok := recordKey(id); ok {
@@ -338,8 +351,9 @@ func (s *Store) load(ctx context.Context, key string, fresh bool, want int) (*Se
 		return nil, nil, err
 	}
 	if s.now().Before(sess.ExpiresAt) {
-		_ = s.cache.Set(key, plain)
-		s.hot.put(key, plain, s.now())
+		b := cacheForm(plain, r.Data)
+		_ = s.cache.Set(key, b)
+		s.hot.put(key, b, s.now())
 	}
 	return sess, rec, nil
 }
