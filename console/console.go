@@ -346,33 +346,40 @@ func (cn *Console) login(c *fiber.Ctx) error {
 	signInPage := func(status int, msg string) error {
 		return render(c, status, views.Layout("Sign in", views.Nav{Error: msg}, views.Login(email, token)))
 	}
+	// Both attempts are taken before the password is checked: concurrent guesses cannot all
+	// pass a check that only counted failures after bcrypt (150 at once were all checked).
 	counters := []struct {
 		key   string
 		limit SignInLimit
 	}{{account, cn.opts.SignInLimits.PerEmail}, {address, cn.opts.SignInLimits.PerAddress}}
-	var wait time.Duration
-	for _, k := range counters {
-		w, err := cn.limiter.Wait(ctx, k.key, k.limit)
-		if err != nil {
-			// Without its counters the limit cannot hold: refuse rather than allow unlimited guesses.
-			cn.log.Error("sign-in limiter unavailable", "err", err)
-			return signInPage(fiber.StatusServiceUnavailable, "Sign-in is unavailable right now. Try again shortly.")
-		}
-		wait = max(wait, w)
-	}
-	if wait > 0 {
-		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(wait.Seconds())+1))
-		return signInPage(fiber.StatusTooManyRequests, "Too many failed sign-ins. Try again in a few minutes.")
-	}
-	u, err := cn.store.CheckPassword(ctx, email, c.FormValue("password"))
-	if err != nil {
-		for _, k := range counters {
-			if err := cn.limiter.Fail(ctx, k.key, k.limit); err != nil {
+	var taken []Attempt
+	giveBack := func() {
+		for _, a := range taken {
+			if err := a.Give(ctx); err != nil {
 				cn.log.Error("sign-in limiter unavailable", "err", err)
 			}
 		}
-		return signInPage(fiber.StatusUnauthorized, "The email or password is not right.")
 	}
+	for _, k := range counters {
+		a, wait, err := cn.limiter.Take(ctx, k.key, k.limit)
+		if err != nil {
+			// Without its counters the limit cannot hold: refuse rather than allow unlimited guesses.
+			giveBack()
+			cn.log.Error("sign-in limiter unavailable", "err", err)
+			return signInPage(fiber.StatusServiceUnavailable, "Sign-in is unavailable right now. Try again shortly.")
+		}
+		if a == nil {
+			giveBack()
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(wait.Seconds())+1))
+			return signInPage(fiber.StatusTooManyRequests, "Too many failed sign-ins. Try again in a few minutes.")
+		}
+		taken = append(taken, a)
+	}
+	u, err := cn.store.CheckPassword(ctx, email, c.FormValue("password"))
+	if err != nil {
+		return signInPage(fiber.StatusUnauthorized, "The email or password is not right.") // the attempts stay spent
+	}
+	giveBack() // a success is not a failure: the address gets its attempt back
 	// Only the account's own counter starts over; the address keeps its failures, so signing in
 	// to one's own account does not buy more guesses at another.
 	if err := cn.limiter.Reset(ctx, account); err != nil {

@@ -496,13 +496,15 @@ func (cn *Console) usageCSV(c *fiber.Ctx) error {
 func (cn *Console) projects(c *fiber.Ctx) error {
 	v := viewerOf(c)
 	ctx := c.UserContext()
-	ps, err := cn.store.Projects(ctx, v.tenant.ID, 100, 0)
+	mode := modeOf(c)
+	owner := tenants.ProjectOwner{TenantID: v.tenant.ID, Mode: mode}
+	ps, err := cn.store.Projects(ctx, owner, 100, 0)
 	if err != nil {
 		return err
 	}
 	var rows []views.ProjectRow
 	for _, p := range ps {
-		items, err := cn.store.Items(ctx, v.tenant.ID, p.ID, 100, 0)
+		items, err := cn.store.Items(ctx, owner, p.ID, 100, 0)
 		if err != nil {
 			return err
 		}
@@ -519,5 +521,5 @@ func (cn *Console) projects(c *fiber.Ctx) error {
 		}
 		rows = append(rows, row)
 	}
-	return cn.page(c, "Projects", "projects", views.ProjectsPage(rows))
+	return cn.page(c, "Projects", "projects", views.ProjectsPage(views.ModeView{Path: "/console/projects", Mode: mode}, rows))
 }

@@ -3,12 +3,14 @@ package console_test
 import (
 	"context"
 	"go/build"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,6 +134,38 @@ func TestSignInLimit(t *testing.T) {
 						}
 					}},
 				}
+				cases = append(cases, []struct {
+					name string
+					run  func(t *testing.T, newInstance func() *env)
+				}{
+					{"concurrent guesses at one account check at most its allowance", func(t *testing.T, newInstance func() *env) {
+						e := newInstance()
+						e.user("rushed@limit.test", tenants.RoleOwner, "free")
+						var browsers []*browser
+						for i := 0; i < 40; i++ { // forty addresses: only the account's limit (5) applies
+							browsers = append(browsers, e.browserFrom("127.0.4."+strconv.Itoa(i+1)))
+						}
+						checked := concurrentGuesses(t, browsers, func(int) string { return "rushed@limit.test" })
+						if checked > 5 {
+							t.Fatalf("%d concurrent guesses had their password checked, want at most 5", checked)
+						}
+						// The right password is refused too: the allowance is spent.
+						if res := e.browserFrom("127.0.4.99").signIn("rushed@limit.test", password); res.StatusCode != http.StatusTooManyRequests {
+							t.Fatalf("after the rush: %d, want 429", res.StatusCode)
+						}
+					}},
+					{"concurrent guesses from one address check at most its allowance", func(t *testing.T, newInstance func() *env) {
+						e := newInstance()
+						var browsers []*browser
+						for i := 0; i < 60; i++ { // one address, sixty accounts: the address's limit (20)
+							browsers = append(browsers, e.browserFrom("127.0.5.1"))
+						}
+						checked := concurrentGuesses(t, browsers, func(i int) string { return "spray" + strconv.Itoa(i) + "@limit.test" })
+						if checked > 20 {
+							t.Fatalf("%d concurrent guesses had their password checked, want at most 20", checked)
+						}
+					}},
+				}...)
 				for _, tc := range cases {
 					t.Run(tc.name, func(t *testing.T) {
 						shared := kind.make(t)
@@ -417,4 +451,59 @@ func TestSignInLimitBehindAProxy(t *testing.T) {
 	if res := e.browserFrom("127.0.5.2").signIn("someone@proxy.test", password); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("another client behind the same proxy: %d, want a sign-in", res.StatusCode)
 	}
+}
+
+// concurrentGuesses loads each browser's sign-in form, then posts every wrong guess at once
+// (email of the i-th from emailOf) and returns how many were answered 401: those had their
+// password checked. Every other answer must be 429.
+func concurrentGuesses(t *testing.T, browsers []*browser, emailOf func(int) string) int {
+	t.Helper()
+	type guess struct {
+		req *http.Request
+		b   *browser
+	}
+	guesses := make([]guess, len(browsers))
+	for i, b := range browsers {
+		_, page := b.do(http.MethodGet, "/console/login", nil)
+		form := url.Values{"_csrf": {csrfOf(t, page)}, "email": {emailOf(i)}, "password": {"wrong password!"}}
+		req, err := http.NewRequest(http.MethodPost, b.e.url+"/console/login", strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range b.cookies {
+			req.AddCookie(&http.Cookie{Name: k, Value: v})
+		}
+		guesses[i] = guess{req, b}
+	}
+	statuses := make([]int, len(guesses))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, g := range guesses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			res, err := g.b.http.Do(g.req)
+			if err != nil {
+				return // status 0: reported below
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			statuses[i] = res.StatusCode
+		}()
+	}
+	close(start)
+	wg.Wait()
+	checked := 0
+	for i, st := range statuses {
+		switch st {
+		case http.StatusUnauthorized:
+			checked++
+		case http.StatusTooManyRequests:
+		default:
+			t.Errorf("guess %d: status %d, want 401 or 429", i, st)
+		}
+	}
+	return checked
 }

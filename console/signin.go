@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"math"
 	"sync"
 	"time"
 
@@ -31,13 +30,20 @@ var DefaultSignInLimits = SignInLimits{
 	PerAddress: SignInLimit{Burst: 20, Per: 15 * time.Minute},
 }
 
-// SignInLimiter counts failed sign-ins per key. Only failures count; Reset is called for the
-// signed-in account's own key, never for an address or another account.
+// SignInLimiter counts sign-in attempts per key. An attempt is taken from the allowance
+// before the password is checked, so however many guesses arrive at once, at most the allowance
+// is ever checked; a successful sign-in gives its attempt back, so only failures stay counted.
+// Reset is called for the signed-in account's own key, never for an address or another account.
 type SignInLimiter interface {
-	// Wait is how long until key may fail once more (0: it may now).
-	Wait(ctx context.Context, key string, l SignInLimit) (time.Duration, error)
-	Fail(ctx context.Context, key string, l SignInLimit) error
+	// Take spends one attempt of key's allowance. With none left it spends nothing and returns a
+	// nil Attempt and how long until one is left.
+	Take(ctx context.Context, key string, l SignInLimit) (Attempt, time.Duration, error)
 	Reset(ctx context.Context, key string) error
+}
+
+// Attempt is one taken attempt; Give returns it to the allowance.
+type Attempt interface {
+	Give(ctx context.Context) error
 }
 
 var (
@@ -75,27 +81,36 @@ func (m *MemorySignInLimiter) bucket(key string, l SignInLimit, now time.Time) *
 	return b
 }
 
-// Wait reports the time until the bucket holds a whole token.
-func (m *MemorySignInLimiter) Wait(_ context.Context, key string, l SignInLimit) (time.Duration, error) {
+// Take spends a token when one is there now.
+func (m *MemorySignInLimiter) Take(_ context.Context, key string, l SignInLimit) (Attempt, time.Duration, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	b := m.buckets[key]
-	if b == nil {
-		return 0, nil
-	}
 	now := time.Now()
+	b := m.bucket(key, l, now)
 	if tokens := b.TokensAt(now); tokens < 1 {
-		return time.Duration((1 - tokens) / float64(b.Limit()) * float64(time.Second)), nil
+		return nil, time.Duration((1 - tokens) / float64(b.Limit()) * float64(time.Second)), nil
 	}
-	return 0, nil
+	b.AllowN(now, 1)
+	return memoryAttempt{m: m, b: b}, 0, nil
 }
 
-// Fail takes a token.
-func (m *MemorySignInLimiter) Fail(_ context.Context, key string, l SignInLimit) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+type memoryAttempt struct {
+	m *MemorySignInLimiter
+	b *rate.Limiter
+}
+
+// Give puts the token back. x/time/rate has no call for it: a Reservation's Cancel restores
+// nothing once its time to act has passed, which for an immediate one is at once. AllowN with
+// -1 adds one token (the limiter caps tokens at the burst on its next update), and only while
+// the bucket is not full. A bucket Reset meanwhile is no longer in the map: the token goes to
+// the old one, which nothing reads.
+func (a memoryAttempt) Give(context.Context) error {
+	a.m.mu.Lock()
+	defer a.m.mu.Unlock()
 	now := time.Now()
-	m.bucket(key, l, now).AllowN(now, 1)
+	if a.b.TokensAt(now) < float64(a.b.Burst()) {
+		a.b.AllowN(now, -1)
+	}
 	return nil
 }
 
@@ -110,12 +125,13 @@ func (m *MemorySignInLimiter) Reset(_ context.Context, key string) error {
 // RedisSignInLimiter shares the counters of every instance through Redis
 // (github.com/go-redis/redis_rate, GCRA), so a fleet of N instances still allows one limit.
 type RedisSignInLimiter struct {
-	l *redis_rate.Limiter
+	rdb *redis.Client
+	l   *redis_rate.Limiter
 }
 
 // NewRedisSignInLimiter uses rdb.
 func NewRedisSignInLimiter(rdb *redis.Client) *RedisSignInLimiter {
-	return &RedisSignInLimiter{l: redis_rate.NewLimiter(rdb)}
+	return &RedisSignInLimiter{rdb: rdb, l: redis_rate.NewLimiter(rdb)}
 }
 
 func redisLimit(l SignInLimit) redis_rate.Limit {
@@ -124,29 +140,52 @@ func redisLimit(l SignInLimit) redis_rate.Limit {
 
 const redisPrefix = "capgate:signin:"
 
-// Wait asks without spending (a cost of 0): the bucket may fail once more when a whole token is
-// left.
-func (r *RedisSignInLimiter) Wait(ctx context.Context, key string, l SignInLimit) (time.Duration, error) {
-	res, err := r.l.AllowN(ctx, redisPrefix+key, redisLimit(l), 0)
+// Take spends one token atomically (redis_rate's AllowN) or nothing when none is left.
+func (r *RedisSignInLimiter) Take(ctx context.Context, key string, l SignInLimit) (Attempt, time.Duration, error) {
+	res, err := r.l.AllowN(ctx, redisPrefix+key, redisLimit(l), 1)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	if res.Remaining >= 1 {
-		return 0, nil
-	}
-	// ResetAfter is the time until the bucket is full; one token comes Burst-1 intervals sooner.
-	interval := l.Per / time.Duration(l.Burst)
-	wait := res.ResetAfter - time.Duration(l.Burst-1)*interval
 	if res.Allowed == 0 {
-		wait = res.RetryAfter
+		return nil, max(res.RetryAfter, time.Second), nil
 	}
-	return time.Duration(math.Max(float64(wait), float64(time.Second))), nil
+	return redisAttempt{r: r, key: key, l: l}, 0, nil
 }
 
-// Fail spends one token.
-func (r *RedisSignInLimiter) Fail(ctx context.Context, key string, l SignInLimit) error {
-	_, err := r.l.AllowN(ctx, redisPrefix+key, redisLimit(l), 1)
-	return err
+type redisAttempt struct {
+	r   *RedisSignInLimiter
+	key string
+	l   SignInLimit
+}
+
+// giveBack moves the GCRA's theoretical arrival time of a redis_rate key back by one emission
+// interval, never before now, and deletes the key when that leaves the bucket full. It reads and
+// writes the value exactly as redis_rate's own script does ("rate:" + key, seconds since
+// 2017-01-01 from Redis's clock). redis_rate's AllowN with a cost of -1 cannot be used: it skips
+// the write when the bucket comes out full, so the token would never come back.
+var giveBack = redis.NewScript(`
+redis.replicate_commands()
+local key = KEYS[1]
+local interval = tonumber(ARGV[1])
+local tat = redis.call("GET", key)
+if not tat then
+  return 0
+end
+local t = redis.call("TIME")
+local now = (t[1] - 1483228800) + (t[2] / 1000000)
+local new_tat = tonumber(tat) - interval
+if new_tat <= now then
+  redis.call("DEL", key)
+else
+  redis.call("SET", key, new_tat, "EX", math.ceil(new_tat - now))
+end
+return 1
+`)
+
+// Give returns the token to the shared bucket.
+func (a redisAttempt) Give(ctx context.Context) error {
+	interval := a.l.Per.Seconds() / float64(a.l.Burst)
+	return giveBack.Run(ctx, a.r.rdb, []string{"rate:" + redisPrefix + a.key}, interval).Err()
 }
 
 // Reset forgets the key.

@@ -368,7 +368,15 @@ type response struct {
 	JSON   map[string]any
 }
 
-var httpClient = &http.Client{Timeout: 30 * time.Second}
+// httpClient waits for 100 Continue when a request asks for it: the server refuses a body over
+// its 1 MiB read limit after the headers and closes, and a client still writing would see a reset.
+var httpClient = &http.Client{Timeout: 30 * time.Second, Transport: expectContinue()}
+
+func expectContinue() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ExpectContinueTimeout = 5 * time.Second
+	return tr
+}
 
 // call sends a request to the instance. body is nil, a string or []byte sent as is, or a value
 // encoded as JSON; key "" sends no Authorization header.

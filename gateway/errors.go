@@ -34,7 +34,9 @@ func toError(err error) (*Error, bool) {
 			return &Error{Code: providers.CodeInvalidRequest, Message: fmt.Sprintf("the body is larger than %d bytes", maxBody), Status: http.StatusRequestEntityTooLarge,
 				Violations: []providers.Violation{{Path: "", Message: "body too large"}}}, false
 		case http.StatusBadRequest:
-			return &Error{Code: providers.CodeInvalidRequest, Message: "the request is malformed", Violations: []providers.Violation{{Path: "", Message: fe.Message}}}, false
+			// fe.Message may be fasthttp's parse error, which quotes the raw request buffer (its
+			// Authorization header and cookies among it): never echo it.
+			return &Error{Code: providers.CodeInvalidRequest, Message: "the request is malformed", Violations: []providers.Violation{{Path: "", Message: "malformed request"}}}, false
 		case http.StatusRequestHeaderFieldsTooLarge, http.StatusRequestURITooLong:
 			return &Error{Code: providers.CodeInvalidRequest, Message: fe.Message, Status: fe.Code}, false
 		case http.StatusServiceUnavailable:

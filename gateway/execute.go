@@ -63,7 +63,7 @@ func (s *Server) execute(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	req, err := providers.DecodeBody(c.Body())
+	req, err := providers.DecodeBody(c.BodyRaw())
 	if err != nil {
 		return err
 	}

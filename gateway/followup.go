@@ -102,7 +102,7 @@ func idOf(s, prefix string) bool {
 
 // followUp answers POST /v1/follow-up.
 func (s *Server) followUp(c *fiber.Ctx) error {
-	req, err := DecodeFollowUp(c.Body())
+	req, err := DecodeFollowUp(c.BodyRaw())
 	if err != nil {
 		return err
 	}

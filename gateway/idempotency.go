@@ -23,7 +23,7 @@ func requestHash(c *fiber.Ctx) string {
 	h.Write([]byte{0})
 	h.Write([]byte(c.Path()))
 	h.Write([]byte{0})
-	h.Write(c.Body())
+	h.Write(c.BodyRaw())
 	return hex.EncodeToString(h.Sum(nil))
 }
 

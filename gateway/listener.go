@@ -3,6 +3,8 @@ package gateway
 import (
 	"io"
 	"net"
+	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -13,26 +15,75 @@ import (
 // connection a client had opened and never used (HTTP clients dial ahead and keep such
 // connections in their pools). On shutdown those connections are closed at once; connections
 // with a request in flight finish it, and idle keep-alive ones are closed by fasthttp itself.
+//
+// It also caps the connections open at once from one client address (perIP; 0 = no cap), so
+// one address cannot hold hundreds of connections each buffering a body before authentication.
+// The reverse proxies in front (trusted) are exempt: every client arrives through them.
 type unusedConns struct {
 	net.Listener
-	mu    sync.Mutex
-	conns map[*trackedConn]struct{}
+	mu      sync.Mutex
+	conns   map[*trackedConn]struct{}
+	perIP   int
+	open    map[netip.Addr]int
+	trusted []netip.Prefix
+	refused atomic.Int64 // connections closed at accept for the per-address cap
 }
 
 func newUnusedConns(ln net.Listener) *unusedConns {
-	return &unusedConns{Listener: ln, conns: map[*trackedConn]struct{}{}}
+	return &unusedConns{Listener: ln, conns: map[*trackedConn]struct{}{}, open: map[netip.Addr]int{}}
+}
+
+// limitPerIP sets the per-address cap and the exempt proxies (IPs or CIDRs, as Options has them).
+func (l *unusedConns) limitPerIP(n int, trusted []string) {
+	l.perIP = n
+	for _, t := range trusted {
+		if !strings.Contains(t, "/") {
+			if a, err := netip.ParseAddr(t); err == nil {
+				l.trusted = append(l.trusted, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			}
+			continue
+		}
+		if p, err := netip.ParsePrefix(t); err == nil {
+			l.trusted = append(l.trusted, p.Masked())
+		}
+	}
 }
 
 func (l *unusedConns) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		tc := &trackedConn{Conn: c, l: l}
+		if l.perIP > 0 {
+			if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil && !l.isTrusted(ap.Addr().Unmap()) {
+				tc.addr = ap.Addr().Unmap()
+			}
+		}
+		l.mu.Lock()
+		if tc.addr.IsValid() {
+			if l.open[tc.addr] >= l.perIP {
+				l.mu.Unlock()
+				l.refused.Add(1)
+				_ = c.Close() // over the cap: closed before a byte is read
+				continue
+			}
+			l.open[tc.addr]++
+		}
+		l.conns[tc] = struct{}{}
+		l.mu.Unlock()
+		return tc, nil
 	}
-	tc := &trackedConn{Conn: c, l: l}
-	l.mu.Lock()
-	l.conns[tc] = struct{}{}
-	l.mu.Unlock()
-	return tc, nil
+}
+
+func (l *unusedConns) isTrusted(a netip.Addr) bool {
+	for _, p := range l.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // closeUnused closes the connections that have not sent anything.
@@ -51,9 +102,11 @@ func (l *unusedConns) closeUnused() {
 // closed), so the set holds only the connections that never sent anything.
 type trackedConn struct {
 	net.Conn
-	l    *unusedConns
-	used atomic.Bool
-	shut atomic.Bool // closed by closeUnused
+	l      *unusedConns
+	addr   netip.Addr // counted against the per-address cap; zero when not counted
+	used   atomic.Bool
+	shut   atomic.Bool // closed by closeUnused
+	closed atomic.Bool
 }
 
 func (c *trackedConn) Read(p []byte) (int, error) {
@@ -70,6 +123,13 @@ func (c *trackedConn) Read(p []byte) (int, error) {
 
 func (c *trackedConn) Close() error {
 	c.forget()
+	if c.closed.CompareAndSwap(false, true) && c.addr.IsValid() {
+		c.l.mu.Lock()
+		if c.l.open[c.addr]--; c.l.open[c.addr] <= 0 {
+			delete(c.l.open, c.addr)
+		}
+		c.l.mu.Unlock()
+	}
 	return c.Conn.Close()
 }
 

@@ -23,7 +23,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 	"github.com/valyala/fasthttp"
 
 	"github.com/capgate/capgate/providers"
@@ -93,7 +95,8 @@ type mcpEndpoint struct {
 
 // mcpMessage is what the gateway reads of a JSON-RPC message before the SDK does.
 type mcpMessage struct {
-	Method string `json:"method"`
+	Method string
+	ID     jsonrpc.ID // of a request; invalid for a notification
 	Params struct {
 		Name string `json:"name"` // of tools/call
 	} `json:"params"`
@@ -156,17 +159,55 @@ func (s *Server) newMCPEndpoint() *mcpEndpoint {
 	return e
 }
 
-// mcpMessageRate reads the JSON-RPC message before authentication. A tools/call is counted
+// mcpMessageRate reads the JSON-RPC message of an authenticated caller (it runs after
+// authenticate: nothing parses a body before the caller is known). A tools/call is counted
 // against the rate limit by the /v1 request it dispatches (so its 429 reaches the agent as a tool
-// error with the retry hint), not twice; every other message counts as one request.
+// error with the retry hint), not twice; every other message counts as one request. A JSON-RPC
+// batch is refused for every protocol version (2025-06-18 removed them; under 2025-03-26 one
+// POST of 2,000 messages would have counted as one request and answered 62 MB).
 func (s *Server) mcpMessageRate(c *fiber.Ctx) error {
-	var msg mcpMessage
-	_ = json.Unmarshal(c.Body(), &msg) // the SDK answers a malformed message itself
+	body := c.BodyRaw()
+	if c.Method() == fiber.MethodPost && isJSONArray(body) {
+		return &Error{Code: providers.CodeInvalidRequest, Message: "JSON-RPC batches are not accepted: send one message per request",
+			Hint: "POST each JSON-RPC message on its own; each counts once against the rate limit"}
+	}
+	msg := decodeMCPMessage(body)
 	c.Locals(mcpMessageLocal, msg)
 	if c.Method() == fiber.MethodPost && msg.Method == toolCallMethod {
 		c.Locals(rateCountedLocal, true)
 	}
 	return c.Next()
+}
+
+// isJSONArray reports whether a body's first non-blank byte opens a JSON array.
+func isJSONArray(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '['
+}
+
+// decodeMCPMessage reads a message exactly as the SDK will: its own JSON-RPC decoder, and the
+// params with the same case-sensitive decoder (segmentio's, with case-insensitive field matching
+// off, as the SDK's internal json package configures it). encoding/json would match "Method" to
+// "method", so a message holding both could be counted as one method and run as another. A
+// message that does not decode yields the zero value: the SDK answers it with its own error.
+func decodeMCPMessage(body []byte) mcpMessage {
+	var msg mcpMessage
+	m, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return msg
+	}
+	req, ok := m.(*jsonrpc.Request)
+	if !ok {
+		return msg
+	}
+	msg.Method = req.Method
+	msg.ID = req.ID
+	if req.Method == toolCallMethod && len(req.Params) > 0 {
+		dec := segjson.NewDecoder(bytes.NewReader(req.Params))
+		dec.DontMatchCaseInsensitiveStructFields()
+		_ = dec.Decode(&msg.Params) // the SDK refuses params that do not decode
+	}
+	return msg
 }
 
 // serve answers /mcp for an authenticated caller.
@@ -190,8 +231,11 @@ func (e *mcpEndpoint) serve(c *fiber.Ctx) error {
 		return err
 	}
 	req = req.WithContext(context.WithValue(c.UserContext(), mcpCallKey{}, call))
-	var w bufferedResponse
+	w := bufferedResponse{limit: maxMCPAnswer}
 	e.http.ServeHTTP(&w, req)
+	if w.overflow {
+		return mcpTooLarge(c, msg.ID)
+	}
 	status := w.statusCode()
 	// The SDK answers transport errors (405, 415, 406, 413, 400) in plain text; they leave as the envelope.
 	if status >= 400 && !strings.HasPrefix(w.header.Get(fiber.HeaderContentType), fiber.MIMEApplicationJSON) {
@@ -553,9 +597,11 @@ func renderResult(body []byte) string {
 
 // bufferedResponse collects the SDK's answer (JSON responses only, so nothing needs to stream).
 type bufferedResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
+	header   http.Header
+	status   int
+	body     bytes.Buffer
+	limit    int  // the most bytes kept; 0 keeps everything
+	overflow bool // a write went past limit: the body was dropped
 }
 
 func (w *bufferedResponse) Header() http.Header {
@@ -575,7 +621,34 @@ func (w *bufferedResponse) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
+	if w.overflow {
+		return 0, errAnswerTooLarge
+	}
+	if w.limit > 0 && w.body.Len()+len(p) > w.limit {
+		w.overflow = true
+		w.body = bytes.Buffer{} // release what was kept
+		return 0, errAnswerTooLarge
+	}
 	return w.body.Write(p)
+}
+
+// maxMCPAnswer bounds one buffered MCP answer: the largest legitimate one (the guide, a 100-record
+// page) is a few hundred KB.
+const maxMCPAnswer = 4 << 20
+
+var errAnswerTooLarge = errors.New("mcp: the answer exceeds its size limit")
+
+// mcpTooLarge answers a message whose answer went past maxMCPAnswer with a JSON-RPC error
+// (internal error code, the request's id) instead of the answer.
+func mcpTooLarge(c *fiber.Ctx, id jsonrpc.ID) error {
+	resp := &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		Message: fmt.Sprintf("the answer is larger than %d bytes and was not sent; ask for less (a smaller limit or one resource at a time)", maxMCPAnswer)}}
+	b, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Status(http.StatusOK).Send(b)
 }
 
 func (w *bufferedResponse) statusCode() int {

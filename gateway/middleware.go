@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -54,12 +55,49 @@ func (s *Server) withRequestID(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// limitBody refuses bodies over maxBody with the envelope (413, invalid_request).
+// limitBody refuses bodies over maxBody with the envelope (413, invalid_request), and any
+// Content-Encoding but identity (415): fiber's Ctx.Body decompresses by that header with no
+// bound, so a 1 MB gzip body could expand to gigabytes before anyone is authenticated. No
+// route accepts a compressed body, so nothing downstream ever decompresses one; handlers read
+// the raw bytes (BodyRaw) all the same.
 func (s *Server) limitBody(c *fiber.Ctx) error {
+	if enc := c.Request().Header.Peek(fiber.HeaderContentEncoding); len(enc) > 0 && !identityEncoding(enc) {
+		return &Error{Code: providers.CodeInvalidRequest, Status: http.StatusUnsupportedMediaType,
+			Message: "compressed request bodies are not accepted (Content-Encoding: " + safeToken(enc) + ")",
+			Hint:    "send the body uncompressed, without a Content-Encoding header"}
+	}
 	if len(c.Request().Body()) > maxBody {
 		return fiber.ErrRequestEntityTooLarge
 	}
 	return c.Next()
+}
+
+// identityEncoding reports whether a Content-Encoding value names only "identity" (one or more
+// times, any case, comma-separated).
+func identityEncoding(v []byte) bool {
+	for _, part := range bytes.Split(v, []byte{','}) {
+		if !bytes.EqualFold(bytes.TrimSpace(part), []byte("identity")) {
+			return false
+		}
+	}
+	return true
+}
+
+// safeToken is a header value fit to quote back in a message: at most 32 bytes of printable
+// ASCII, anything else elided.
+func safeToken(v []byte) string {
+	if len(v) > 32 {
+		v = v[:32]
+	}
+	out := make([]byte, 0, len(v))
+	for _, b := range v {
+		if b >= 0x21 && b <= 0x7e {
+			out = append(out, b)
+		} else {
+			out = append(out, '?')
+		}
+	}
+	return string(out)
 }
 
 // recoverPanics turns a panic into internal_error, logging its stack with the request id.
@@ -129,7 +167,7 @@ func framingFault(protocol, raw []byte) string {
 		return "unsupported HTTP version " + strconv.Quote(proto)
 	}
 	var contentLength, transferEncoding []string
-	hosts := 0
+	hosts, authorizations := 0, 0
 	for len(raw) > 0 {
 		i := bytes.IndexByte(raw, '\n')
 		if i < 0 {
@@ -162,6 +200,8 @@ func framingFault(protocol, raw []byte) string {
 			transferEncoding = append(transferEncoding, v)
 		case bytes.EqualFold(name, []byte(fiber.HeaderHost)):
 			hosts++
+		case bytes.EqualFold(name, []byte(fiber.HeaderAuthorization)):
+			authorizations++
 		}
 	}
 	switch {
@@ -177,6 +217,9 @@ func framingFault(protocol, raw []byte) string {
 		return "a Content-Length that is not a decimal number"
 	case hosts > 1:
 		return "more than one Host header"
+	case authorizations > 1:
+		// fasthttp keeps the first, a proxy in front may act on another.
+		return "more than one Authorization header"
 	}
 	return ""
 }

@@ -145,6 +145,7 @@ var statusMeaning = map[int]string{
 	409: "conflict: an Idempotency-Key reused with another request, or stale media",
 	410: "session_expired: the search is no longer held; run the capability again",
 	413: "invalid_request: the body is larger than 1 MiB",
+	415: "invalid_request: the body is compressed (a Content-Encoding other than identity); send it uncompressed",
 	429: "rate_limited: wait Retry-After seconds",
 	431: "invalid_request: the request headers are larger than 16 KiB",
 	500: "internal_error: logged with the request id",
@@ -215,12 +216,13 @@ func jsonContent(schema map[string]any) map[string]any {
 // errorResponses are an operation's error answers, each with the error envelope.
 func errorResponses(statuses []int, authed bool, projects *schemaGen) map[string]any {
 	out := map[string]any{}
-	// Any route answers 431 when the request headers exceed the server's 16 KiB read buffer.
-	statuses = append(append([]int{}, statuses...), 431)
+	// Any route answers 431 when the request headers exceed the server's 16 KiB read buffer, and
+	// 415 to a request with a Content-Encoding other than identity (no body is decompressed).
+	statuses = append(append([]int{}, statuses...), 415, 431)
 	for _, st := range statuses {
 		schema := ref("ErrorEnvelope")
-		if projects != nil && st != 401 && st != 429 {
-			// Authentication and rate limits answer before the projects handler.
+		if projects != nil && st != 401 && st != 429 && st != 415 {
+			// Authentication, rate limits and the body's encoding answer before the projects handler.
 			schema = map[string]any{"oneOf": []any{ref("ProjectsError"), ref("ErrorEnvelope")}}
 		}
 		out[strconv.Itoa(st)] = map[string]any{"description": statusMeaning[st], "headers": headersFor(st, authed && st != 401), "content": jsonContent(schema)}

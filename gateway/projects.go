@@ -85,7 +85,7 @@ func (s *Server) projectsWrite(schema *providers.Schema, fn projectAction) fiber
 		p := principalOf(c)
 		var body providers.Request
 		if schema != nil {
-			b, err := providers.DecodeBody(c.Body())
+			b, err := providers.DecodeBody(c.BodyRaw())
 			if err != nil {
 				return s.projectsError(c, requestID(c), err)
 			}
@@ -165,8 +165,14 @@ func pageParams(c *fiber.Ctx) (int, int, error) {
 	return limit, offset, nil
 }
 
+// projectOwner is whose projects a caller reaches: its tenant in its key's mode (a test key
+// never sees live projects).
+func projectOwner(p *Principal) tenants.ProjectOwner {
+	return tenants.ProjectOwner{TenantID: p.Tenant.ID, Mode: p.Key.Mode}
+}
+
 func (s *Server) projectsStatus(c *fiber.Ctx, p *Principal, _ providers.Request) (int, any, error) {
-	u, err := s.store.ProjectUsage(c.UserContext(), p.Tenant.ID)
+	u, err := s.store.ProjectUsage(c.UserContext(), projectOwner(p))
 	if err != nil {
 		return 0, nil, storeError(err)
 	}
@@ -179,7 +185,7 @@ func (s *Server) listProjects(c *fiber.Ctx, p *Principal, _ providers.Request) (
 	if err != nil {
 		return 0, nil, err
 	}
-	ps, err := s.store.Projects(c.UserContext(), p.Tenant.ID, limit+1, offset)
+	ps, err := s.store.Projects(c.UserContext(), projectOwner(p), limit+1, offset)
 	if err != nil {
 		return 0, nil, storeError(err)
 	}
@@ -195,7 +201,7 @@ func (s *Server) createProject(c *fiber.Ctx, p *Principal, body providers.Reques
 	if p.Plan.ProjectLimit == 0 {
 		return 0, nil, &Error{Code: providers.CodeCapabilityDisabled, Message: "projects are not included in the " + p.Plan.ID + " plan"}
 	}
-	pr, err := s.store.CreateProject(c.UserContext(), p.Tenant.ID, p.Plan, body.Str("name"))
+	pr, err := s.store.CreateProject(c.UserContext(), projectOwner(p), p.Plan, body.Str("name"))
 	if err != nil {
 		return 0, nil, projectStoreError(err, "project")
 	}
@@ -220,11 +226,11 @@ func (s *Server) getProject(c *fiber.Ctx, p *Principal, _ providers.Request) (in
 		return 0, nil, err
 	}
 	ctx := c.UserContext()
-	pr, err := s.store.Project(ctx, p.Tenant.ID, c.Params("project_id"))
+	pr, err := s.store.Project(ctx, projectOwner(p), c.Params("project_id"))
 	if err != nil {
 		return 0, nil, projectStoreError(err, "project")
 	}
-	items, err := s.store.Items(ctx, p.Tenant.ID, pr.ID, limit+1, offset)
+	items, err := s.store.Items(ctx, projectOwner(p), pr.ID, limit+1, offset)
 	if err != nil {
 		return 0, nil, storeError(err)
 	}
@@ -239,7 +245,7 @@ func (s *Server) getProject(c *fiber.Ctx, p *Principal, _ providers.Request) (in
 
 func (s *Server) deleteProject(c *fiber.Ctx, p *Principal, _ providers.Request) (int, any, error) {
 	id := c.Params("project_id")
-	if err := s.store.DeleteProject(c.UserContext(), p.Tenant.ID, id); err != nil {
+	if err := s.store.DeleteProject(c.UserContext(), projectOwner(p), id); err != nil {
 		return 0, nil, projectStoreError(err, "project")
 	}
 	return 200, projectDeleted{ProjectID: id, Deleted: true}, nil
@@ -247,7 +253,7 @@ func (s *Server) deleteProject(c *fiber.Ctx, p *Principal, _ providers.Request) 
 
 func (s *Server) addItem(c *fiber.Ctx, p *Principal, body providers.Request) (int, any, error) {
 	ctx := c.UserContext()
-	item := &tenants.ProjectItem{ProjectID: c.Params("project_id"), TenantID: p.Tenant.ID, Kind: body.Str("kind"), Note: body.Str("note")}
+	item := &tenants.ProjectItem{ProjectID: c.Params("project_id"), TenantID: p.Tenant.ID, Mode: p.Key.Mode, Kind: body.Str("kind"), Note: body.Str("note")}
 	if item.Kind == "record" {
 		sess, rec, err := s.sessions.Record(ctx, p.Tenant.ID, p.Key.Mode, body.Str("record_id"))
 		if err != nil {
@@ -263,7 +269,7 @@ func (s *Server) addItem(c *fiber.Ctx, p *Principal, body providers.Request) (in
 
 func (s *Server) deleteItem(c *fiber.Ctx, p *Principal, _ providers.Request) (int, any, error) {
 	pid, iid := c.Params("project_id"), c.Params("item_id")
-	if err := s.store.DeleteItem(c.UserContext(), p.Tenant.ID, pid, iid); err != nil {
+	if err := s.store.DeleteItem(c.UserContext(), projectOwner(p), pid, iid); err != nil {
 		return 0, nil, projectStoreError(err, "item")
 	}
 	return 200, itemDeleted{ProjectID: pid, ItemID: iid, Deleted: true}, nil

@@ -155,7 +155,7 @@ func TestProjectsQuotaAndConcurrentDuplicates(t *testing.T) {
 			if commits != 1 || replays != 49 {
 				t.Fatalf("commits %d replays %d", commits, replays)
 			}
-			if u, _ := store.ProjectUsage(ctx, e.Tenant.ID); u.Projects != 1 {
+			if u, _ := store.ProjectUsage(ctx, tenants.ProjectOwner{TenantID: e.Tenant.ID, Mode: tenants.ModeTest}); u.Projects != 1 {
 				t.Fatalf("projects %d", u.Projects)
 			}
 			// Quotas: 2 projects, 1 item.

@@ -172,7 +172,7 @@ func truncateRunes(s string, n int) string {
 
 // sharpen answers POST /v1/sharpen.
 func (s *Server) sharpen(c *fiber.Ctx) error {
-	req, err := providers.DecodeBody(c.Body())
+	req, err := providers.DecodeBody(c.BodyRaw())
 	if err != nil {
 		return err
 	}

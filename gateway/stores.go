@@ -62,12 +62,12 @@ type requestIDStore interface {
 
 // projectStore keeps projects and their items.
 type projectStore interface {
-	ProjectUsage(ctx context.Context, tenantID string) (tenants.ProjectUsage, error)
-	CreateProject(ctx context.Context, tenantID string, plan *tenants.Plan, name string) (*tenants.Project, error)
-	Projects(ctx context.Context, tenantID string, limit, offset int) ([]tenants.Project, error)
-	Project(ctx context.Context, tenantID, id string) (*tenants.Project, error)
-	DeleteProject(ctx context.Context, tenantID, id string) error
+	ProjectUsage(ctx context.Context, o tenants.ProjectOwner) (tenants.ProjectUsage, error)
+	CreateProject(ctx context.Context, o tenants.ProjectOwner, plan *tenants.Plan, name string) (*tenants.Project, error)
+	Projects(ctx context.Context, o tenants.ProjectOwner, limit, offset int) ([]tenants.Project, error)
+	Project(ctx context.Context, o tenants.ProjectOwner, id string) (*tenants.Project, error)
+	DeleteProject(ctx context.Context, o tenants.ProjectOwner, id string) error
 	AddItem(ctx context.Context, plan *tenants.Plan, item *tenants.ProjectItem) error
-	Items(ctx context.Context, tenantID, projectID string, limit, offset int) ([]tenants.ProjectItem, error)
-	DeleteItem(ctx context.Context, tenantID, projectID, itemID string) error
+	Items(ctx context.Context, o tenants.ProjectOwner, projectID string, limit, offset int) ([]tenants.ProjectItem, error)
+	DeleteItem(ctx context.Context, o tenants.ProjectOwner, projectID, itemID string) error
 }

@@ -151,7 +151,7 @@ func TestStoreRefusesNULAndInvalidUTF8(t *testing.T) {
 			t.Fatal(err)
 		}
 		pro, _ := s.Plan(ctx, "pro")
-		prj, err := s.CreateProject(ctx, tn.ID, pro, "ok")
+		prj, err := s.CreateProject(ctx, tenants.ProjectOwner{TenantID: tn.ID, Mode: tenants.ModeLive}, pro, "ok")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,9 +167,9 @@ func TestStoreRefusesNULAndInvalidUTF8(t *testing.T) {
 					return err
 				}},
 				{"label", func(v string) error { _, _, err := s.CreateKey(ctx, tn.ID, tenants.ModeLive, v); return err }},
-				{"name", func(v string) error { _, err := s.CreateProject(ctx, tn.ID, pro, v); return err }},
+				{"name", func(v string) error { _, err := s.CreateProject(ctx, tenants.ProjectOwner{TenantID: tn.ID, Mode: tenants.ModeLive}, pro, v); return err }},
 				{"note", func(v string) error {
-					return s.AddItem(ctx, pro, &tenants.ProjectItem{ProjectID: prj.ID, TenantID: tn.ID, Kind: "note", Note: v})
+					return s.AddItem(ctx, pro, &tenants.ProjectItem{ProjectID: prj.ID, TenantID: tn.ID, Mode: tenants.ModeLive, Kind: "note", Note: v})
 				}},
 				{"target", func(v string) error { return s.Audit(ctx, "admin", "key.create", v, nil, nil) }},
 				{"base_url", func(v string) error {
@@ -198,10 +198,11 @@ func TestStoreRefusesNULAndInvalidUTF8(t *testing.T) {
 			_, lookups["user"] = s.User(ctx, id)
 			_, lookups["key"] = s.Key(ctx, id)
 			_, lookups["revoke"] = s.RevokeKey(ctx, id, tn.ID)
-			_, lookups["project"] = s.Project(ctx, tn.ID, id)
-			lookups["delete project"] = s.DeleteProject(ctx, tn.ID, id)
-			lookups["delete item"] = s.DeleteItem(ctx, tn.ID, prj.ID, id)
-			lookups["add item"] = s.AddItem(ctx, pro, &tenants.ProjectItem{ProjectID: id, TenantID: tn.ID, Kind: "note", Note: "n"})
+			owner := tenants.ProjectOwner{TenantID: tn.ID, Mode: tenants.ModeLive}
+			_, lookups["project"] = s.Project(ctx, owner, id)
+			lookups["delete project"] = s.DeleteProject(ctx, owner, id)
+			lookups["delete item"] = s.DeleteItem(ctx, owner, prj.ID, id)
+			lookups["add item"] = s.AddItem(ctx, pro, &tenants.ProjectItem{ProjectID: id, TenantID: tn.ID, Mode: tenants.ModeLive, Kind: "note", Note: "n"})
 			_, lookups["workout"] = s.Workout(ctx, tn.ID, id)
 			_, lookups["set plan"] = s.SetPlan(ctx, id, "pro")
 			for what, err := range lookups {

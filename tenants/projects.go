@@ -12,12 +12,21 @@ import (
 // ErrQuota is returned when a plan's project or item quota is used up.
 var ErrQuota = errors.New("quota used up")
 
+// ProjectOwner is whose projects these are: a tenant in one key mode. Projects, their items and
+// their quota are kept apart by mode exactly as balances and idempotency keys are, so a test key
+// never sees or touches live projects.
+type ProjectOwner struct {
+	TenantID string
+	Mode     string
+}
+
 // Project is a durable research folder of a tenant.
 type Project struct {
 	bun.BaseModel `bun:"table:projects,alias:p"`
 
 	ID        string    `bun:"id,pk" json:"project_id"`
 	TenantID  string    `bun:"tenant_id" json:"-"`
+	Mode      string    `bun:"mode" json:"-"`
 	Name      string    `bun:"name" json:"name"`
 	CreatedAt time.Time `bun:"created_at" json:"created_at"`
 	UpdatedAt time.Time `bun:"updated_at" json:"updated_at"`
@@ -31,6 +40,7 @@ type ProjectItem struct {
 	ID         string    `bun:"id,pk" json:"item_id"`
 	ProjectID  string    `bun:"project_id" json:"project_id"`
 	TenantID   string    `bun:"tenant_id" json:"-"`
+	Mode       string    `bun:"mode" json:"-"`
 	Kind       string    `bun:"kind" json:"kind"`
 	RecordID   string    `bun:"record_id" json:"record_id,omitempty"`
 	Capability string    `bun:"capability" json:"capability,omitempty"`
@@ -45,14 +55,14 @@ type ProjectUsage struct {
 	Items    int
 }
 
-// ProjectUsage counts a tenant's projects and items.
-func (s *Store) ProjectUsage(ctx context.Context, tenantID string) (ProjectUsage, error) {
+// ProjectUsage counts an owner's projects and items.
+func (s *Store) ProjectUsage(ctx context.Context, o ProjectOwner) (ProjectUsage, error) {
 	var u ProjectUsage
-	n, err := s.DB.NewSelect().Model((*Project)(nil)).Where("tenant_id = ?", tenantID).Count(ctx)
+	n, err := s.DB.NewSelect().Model((*Project)(nil)).Where("tenant_id = ? AND mode = ?", o.TenantID, o.Mode).Count(ctx)
 	if err != nil {
 		return u, err
 	}
-	m, err := s.DB.NewSelect().Model((*ProjectItem)(nil)).Where("tenant_id = ?", tenantID).Count(ctx)
+	m, err := s.DB.NewSelect().Model((*ProjectItem)(nil)).Where("tenant_id = ? AND mode = ?", o.TenantID, o.Mode).Count(ctx)
 	u.Projects, u.Items = int(n), int(m)
 	return u, err
 }
@@ -68,17 +78,17 @@ func (s *Store) lockTenant(ctx context.Context, tx bun.Tx, tenantID string) erro
 }
 
 // CreateProject adds a project within the plan's quota.
-func (s *Store) CreateProject(ctx context.Context, tenantID string, plan *Plan, name string) (*Project, error) {
+func (s *Store) CreateProject(ctx context.Context, o ProjectOwner, plan *Plan, name string) (*Project, error) {
 	if err := checkText("name", name); err != nil {
 		return nil, err
 	}
 	now := Now()
-	p := &Project{ID: NewID("prj"), TenantID: tenantID, Name: name, CreatedAt: now, UpdatedAt: now}
+	p := &Project{ID: NewID("prj"), TenantID: o.TenantID, Mode: o.Mode, Name: name, CreatedAt: now, UpdatedAt: now}
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := s.lockTenant(ctx, tx, tenantID); err != nil {
+		if err := s.lockTenant(ctx, tx, o.TenantID); err != nil {
 			return err
 		}
-		n, err := tx.NewSelect().Model((*Project)(nil)).Where("tenant_id = ?", tenantID).Count(ctx)
+		n, err := tx.NewSelect().Model((*Project)(nil)).Where("tenant_id = ? AND mode = ?", o.TenantID, o.Mode).Count(ctx)
 		if err != nil {
 			return err
 		}
@@ -95,38 +105,38 @@ func (s *Store) CreateProject(ctx context.Context, tenantID string, plan *Plan, 
 }
 
 // Projects lists a tenant's projects, newest first, with item counts.
-func (s *Store) Projects(ctx context.Context, tenantID string, limit, offset int) ([]Project, error) {
+func (s *Store) Projects(ctx context.Context, o ProjectOwner, limit, offset int) ([]Project, error) {
 	var ps []Project
 	err := s.DB.NewSelect().Model(&ps).
 		ColumnExpr("p.*").
 		ColumnExpr("(SELECT COUNT(*) FROM project_items i WHERE i.project_id = p.id) AS item_count").
-		Where("p.tenant_id = ?", tenantID).OrderExpr("p.created_at DESC, p.id DESC").
+		Where("p.tenant_id = ? AND p.mode = ?", o.TenantID, o.Mode).OrderExpr("p.created_at DESC, p.id DESC").
 		Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
 	return ps, err
 }
 
 // Project loads one of a tenant's projects.
-func (s *Store) Project(ctx context.Context, tenantID, id string) (*Project, error) {
+func (s *Store) Project(ctx context.Context, o ProjectOwner, id string) (*Project, error) {
 	p := new(Project)
 	if !storable(id) {
 		return p, ErrNotFound
 	}
 	err := s.DB.NewSelect().Model(p).ColumnExpr("p.*").
 		ColumnExpr("(SELECT COUNT(*) FROM project_items i WHERE i.project_id = p.id) AS item_count").
-		Where("p.id = ? AND p.tenant_id = ?", id, tenantID).Scan(ctx)
+		Where("p.id = ? AND p.tenant_id = ? AND p.mode = ?", id, o.TenantID, o.Mode).Scan(ctx)
 	return p, notFound(err)
 }
 
 // DeleteProject removes a project and its items.
-func (s *Store) DeleteProject(ctx context.Context, tenantID, id string) error {
+func (s *Store) DeleteProject(ctx context.Context, o ProjectOwner, id string) error {
 	if !storable(id) {
 		return ErrNotFound
 	}
 	return s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewDelete().Model((*ProjectItem)(nil)).Where("project_id = ? AND tenant_id = ?", id, tenantID).Exec(ctx); err != nil {
+		if _, err := tx.NewDelete().Model((*ProjectItem)(nil)).Where("project_id = ? AND tenant_id = ? AND mode = ?", id, o.TenantID, o.Mode).Exec(ctx); err != nil {
 			return err
 		}
-		res, err := tx.NewDelete().Model((*Project)(nil)).Where("id = ? AND tenant_id = ?", id, tenantID).Exec(ctx)
+		res, err := tx.NewDelete().Model((*Project)(nil)).Where("id = ? AND tenant_id = ? AND mode = ?", id, o.TenantID, o.Mode).Exec(ctx)
 		if err != nil {
 			return err
 		}
@@ -137,7 +147,8 @@ func (s *Store) DeleteProject(ctx context.Context, tenantID, id string) error {
 	})
 }
 
-// AddItem saves an item into a tenant's project within the plan's item quota.
+// AddItem saves an item into its owner's project (item.TenantID and item.Mode) within the plan's
+// item quota.
 func (s *Store) AddItem(ctx context.Context, plan *Plan, item *ProjectItem) error {
 	if !storable(item.ProjectID) {
 		return ErrNotFound
@@ -150,14 +161,14 @@ func (s *Store) AddItem(ctx context.Context, plan *Plan, item *ProjectItem) erro
 		if err := s.lockTenant(ctx, tx, item.TenantID); err != nil {
 			return err
 		}
-		exists, err := tx.NewSelect().Model((*Project)(nil)).Where("id = ? AND tenant_id = ?", item.ProjectID, item.TenantID).Exists(ctx)
+		exists, err := tx.NewSelect().Model((*Project)(nil)).Where("id = ? AND tenant_id = ? AND mode = ?", item.ProjectID, item.TenantID, item.Mode).Exists(ctx)
 		if err != nil {
 			return err
 		}
 		if !exists {
 			return ErrNotFound
 		}
-		n, err := tx.NewSelect().Model((*ProjectItem)(nil)).Where("tenant_id = ?", item.TenantID).Count(ctx)
+		n, err := tx.NewSelect().Model((*ProjectItem)(nil)).Where("tenant_id = ? AND mode = ?", item.TenantID, item.Mode).Count(ctx)
 		if err != nil {
 			return err
 		}
@@ -173,23 +184,23 @@ func (s *Store) AddItem(ctx context.Context, plan *Plan, item *ProjectItem) erro
 }
 
 // Items lists a project's items, newest first.
-func (s *Store) Items(ctx context.Context, tenantID, projectID string, limit, offset int) ([]ProjectItem, error) {
+func (s *Store) Items(ctx context.Context, o ProjectOwner, projectID string, limit, offset int) ([]ProjectItem, error) {
 	var items []ProjectItem
 	if !storable(projectID) {
 		return items, nil
 	}
-	err := s.DB.NewSelect().Model(&items).Where("project_id = ? AND tenant_id = ?", projectID, tenantID).
+	err := s.DB.NewSelect().Model(&items).Where("project_id = ? AND tenant_id = ? AND mode = ?", projectID, o.TenantID, o.Mode).
 		OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
 	return items, err
 }
 
 // DeleteItem removes one item of a tenant's project.
-func (s *Store) DeleteItem(ctx context.Context, tenantID, projectID, itemID string) error {
+func (s *Store) DeleteItem(ctx context.Context, o ProjectOwner, projectID, itemID string) error {
 	if !storable(projectID) || !storable(itemID) {
 		return ErrNotFound
 	}
 	res, err := s.DB.NewDelete().Model((*ProjectItem)(nil)).
-		Where("id = ? AND project_id = ? AND tenant_id = ?", itemID, projectID, tenantID).Exec(ctx)
+		Where("id = ? AND project_id = ? AND tenant_id = ? AND mode = ?", itemID, projectID, o.TenantID, o.Mode).Exec(ctx)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/reviewers"
 )
@@ -47,6 +48,9 @@ type Config struct {
 	TrustedProxies []string
 	// MetricsToken: METRICS_TOKEN (or METRICS_TOKEN_FILE), the bearer token /metrics requires.
 	MetricsToken string
+	// MaxConnsPerIP: GATEWAY_MAX_CONNS_PER_IP, connections open at once from one client address
+	// (default 128; 0 turns the cap off; GATEWAY_TRUSTED_PROXIES are exempt).
+	MaxConnsPerIP int
 }
 
 type getenv func(string) string
@@ -122,6 +126,15 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	}
 	if c.MetricsToken, err = secret(env, "METRICS_TOKEN"); err != nil {
 		return nil, err
+	}
+	c.MaxConnsPerIP = gateway.DefaultMaxConnsPerIP
+	if v := env("GATEWAY_MAX_CONNS_PER_IP"); v != "" {
+		if c.MaxConnsPerIP, err = strconv.Atoi(v); err != nil || c.MaxConnsPerIP < 0 || c.MaxConnsPerIP > 1<<20 {
+			return nil, fmt.Errorf("GATEWAY_MAX_CONNS_PER_IP %q: want a count of connections, 0 for no cap", v)
+		}
+		if c.MaxConnsPerIP == 0 {
+			c.MaxConnsPerIP = -1 // the server's "no cap"
+		}
 	}
 	mk, err := secret(env, "GATEWAY_MASTER_KEY")
 	if err != nil {

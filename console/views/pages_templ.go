@@ -2579,7 +2579,7 @@ func UsagePage(u Usage) templ.Component {
 	})
 }
 
-func ProjectsPage(rows []ProjectRow) templ.Component {
+func ProjectsPage(mode ModeView, rows []ProjectRow) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -2600,7 +2600,7 @@ func ProjectsPage(rows []ProjectRow) templ.Component {
 			templ_7745c5c3_Var139 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = PageHead("Projects", ModeView{}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = PageHead("Projects", mode).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
