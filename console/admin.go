@@ -237,7 +237,14 @@ func (cn *Console) providers(c *fiber.Ctx) error {
 		}
 		rows = append(rows, row)
 	}
-	return cn.page(c, "Providers", "providers", views.ProvidersPage(viewerOf(c).nav("providers"), rows))
+	var retired []views.RetiredModel
+	if cn.opts.RetiredReviewers != nil {
+		for _, r := range cn.opts.RetiredReviewers() {
+			retired = append(retired, views.RetiredModel{ProviderID: r.Family, Title: r.Title, Tier: r.Tier, Model: r.Model,
+				Setting: r.Setting, Message: r.Message, At: r.At})
+		}
+	}
+	return cn.page(c, "Providers", "providers", views.ProvidersPage(viewerOf(c).nav("providers"), rows, retired))
 }
 
 func (cn *Console) storedProviders(ctx context.Context) (map[string]tenants.ProviderSetting, error) {

@@ -49,6 +49,10 @@ type Options struct {
 	// ReviewerModels is, by provider id, the line naming the model a sharpen reviewer family uses
 	// per tier (overrides included), shown on the providers page.
 	ReviewerModels map[string]string
+	// RetiredReviewers lists the sharpen reviewer families and tiers whose last live call the
+	// vendor answered with "no such model" (gateway.Server.RetiredReviewers, wired by cmd); the
+	// providers page warns about them. Nil: no warning.
+	RetiredReviewers func() []RetiredReviewer
 	// AccessChanged is called after a change that alters API access (key revoked, plan or
 	// tenant status changed) so the gateway drops its cached key lookups at once.
 	AccessChanged func()
@@ -60,6 +64,17 @@ type Options struct {
 	SignInLimiter SignInLimiter
 	// SignInLimits default to DefaultSignInLimits.
 	SignInLimits SignInLimits
+}
+
+// RetiredReviewer is a sharpen reviewer family and tier whose model the vendor no longer serves.
+type RetiredReviewer struct {
+	// Family is the provider id; Title the vendor's name.
+	Family, Title, Tier, Model string
+	// Setting is the environment variable that picks another model.
+	Setting string
+	// Message is the vendor's answer, with its HTTP status.
+	Message string
+	At      time.Time
 }
 
 // WorkoutVideos resolves a saved workout's demonstration to a URL that plays now, or an error

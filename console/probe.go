@@ -39,8 +39,8 @@ var providerProbes = map[string]probe{
 	"serpapi": {"/account.json", nil, nil},
 	// Rate limit status, not counted against the limit: https://docs.github.com/en/rest/rate-limit/rate-limit
 	"github": {"/rate_limit", http.Header{"Accept": {"application/vnd.github+json"}}, nil},
-	// OpenAI-compatible list models of the Llama API: https://llama.developer.meta.com/docs/api/models
-	"meta": {"/models", nil, nil},
+	// meta has no probe: the Llama API whose list models this called was retired on 2026-07-06
+	// and its successor's own documentation could not be read (providers/reviewers doc.go).
 	// One work by its id (lookups are free): https://docs.openalex.org/api-entities/works/get-a-single-work
 	"openalex": {"/works/W2741809807", nil, nil},
 	// One work as JSON: https://openlibrary.org/dev/docs/api/books

@@ -1,6 +1,10 @@
 package gateway
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/capgate/capgate/providers/reviewers"
+)
 
 type metrics struct {
 	requests      *prometheus.CounterVec
@@ -10,7 +14,7 @@ type metrics struct {
 	limiterErrors prometheus.Counter
 }
 
-func newMetrics(reg *prometheus.Registry) *metrics {
+func newMetrics(reg *prometheus.Registry, retired *reviewers.Watch) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "capgate_http_requests_total",
 			Help: "HTTP requests by route, status and capability."}, []string{"route", "status", "capability"}),
@@ -23,6 +27,30 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		limiterErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "capgate_rate_limiter_errors_total",
 			Help: "Rate limiter failures (requests were let through)."}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.credits, m.rateLimited, m.limiterErrors)
+	reg.MustRegister(m.requests, m.latency, m.credits, m.rateLimited, m.limiterErrors, retiredCollector{retired})
 	return m
+}
+
+// retiredDesc is 1 for a reviewer family and tier whose last live call the vendor answered with
+// "no such model" (a retired or mistyped model: set SHARPEN_MODEL_<FAMILY>_<TIER>), else 0. Every
+// family and tier is exported, so an alert can be written as == 1.
+var retiredDesc = prometheus.NewDesc("capgate_reviewer_model_retired",
+	"1 when the reviewer family's last live call at the sharpen tier failed with the vendor's no-such-model answer.",
+	[]string{"family", "tier"}, nil)
+
+// retiredCollector reads the watch at each scrape.
+type retiredCollector struct{ w *reviewers.Watch }
+
+func (c retiredCollector) Describe(ch chan<- *prometheus.Desc) { ch <- retiredDesc }
+
+func (c retiredCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, f := range reviewers.Families() {
+		for _, t := range reviewers.Tiers {
+			v := 0.0
+			if c.w.IsRetired(f.ID, t) {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(retiredDesc, prometheus.GaugeValue, v, f.ID, t)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -65,6 +66,7 @@ type Server struct {
 	log      *slog.Logger
 	auth     *authCache
 	metrics  *metrics
+	retired  *reviewers.Watch
 	app      *fiber.App
 	caps     map[string]*providers.Capability
 	order    []*providers.Capability
@@ -95,12 +97,14 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	retired := reviewers.NewWatch()
 	s := &Server{
 		opts:    opts,
 		store:   opts.Accounts,
 		meter:   opts.Meter,
 		log:     opts.Logger,
-		metrics: newMetrics(opts.Registry),
+		metrics: newMetrics(opts.Registry, retired),
+		retired: retired,
 	}
 	s.auth = newAuthCache(s.store, opts.KeyCacheTTL)
 	s.sessions = opts.Sessions

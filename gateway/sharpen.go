@@ -101,10 +101,12 @@ func RouteSharpen(tier, caller string, available []string) (SharpenRoute, error)
 // reviewerFamilies is the routing preference order.
 var reviewerFamilies = reviewers.Families()
 
-func (s *Server) availableReviewers(mode providers.Mode) []string {
+// availableReviewers are the families that can review at the tier: configured (or sandboxed for
+// test keys) and with a model for the tier (an opt-in family only where the operator set one).
+func (s *Server) availableReviewers(mode providers.Mode, tier string) []string {
 	var out []string
 	for _, f := range reviewerFamilies {
-		if _, ok := s.opts.Client.Provider(f.ID); !ok {
+		if _, ok := s.opts.Client.Provider(f.ID); !ok || !f.Serves(tier, s.opts.SharpenModels) {
 			continue
 		}
 		if s.opts.Client.Upstream(f.ID, mode).Available() {
@@ -117,6 +119,10 @@ func (s *Server) availableReviewers(mode providers.Mode) []string {
 func (s *Server) reviewerModel(f *reviewers.Family, tier string) string {
 	return f.ModelFor(tier, s.opts.SharpenModels)
 }
+
+// RetiredReviewers lists the reviewer families and tiers whose last live call the vendor answered
+// with "no such model": the admin console's warning and the capgate_reviewer_model_retired metric.
+func (s *Server) RetiredReviewers() []reviewers.Retired { return s.retired.Retired() }
 
 func familyByID(id string) *reviewers.Family {
 	for _, f := range reviewerFamilies {
@@ -195,7 +201,7 @@ func (s *Server) sharpen(c *fiber.Ctx) error {
 		return err
 	}
 	tier := stageTier[stage]
-	route, err := RouteSharpen(tier, req.Str("caller_provider"), s.availableReviewers(p.Mode()))
+	route, err := RouteSharpen(tier, req.Str("caller_provider"), s.availableReviewers(p.Mode(), tier))
 	if err != nil {
 		return err
 	}
@@ -263,6 +269,9 @@ func (s *Server) review(ctx context.Context, mode providers.Mode, tier string, c
 		f := familyByID(id)
 		model := s.reviewerModel(f, tier)
 		text, err := f.Review(ctx, s.opts.Client.Upstream(id, mode), model, prompt)
+		if mode == providers.ModeLive {
+			s.retired.Record(id, tier, err) // the admin's retired-model warning follows live calls only
+		}
 		if err != nil {
 			lastErr = err
 			s.log.Warn("reviewer failed", "family", id, "model", model, "err", err)

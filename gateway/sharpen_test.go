@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -214,4 +216,79 @@ func TestSharpenFailureRefunded(t *testing.T) {
 	if acct := e.Do(http.MethodGet, "/v1/account", e.LiveKey, nil); acct.JSON["credits"].(map[string]any)["used"] != float64(0) {
 		t.Fatalf("not refunded: %v", acct.JSON["credits"])
 	}
+}
+
+// TestSharpenRetiredModelWarning: a reviewer whose vendor answers "no such model" is listed for
+// the admin (RetiredReviewers, the capgate_reviewer_model_retired gauge) until a call of that
+// family and tier is answered again.
+func TestSharpenRetiredModelWarning(t *testing.T) {
+	var retired atomic.Bool
+	retired.Store(true)
+	deepseek := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if retired.Load() {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"error":{"message":"Model Not Exist","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`)
+			return
+		}
+		_, _ = io.WriteString(w, chatOK)
+	})
+	e := gatewaytest.New(t, gatewaytest.Options{Fakes: map[string]http.Handler{"deepseek": deepseek}, Keys: map[string]string{"deepseek": "k"}})
+	setStage(t, e, e.Tenant, "stage1")
+	r := e.Do(http.MethodPost, "/v1/sharpen", e.LiveKey, draft)
+	if r.Status != 502 || r.ErrorCode() != "provider_error" || !strings.Contains(string(r.Body), "SHARPEN_MODEL_DEEPSEEK_SHARPEN") {
+		t.Fatalf("retired model: %d %s", r.Status, r.Body)
+	}
+	list := e.Server.RetiredReviewers()
+	if len(list) != 1 || list[0].Family != "deepseek" || list[0].Tier != "sharpen" || list[0].Model != "deepseek-flash" {
+		t.Fatalf("retired reviewers %+v", list)
+	}
+	metrics := scrape(t, e)
+	for _, want := range []string{`capgate_reviewer_model_retired{family="deepseek",tier="sharpen"} 1`,
+		`capgate_reviewer_model_retired{family="deepseek",tier="ultra"} 0`, `capgate_reviewer_model_retired{family="xai",tier="sharpen"} 0`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	// A test key's sandbox call says nothing about the live model.
+	retired.Store(false)
+	if r := e.Do(http.MethodPost, "/v1/sharpen", e.TestKey, draft); r.Status != 200 || len(e.Server.RetiredReviewers()) != 1 {
+		t.Fatalf("test key: %d %s; retired %+v", r.Status, r.Body, e.Server.RetiredReviewers())
+	}
+	if r := e.Do(http.MethodPost, "/v1/sharpen", e.LiveKey, draft); r.Status != 200 || len(e.Server.RetiredReviewers()) != 0 {
+		t.Fatalf("after the vendor answers: %d %s; retired %+v", r.Status, r.Body, e.Server.RetiredReviewers())
+	}
+	if metrics := scrape(t, e); !strings.Contains(metrics, `capgate_reviewer_model_retired{family="deepseek",tier="sharpen"} 0`) {
+		t.Error("the gauge stayed at 1")
+	}
+}
+
+// TestSharpenMetaNotADefaultReviewer: Meta has no default model, so a configured Meta key alone
+// does not make it a reviewer.
+func TestSharpenMetaNotADefaultReviewer(t *testing.T) {
+	var calls atomic.Int64
+	meta := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, chatOK)
+	})
+	e := gatewaytest.New(t, gatewaytest.Options{Fakes: map[string]http.Handler{"meta": meta}, Keys: map[string]string{"meta": "k"}})
+	setStage(t, e, e.Tenant, "stage1")
+	r := e.Do(http.MethodPost, "/v1/sharpen", e.LiveKey, draft)
+	if r.Status != 503 || r.ErrorCode() != "sharpen_no_reviewer" || calls.Load() != 0 {
+		t.Fatalf("meta without a model: %d %s, %d calls", r.Status, r.Body, calls.Load())
+	}
+}
+
+// scrape reads /metrics (outside the API document, so not through the contract-checked Do).
+func scrape(t *testing.T, e *gatewaytest.Env) string {
+	t.Helper()
+	res, err := e.Server.App().Test(httptest.NewRequest(http.MethodGet, "/metrics", nil), 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return string(b)
 }

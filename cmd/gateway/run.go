@@ -215,7 +215,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		envSettings[p.ID] = providers.Setting{URL: cfg.ProviderURLs[p.ID], Key: cfg.ProviderKeys[p.ID]}
 	}
 	cons := console.New(console.Options{Store: store, Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
-		Logger: log, Env: envSettings, ReviewerModels: reviewerModels(cfg.SharpenModels), AccessChanged: srv.ForgetKeys, SignInLimiter: signIns,
+		Logger: log, Env: envSettings, ReviewerModels: reviewerModels(cfg.SharpenModels), RetiredReviewers: retiredReviewers(srv),
+		AccessChanged: srv.ForgetKeys, SignInLimiter: signIns,
 		Videos: fitness.NewPlayer(client, fitness.PlayerOptions{SandboxVideo: console.SandboxVideo})})
 	cons.Mount(srv.App())
 	// Provider settings saved in the console apply now and are re-read every 5 s, so every
@@ -299,6 +300,19 @@ func contactNotice(ps []*providers.Provider) string {
 	}
 	return fmt.Sprintf("%s is not set: %s require contact details in the User-Agent and stay unavailable to live keys "+
 		"until it is (an email address or URL, e.g. %s=ops@example.com).", providers.ContactSetting, strings.Join(names, ", "), providers.ContactSetting)
+}
+
+// retiredReviewers hands the console the gateway's list of reviewer models the vendors refused as
+// unknown.
+func retiredReviewers(srv *gateway.Server) func() []console.RetiredReviewer {
+	return func() []console.RetiredReviewer {
+		var out []console.RetiredReviewer
+		for _, r := range srv.RetiredReviewers() {
+			out = append(out, console.RetiredReviewer{Family: r.Family, Title: r.Title, Tier: r.Tier, Model: r.Model, Setting: r.Setting,
+				Message: fmt.Sprintf("HTTP %d: %s", r.Status, r.VendorMessage), At: r.At})
+		}
+		return out
+	}
 }
 
 // reviewerModels names, per reviewer family, the model each sharpen tier uses.

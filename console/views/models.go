@@ -226,6 +226,13 @@ type ProviderRow struct {
 	Models   string // a reviewer family's model per sharpen tier
 }
 
+// RetiredModel is a sharpen reviewer family and tier whose last live call the vendor answered
+// with "no such model".
+type RetiredModel struct {
+	ProviderID, Title, Tier, Model, Setting, Message string
+	At                                               time.Time
+}
+
 // AuditRow is one change made through the console.
 type AuditRow struct {
 	Time                  time.Time

@@ -80,8 +80,11 @@
 // viewer to. URLs are cached in-process across tenants, keyed by mode and YMove id, bounded to
 // DefaultCacheEntries (expired entries first, then those expiring soonest are evicted), served
 // for at most 24 hours and never later than 5 minutes before the URL's expiry: a signed URL's
-// `expires` (Unix seconds; Bunny CDN tokens), `Expires`, or X-Amz-Date + X-Amz-Expires, else 48
-// hours after the lookup (YMove's documented life). An expired entry is renewed by a lookup
+// `expires` (Unix seconds; Bunny CDN tokens), `Expires` (CloudFront canned, S3 v2), X-Amz-Date +
+// X-Amz-Expires (S3 v4), X-Goog-Date + X-Goog-Expires (Cloud Storage v4), an Azure SAS `se` (with
+// its `sig`) or a CloudFront custom `Policy`'s DateLessThan, else 48 hours after the lookup
+// (YMove's documented life). Saved workouts store only the exercise reference, never a link, so
+// every play goes through this renewal and a link past its expiry is never handed out. An expired entry is renewed by a lookup
 // (free to the caller; one lookup per exercise at a time). A workout saved without a
 // demonstration, a provider 404 / NOT_FOUND or an exercise without a video URL any more is
 // workout_unavailable (404); any other renewal failure, an unconfigured provider, or a URL that

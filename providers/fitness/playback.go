@@ -2,6 +2,8 @@ package fitness
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -260,8 +262,10 @@ func isWebURL(s string) bool {
 }
 
 // urlExpiry reads a signed URL's expiry: a CDN token's expires (Unix seconds; Bunny, CloudFront
-// and S3 v2 URLs), or X-Amz-Date plus X-Amz-Expires (S3 v4). Without one, YMove's documented 48
-// hours from now apply.
+// canned policy and S3 v2 URLs), X-Amz-Date plus X-Amz-Expires (S3 v4), X-Goog-Date plus
+// X-Goog-Expires (Cloud Storage v4), se (an Azure SAS token's signed expiry, ISO 8601), or the
+// DateLessThan of a CloudFront custom policy (Policy, CloudFront's URL-safe base64 JSON). Without
+// one, YMove's documented 48 hours from now apply.
 func urlExpiry(link string, now time.Time) time.Time {
 	u, err := url.Parse(link)
 	if err != nil {
@@ -273,10 +277,57 @@ func urlExpiry(link string, now time.Time) time.Time {
 			return time.Unix(n, 0)
 		}
 	}
-	if start, err := time.Parse("20060102T150405Z", q.Get("X-Amz-Date")); err == nil {
-		if secs, err := strconv.Atoi(q.Get("X-Amz-Expires")); err == nil {
-			return start.Add(time.Duration(secs) * time.Second)
+	for _, p := range [][2]string{{"X-Amz-Date", "X-Amz-Expires"}, {"X-Goog-Date", "X-Goog-Expires"}} {
+		if start, err := time.Parse("20060102T150405Z", q.Get(p[0])); err == nil {
+			if secs, err := strconv.Atoi(q.Get(p[1])); err == nil && secs >= 0 {
+				return start.Add(time.Duration(secs) * time.Second)
+			}
 		}
 	}
+	if se := q.Get("se"); se != "" && q.Get("sig") != "" {
+		for _, layout := range []string{time.RFC3339, "2006-01-02T15:04Z", time.DateOnly} {
+			if t, err := time.Parse(layout, se); err == nil {
+				return t
+			}
+		}
+	}
+	if t, ok := cloudFrontPolicyExpiry(q.Get("Policy")); ok {
+		return t
+	}
 	return now.Add(signedURLLife)
+}
+
+// cloudFrontPolicyExpiry reads the earliest DateLessThan of a CloudFront custom policy
+// ({"Statement": [{"Condition": {"DateLessThan": {"AWS:EpochTime": N}}}]}), encoded in
+// CloudFront's URL-safe base64 (+ as -, = as _, / as ~).
+func cloudFrontPolicyExpiry(policy string) (time.Time, bool) {
+	if policy == "" {
+		return time.Time{}, false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.NewReplacer("-", "+", "_", "=", "~", "/").Replace(policy))
+	if err != nil {
+		return time.Time{}, false
+	}
+	var doc struct {
+		Statement []struct {
+			Condition struct {
+				DateLessThan struct {
+					EpochTime int64 `json:"AWS:EpochTime"`
+				} `json:"DateLessThan"`
+			} `json:"Condition"`
+		} `json:"Statement"`
+	}
+	if json.Unmarshal(raw, &doc) != nil {
+		return time.Time{}, false
+	}
+	var earliest int64
+	for _, st := range doc.Statement {
+		if n := st.Condition.DateLessThan.EpochTime; n > 0 && (earliest == 0 || n < earliest) {
+			earliest = n
+		}
+	}
+	if earliest == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(earliest, 0), true
 }

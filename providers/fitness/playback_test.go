@@ -2,7 +2,9 @@ package fitness
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -248,6 +250,14 @@ func TestURLExpiry(t *testing.T) {
 		"https://vz.b-cdn.net/x/play.mp4?token=t&expires=1790006400":                                        time.Unix(1790006400, 0),
 		"https://d111.cloudfront.net/x.mp4?Expires=1790000000&Signature=s&Key-Pair-Id=k":                    time.Unix(1790000000, 0),
 		"https://b.s3.amazonaws.com/x.mp4?X-Amz-Date=20261001T110000Z&X-Amz-Expires=3600&X-Amz-Signature=s": time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC),
+		// Cloud Storage v4, an Azure SAS and a CloudFront custom policy carry the expiry in their own
+		// parameters; before these were read, such URLs were served for 24 hours even when they
+		// died sooner.
+		"https://storage.googleapis.com/b/x.mp4?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Date=20261001T113000Z&X-Goog-Expires=3600&X-Goog-Signature=s":                                                                              time.Date(2026, 10, 1, 12, 30, 0, 0, time.UTC),
+		"https://a.blob.core.windows.net/c/x.mp4?sv=2024-11-04&se=2026-10-01T13%3A00%3A00Z&sr=b&sp=r&sig=s":                                                                                                                         time.Date(2026, 10, 1, 13, 0, 0, 0, time.UTC),
+		"https://d111.cloudfront.net/x.mp4?Policy=" + cloudFrontPolicy(`{"Statement":[{"Resource":"https://d111.cloudfront.net/x.mp4","Condition":{"DateLessThan":{"AWS:EpochTime":1790003600}}}]}`) + "&Signature=s&Key-Pair-Id=k": time.Unix(1790003600, 0),
+		"https://d111.cloudfront.net/x.mp4?Policy=not-base64!&Signature=s":                                                                                                                                                          now.Add(48 * time.Hour),
+		"https://a.blob.core.windows.net/c/x.mp4?se=2026-10-01T13%3A00%3A00Z":                                                                                                                                                       now.Add(48 * time.Hour), // not a SAS without its signature
 		"https://cdn.example/x.mp4":                       now.Add(48 * time.Hour),
 		"https://cdn.example/x.mp4?expires=soon":          now.Add(48 * time.Hour),
 		"https://b.s3.amazonaws.com/x.mp4?X-Amz-Date=bad": now.Add(48 * time.Hour),
@@ -255,6 +265,43 @@ func TestURLExpiry(t *testing.T) {
 	for link, want := range cases {
 		if got := urlExpiry(link, now); !got.Equal(want) {
 			t.Errorf("%s: %v, want %v", link, got, want)
+		}
+	}
+}
+
+// cloudFrontPolicy encodes a custom policy as CloudFront does: base64 with + as -, = as _, / as ~.
+func cloudFrontPolicy(doc string) string {
+	return strings.NewReplacer("+", "-", "=", "_", "/", "~").Replace(base64.StdEncoding.EncodeToString([]byte(doc)))
+}
+
+// A saved workout whose link carries a Cloud Storage expiry 30 minutes out is served until 5
+// minutes before it, then re-signed by a lookup: never the dead link (before X-Goog-Expires was
+// read such a link was served for 24 hours).
+func TestPlayerRenewsAtACloudStorageExpiry(t *testing.T) {
+	c := &clock{now: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)}
+	signed := func() string { // what YMove answers now: a link signed at the lookup, good for 30 minutes
+		return "https://storage.googleapis.com/b/x.mp4?X-Goog-Date=" + c.Now().UTC().Format("20060102T150405Z") + "&X-Goog-Expires=1800&X-Goog-Signature=s"
+	}
+	f := newFake(t, true)
+	f.mu.Lock()
+	f.routes["/exercises/"+benchID] = func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"data":{"id":"` + benchID + `","title":"Squat","hasVideo":true,"videos":[{"id":"v1","videoUrl":"` + signed() + `","isPrimary":true}]}}`))
+	}
+	f.mu.Unlock()
+	p := NewPlayer(clients(t, f, nil), PlayerOptions{Now: c.Now})
+	first := signed()
+	for _, step := range []struct {
+		after   time.Duration
+		lookups int
+		fresh   bool
+	}{{0, 1, false}, {24 * time.Minute, 1, false}, {time.Minute + time.Second, 2, true}} {
+		c.advance(step.after)
+		got, err := play(t, p, benchID)
+		if err != nil || (got == first) == step.fresh {
+			t.Fatalf("after %s: %q %v (fresh link wanted: %v)", step.after, got, err, step.fresh)
+		}
+		if n := len(f.Requests()); n != step.lookups {
+			t.Fatalf("after %s: %d lookups, want %d", step.after, n, step.lookups)
 		}
 	}
 }

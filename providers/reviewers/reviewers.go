@@ -3,10 +3,14 @@ package reviewers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -68,7 +72,11 @@ type Family struct {
 	// Thinks tells, per tier, whether the tier's model reasons before it answers (and so gets the
 	// thinking allowance and the vendor's effort knob). An override should keep that kind.
 	Thinks map[string]bool
-	call   func(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error)
+	// OptIn marks a family with no default models: it reviews only at the tiers an operator names
+	// a model for (SHARPEN_MODEL_<FAMILY>_<TIER>), because the vendor's own current documentation
+	// could not be confirmed (doc.go).
+	OptIn bool
+	call  func(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error)
 }
 
 // Review asks the family's model for a review and returns its text. A model the vendor no longer
@@ -101,6 +109,12 @@ func (f *Family) ModelFor(tier string, overrides map[string]map[string]string) s
 	return f.Models[tier]
 }
 
+// Serves tells whether the family reviews at the tier: it has a model there (an opt-in family
+// only where the operator set one).
+func (f *Family) Serves(tier string, overrides map[string]map[string]string) bool {
+	return f.ModelFor(tier, overrides) != ""
+}
+
 // ModelsLine words the models a family uses per tier ("sharpen a · plus b · ..."), for the admin
 // console; "" for a provider that is not a reviewer family.
 func ModelsLine(id string, overrides map[string]map[string]string) string {
@@ -110,9 +124,17 @@ func ModelsLine(id string, overrides map[string]map[string]string) string {
 		}
 		parts := make([]string, 0, len(Tiers))
 		for _, t := range Tiers {
-			parts = append(parts, t+" "+f.ModelFor(t, overrides))
+			m := f.ModelFor(t, overrides)
+			if m == "" {
+				m = "none (set " + Setting(f.ID, t) + ")"
+			}
+			parts = append(parts, t+" "+m)
 		}
-		return "models per tier: " + strings.Join(parts, " · ")
+		line := "models per tier: " + strings.Join(parts, " · ")
+		if f.OptIn {
+			line += "; opt-in family: not a default reviewer, used only at the tiers given a model"
+		}
+		return line
 	}
 	return ""
 }
@@ -142,12 +164,12 @@ func Families() []*Family {
 			Provider: &providers.Provider{ID: "openai", Title: "OpenAI", BaseURL: "https://api.openai.com/v1", KeyRequired: true,
 				Authorize: bearer, Sandbox: sandbox("openai", chatSandbox)},
 			call: chatReview("max_completion_tokens", openAIThinking)},
-		{ID: "google", Models: models("gemini-3.5-flash-lite", "gemini-3.8-flash", "gemini-3.8-flash"), Thinks: thinks(true, true, true),
+		{ID: "google", Models: models("gemini-3.5-flash-lite", "gemini-3.8-flash", "gemini-4-argon"), Thinks: thinks(true, true, true),
 			Provider: &providers.Provider{ID: "google", Title: "Google Gemini", BaseURL: "https://generativelanguage.googleapis.com", KeyRequired: true,
 				Authorize: func(r *http.Request, key string) { r.Header.Set("x-goog-api-key", key) },
 				Sandbox:   sandbox("google", geminiSandbox)},
 			call: geminiReview},
-		{ID: "xai", Models: models("grok-4.20-non-reasoning", "grok-4.3", "grok-4.5"), Thinks: thinks(false, true, true),
+		{ID: "xai", Models: models("grok-4.20-non-reasoning", "grok-4.3", "grok-4.7"), Thinks: thinks(false, true, true),
 			Provider: &providers.Provider{ID: "xai", Title: "xAI", BaseURL: "https://api.x.ai/v1", KeyRequired: true,
 				Authorize: bearer, Sandbox: sandbox("xai", chatSandbox)},
 			call: chatReview("max_tokens", openAIThinking)},
@@ -155,23 +177,40 @@ func Families() []*Family {
 			Provider: &providers.Provider{ID: "mistral", Title: "Mistral AI", BaseURL: "https://api.mistral.ai/v1", KeyRequired: true,
 				Authorize: bearer, Sandbox: sandbox("mistral", chatSandbox)},
 			call: chatReview("max_tokens", nil)},
-		{ID: "deepseek", Models: models("deepseek-v4-flash", "deepseek-v4-pro", "deepseek-v4-pro"), Thinks: thinks(false, false, true),
-			Provider: &providers.Provider{ID: "deepseek", Title: "DeepSeek", BaseURL: "https://api.deepseek.com/v1", KeyRequired: true,
+		{ID: "deepseek", Models: models("deepseek-flash", "deepseek-v4-pro", "deepseek-v4-pro"), Thinks: thinks(false, false, true),
+			Provider: &providers.Provider{ID: "deepseek", Title: "DeepSeek", BaseURL: "https://api.deepseek.com", KeyRequired: true,
 				Authorize: bearer, Sandbox: sandbox("deepseek", chatSandbox)},
 			call: chatReview("max_tokens", deepSeekThinking)},
-		{ID: "meta", Models: models("Llama-4-Scout-17B-16E-Instruct-FP8", "Llama-4-Maverick-17B-128E-Instruct-FP8", "Llama-4-Maverick-17B-128E-Instruct-FP8"),
-			Thinks: thinks(false, false, false),
-			Provider: &providers.Provider{ID: "meta", Title: "Meta Llama API", BaseURL: "https://api.llama.com/compat/v1", KeyRequired: true,
+		// Meta: the Llama API preview (api.llama.com/compat/v1) is retired and the successor's own
+		// documentation could not be read (doc.go), so the family has no default models and no
+		// default base URL: an operator who has Meta's documentation sets PROVIDER_META_URL, the
+		// key and SHARPEN_MODEL_META_<TIER>; it is then called as OpenAI-compatible chat
+		// completions without reasoning knobs.
+		{ID: "meta", Models: map[string]string{}, Thinks: thinks(false, false, false), OptIn: true,
+			Provider: &providers.Provider{ID: "meta", Title: "Meta", KeyRequired: true,
+				KeyNote:   "an operator opting in sets PROVIDER_META_URL, PROVIDER_META_KEY and SHARPEN_MODEL_META_<TIER>",
 				Authorize: bearer, Sandbox: sandbox("meta", chatSandbox)},
 			call: chatReview("max_tokens", nil)},
 	}
 }
 
-// openAIThinking asks an OpenAI or xAI reasoning model for the tier's reasoning_effort.
-func openAIThinking(body map[string]any, tier string) { body["reasoning_effort"] = effort[tier] }
+// openAIThinking asks an OpenAI or xAI reasoning model for the tier's reasoning_effort; a tier
+// whose model does not reason sends nothing.
+func openAIThinking(body map[string]any, tier string, thinks bool) {
+	if thinks {
+		body["reasoning_effort"] = effort[tier]
+	}
+}
 
-// deepSeekThinking turns on DeepSeek V4's thinking mode, whose reasoning_effort takes high or max.
-func deepSeekThinking(body map[string]any, _ string) {
+// deepSeekThinking sets DeepSeek's thinking mode explicitly either way: it is on by default (at
+// effort high), so a tier that must not think sends {"thinking": {"type": "disabled"}}, else its
+// reasoning would eat the review's 1,500 tokens. A thinking tier asks for effort high (DeepSeek
+// maps low to low, medium and high to high, xhigh to high, max to max).
+func deepSeekThinking(body map[string]any, _ string, thinks bool) {
+	if !thinks {
+		body["thinking"] = map[string]any{"type": "disabled"}
+		return
+	}
 	body["thinking"] = map[string]any{"type": "enabled"}
 	body["reasoning_effort"] = "high"
 }
@@ -289,7 +328,101 @@ func (f *Family) modelGone(err error, model, tier string) error {
 		Message: fmt.Sprintf("%s does not serve the model %s (HTTP %d: %s); set %s to a current %s model",
 			f.Provider.Title, model, e.UpstreamStatus, v.Message, setting, f.Provider.Title),
 		Hint:           "an operator must set " + setting + " (see the vendor's model list); other reviewer families are tried meanwhile",
-		UpstreamStatus: e.UpstreamStatus, Body: e.Body, Cause: e}).WithRetryable(false)
+		UpstreamStatus: e.UpstreamStatus, Body: e.Body,
+		Cause: &ModelGone{Family: f.ID, Title: f.Provider.Title, Tier: tier, Model: model, Setting: setting,
+			VendorMessage: v.Message, Status: e.UpstreamStatus, cause: e}}).WithRetryable(false)
+}
+
+// ModelGone is the cause of a Review error whose vendor answered that it does not serve (any more)
+// the model asked for: a retired or mistyped model, which only an operator can fix.
+type ModelGone struct {
+	Family, Title, Tier, Model string
+	// Setting is the environment variable that picks another model.
+	Setting string
+	// VendorMessage is what the vendor said; Status its HTTP status.
+	VendorMessage string
+	Status        int
+	cause         error
+}
+
+func (g *ModelGone) Error() string { return g.cause.Error() }
+func (g *ModelGone) Unwrap() error { return g.cause }
+
+// AsModelGone finds the vendor's "no such model" answer in a Review error.
+func AsModelGone(err error) (*ModelGone, bool) {
+	var g *ModelGone
+	if errors.As(err, &g) {
+		return g, true
+	}
+	return nil, false
+}
+
+// Retired is a family and tier whose last call failed with the vendor's "no such model" answer.
+type Retired struct {
+	ModelGone
+	At time.Time
+}
+
+// Watch remembers, per family and tier, whether the last call the vendor answered was a "no such
+// model" refusal, so that an admin sees a retired default before every review of a family falls
+// through to the next one. A review that succeeds, or that the vendor refuses for another reason,
+// clears the family and tier; failures the vendor did not answer (timeouts, an open breaker, an
+// unconfigured provider) say nothing about the model and leave it as it was. Safe for concurrent
+// use; bounded by the families and tiers.
+type Watch struct {
+	mu   sync.Mutex
+	now  func() time.Time
+	last map[[2]string]Retired
+}
+
+// NewWatch makes an empty watch.
+func NewWatch() *Watch { return &Watch{now: time.Now, last: map[[2]string]Retired{}} }
+
+// Record notes how a call of the family at the tier ended (err nil: it answered).
+func (w *Watch) Record(family, tier string, err error) {
+	k := [2]string{family, tier}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if g, ok := AsModelGone(err); ok {
+		w.last[k] = Retired{ModelGone: *g, At: w.now().UTC()}
+		return
+	}
+	if e, ok := providers.AsError(err); err == nil || ok && e.UpstreamStatus != 0 {
+		delete(w.last, k)
+	}
+}
+
+// Retired lists the families and tiers whose last answered call was "no such model", in the
+// families' routing order, then tier order.
+func (w *Watch) Retired() []Retired {
+	w.mu.Lock()
+	out := make([]Retired, 0, len(w.last))
+	for _, r := range w.last {
+		out = append(out, r)
+	}
+	w.mu.Unlock()
+	rank := map[string]int{}
+	for i, f := range Families() {
+		rank[f.ID] = i
+	}
+	for i, t := range Tiers {
+		rank["tier:"+t] = i
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Family != out[j].Family {
+			return rank[out[i].Family] < rank[out[j].Family]
+		}
+		return rank["tier:"+out[i].Tier] < rank["tier:"+out[j].Tier]
+	})
+	return out
+}
+
+// IsRetired tells whether the family's last answered call at the tier was "no such model".
+func (w *Watch) IsRetired(family, tier string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.last[[2]string{family, tier}]
+	return ok
 }
 
 type chatMessage struct {
@@ -299,16 +432,17 @@ type chatMessage struct {
 
 // chatReview calls OpenAI-compatible chat completions; tokensField is the vendor's name of the
 // output bound (OpenAI's reasoning models take only max_completion_tokens) and think, when set,
-// adds the vendor's reasoning knobs for a thinking tier.
-func chatReview(tokensField string, think func(body map[string]any, tier string)) func(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error) {
+// adds the vendor's reasoning knobs for the tier (on, or explicitly off where the vendor thinks by
+// default).
+func chatReview(tokensField string, think func(body map[string]any, tier string, thinks bool)) func(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error) {
 	return func(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error) {
 		body := map[string]any{
 			"model":     model,
 			"messages":  []chatMessage{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}},
 			tokensField: p.outputBudget(thinks),
 		}
-		if thinks && think != nil {
-			think(body, p.tier())
+		if think != nil {
+			think(body, p.tier(), thinks)
 		}
 		var out struct {
 			Choices []struct {

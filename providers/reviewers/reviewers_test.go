@@ -26,6 +26,12 @@ const (
 	openAIError    = `{"error":{"message":"Incorrect API key provided: sk-xxx.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`
 	anthropicError = `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
 	geminiBlocked  = `{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":8,"totalTokenCount":8}}`
+	// DeepSeek's non-thinking answer (api-docs.deepseek.com chat completion response, with its
+	// prompt cache counters).
+	deepSeekAnswer = `{"id":"930c60df-bf64-41c9-a88e-3ec75f81e00e","object":"chat.completion","created":1795000000,"model":"deepseek-flash",
+"choices":[{"index":0,"message":{"role":"assistant","content":"1. The draft mixes up two numbers."},"logprobs":null,"finish_reason":"stop"}],
+"usage":{"prompt_tokens":16,"completion_tokens":10,"total_tokens":26,"prompt_tokens_details":{"cached_tokens":0},"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":16},
+"system_fingerprint":"fp_flash"}`
 )
 
 func family(t *testing.T, id string) *reviewers.Family {
@@ -80,7 +86,13 @@ func TestVendorAdapters(t *testing.T) {
 			}
 		}},
 		{"mistral", openAIAnswer, "/chat/completions", "boiling point", nil},
-		{"deepseek", openAIAnswer, "/chat/completions", "boiling point", nil},
+		{"deepseek", deepSeekAnswer, "/chat/completions", "two numbers", func(t *testing.T, s seen) {
+			// The sharpen tier must not think, and DeepSeek thinks unless told not to.
+			if s.header.Get("Authorization") != "Bearer k-deepseek" || s.body["max_tokens"] != float64(1500) ||
+				!jsonSame(s.body["thinking"], map[string]any{"type": "disabled"}) || s.body["reasoning_effort"] != nil {
+				t.Errorf("deepseek request: %v", s.body)
+			}
+		}},
 		{"meta", openAIAnswer, "/chat/completions", "boiling point", nil},
 		{"anthropic", anthropicAnswer, "/v1/messages", "unsupported", func(t *testing.T, s seen) {
 			if s.header.Get("x-api-key") != "k-anthropic" || s.header.Get("anthropic-version") != "2023-06-01" || s.header.Get("Authorization") != "" {
@@ -90,7 +102,7 @@ func TestVendorAdapters(t *testing.T) {
 				t.Errorf("anthropic body %v", s.body)
 			}
 		}},
-		{"google", geminiAnswer, "/v1beta/models/gemini-3.8-flash:generateContent", "omits the unit", func(t *testing.T, s seen) {
+		{"google", geminiAnswer, "/v1beta/models/gemini-4-argon:generateContent", "omits the unit", func(t *testing.T, s seen) {
 			if s.header.Get("x-goog-api-key") != "k-google" {
 				t.Errorf("google headers %v", s.header)
 			}
@@ -104,7 +116,7 @@ func TestVendorAdapters(t *testing.T) {
 			var got seen
 			client := providertest.Client(t, reviewers.Providers(), map[string]http.Handler{c.family: fake(t, 200, c.answer, &got)}, map[string]string{c.family: "k-" + c.family})
 			f := family(t, c.family)
-			model := f.Models[reviewers.TierUltra]
+			model := f.ModelFor(reviewers.TierUltra, optIn)
 			text, err := f.Review(context.Background(), client.Upstream(c.family, providers.ModeLive), model, prompt)
 			if err != nil {
 				t.Fatal(err)
@@ -154,17 +166,22 @@ func TestVendorErrors(t *testing.T) {
 	}
 }
 
+// optIn names a model for the opt-in family (Meta), as an operator would.
+var optIn = map[string]map[string]string{"meta": {reviewers.TierSharpen: "operator-model", reviewers.TierPlus: "operator-model",
+	reviewers.TierUltra: "operator-model"}}
+
 func TestSandboxAnswersEveryFamilyDeterministically(t *testing.T) {
 	client := providertest.Client(t, reviewers.Providers(), nil, nil)
 	for _, f := range reviewers.Families() {
 		t.Run(f.ID, func(t *testing.T) {
 			u := client.Upstream(f.ID, providers.ModeTest)
-			a, err := f.Review(context.Background(), u, f.Models[reviewers.TierPlus], prompt)
+			model := f.ModelFor(reviewers.TierPlus, optIn)
+			a, err := f.Review(context.Background(), u, model, prompt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, _ := f.Review(context.Background(), u, f.Models[reviewers.TierPlus], prompt)
-			if a != b || !strings.Contains(a, f.ID+"/"+f.Models[reviewers.TierPlus]) {
+			b, _ := f.Review(context.Background(), u, model, prompt)
+			if a != b || !strings.Contains(a, f.ID+"/"+model) {
 				t.Fatalf("sandbox review %q / %q", a, b)
 			}
 		})

@@ -310,11 +310,21 @@ func searchAPIBible(ctx context.Context, c *providers.Call, in call, code string
 	}
 	q := url.Values{
 		"query":  {in.query},
-		"limit":  {strconv.Itoa(in.num)},
+		"limit":  {strconv.Itoa(min(in.num, apiBibleMaxVerses))},
 		"offset": {strconv.Itoa(in.offset)},
+	}
+	if c.Mode == providers.ModeLive {
+		if ok, wait := apiBibleQuota.take(u.BaseURL); !ok {
+			return nil, apiBibleAllowanceError(wait, false)
+		}
 	}
 	var ans apiBibleAnswer
 	if err := u.GetJSON(ctx, "/v1/bibles/"+url.PathEscape(bibleID)+"/search", q, &ans); err != nil {
+		if c.Mode == providers.ModeLive && apiBibleAllowanceUsedUp(err) {
+			if e, _ := providers.AsError(err); e.Code == providers.CodeProviderAllowance {
+				return nil, apiBibleAllowanceError(apiBibleQuota.exhaust(u.BaseURL), true)
+			}
+		}
 		return nil, apiBibleError(err, bibleID)
 	}
 	data := ans.Data.V

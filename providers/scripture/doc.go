@@ -34,6 +34,17 @@
 //     API.Bible's JavaScript tracker, the token and a device and session id. The gateway displays
 //     nothing, so it does not report; it hands the token to the caller in a page note (the app that
 //     shows the verses can report them), and the fixtures carry meta in the documented shape.
+//     Allowance (docs.api.bible API reference, "Rate Limiting", read 2026-11-26): "up to 500
+//     consecutive verses at a time and ... 5,000 queries per day" per key. A search asks for num
+//     verses (at most 25; the limit sent is clamped to 500 in any case) and passages are never
+//     fetched from API.Bible, so the verse bound holds by construction. The daily bound is counted
+//     here (apibible_quota.go): live calls per UTC day per base URL, in this process; the 5,001st
+//     is not sent but answered provider_allowance (retryable, Retry-After until 00:00 UTC, a hint
+//     to read by reference, which uses bible-api.com). An API.Bible 429 without a short
+//     Retry-After is the same answer and ends the day's calls too. Not settled: docs.api.bible's
+//     newer quick-start "Rate Limiting" page lists plans instead (Starter 5,000 calls a month, Pro
+//     150,000 a month, reset monthly); a Starter key's monthly end arrives as that 429. Instances
+//     of a fleet count apart, and when API.Bible's day starts is not documented (UTC assumed).
 //   - Quran.com API v4 (provider quran). With PROVIDER_QURAN_KEY=<client_id>:<client_secret> it
 //     is the Quran Foundation's Content API (https://apis.quran.foundation/content/api/v4,
 //     api-docs.quran.foundation "Content APIs": OAuth2 client credentials with scope content,
