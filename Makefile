@@ -3,7 +3,7 @@ GO ?= go
 BIN ?= bin/gateway
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate fmt vet clean
+.PHONY: build run test test-quick bench generate fmt vet clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/gateway
@@ -13,6 +13,12 @@ run: build
 
 test:
 	bash scripts/test.sh
+
+# The inner loop: SQLite only (no PostgreSQL, Redis or Chromium), no race detector, no fuzzing;
+# the browser journey skips itself under -short. make test is what CI runs.
+test-quick:
+	CAPGATE_TEST_POSTGRES_URL= CAPGATE_TEST_REDIS_URL= CAPGATE_REQUIRE_SERVERS= \
+		$(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -short -count=1 ./...
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

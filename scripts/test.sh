@@ -37,8 +37,11 @@ done
 rm -rf "$gen_dir"
 [ "$stale" = 0 ] || exit 1
 
-step "go test -race -count=1 -p 2 -timeout 30m ./..."
-go test -race -count=1 -p 2 -timeout 30m ./...
+step "go test -race -count=1 -p 2 -timeout 30m ./... (a line per package as it finishes)"
+# gotestsum (a Go tool of this module) runs go test -json and prints each package's result when
+# it finishes, and every failure's output in full at the end; plain go test printed nothing for
+# minutes while an early slow package ran.
+go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -p 2 -timeout 30m ./...
 
 step "fuzzing each target for ${FUZZTIME}"
 mapfile -t fuzz_files < <(grep -rl 'func Fuzz' --include='*_test.go' \

@@ -167,7 +167,10 @@ func TestStoreRefusesNULAndInvalidUTF8(t *testing.T) {
 					return err
 				}},
 				{"label", func(v string) error { _, _, err := s.CreateKey(ctx, tn.ID, tenants.ModeLive, v); return err }},
-				{"name", func(v string) error { _, err := s.CreateProject(ctx, tenants.ProjectOwner{TenantID: tn.ID, Mode: tenants.ModeLive}, pro, v); return err }},
+				{"name", func(v string) error {
+					_, err := s.CreateProject(ctx, tenants.ProjectOwner{TenantID: tn.ID, Mode: tenants.ModeLive}, pro, v)
+					return err
+				}},
 				{"note", func(v string) error {
 					return s.AddItem(ctx, pro, &tenants.ProjectItem{ProjectID: prj.ID, TenantID: tn.ID, Mode: tenants.ModeLive, Kind: "note", Note: v})
 				}},

@@ -3,6 +3,7 @@ package tenants
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -161,7 +162,7 @@ func (s *Store) CreateUser(ctx context.Context, tenantID, email, password, role 
 		}
 		return nil, err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), PasswordCost)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func (s *Store) CheckPassword(ctx context.Context, email, password string) (*Use
 	err := s.DB.NewSelect().Model(u).Where("email = ?", normalizeEmail(email)).Scan(ctx)
 	if err != nil {
 		// Spend the same time as a real comparison so timing does not reveal which emails exist.
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
 		return nil, ErrNotFound
 	}
 	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
@@ -197,7 +198,17 @@ func (s *Store) CheckPassword(ctx context.Context, email, password string) (*Use
 	return u, nil
 }
 
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("capgate-dummy-password"), bcrypt.DefaultCost)
+// PasswordCost is the bcrypt cost of new password hashes (bcrypt's default, 10). Tests of
+// packages that sign in many times lower it through tenantstest: at cost 10 under the race
+// detector one check took most of a second, and the console's tests spent minutes in bcrypt.
+var PasswordCost = bcrypt.DefaultCost
+
+// dummyHash is compared against when no user has the email, at the cost real hashes have, so
+// the answer's timing does not tell which emails exist.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("capgate-dummy-password"), PasswordCost)
+	return h
+})
 
 // User loads a user.
 func (s *Store) User(ctx context.Context, id string) (*User, error) {

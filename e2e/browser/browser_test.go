@@ -53,6 +53,9 @@ func TestMain(m *testing.M) {
 
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("the browser journey does not run under -short (make test-quick)")
+	}
 	for _, p := range []string{os.Getenv("CAPGATE_TEST_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
 		if p != "" {
 			if _, err := os.Stat(p); err == nil {

@@ -13,8 +13,17 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/capgate/capgate/tenants"
 )
+
+func init() {
+	// Tests that sign in hundreds of times would spend minutes in bcrypt at the product's cost;
+	// the hashes they make are thrown away with the database. The e2e tests run the real
+	// binary, at the real cost.
+	tenants.PasswordCost = bcrypt.MinCost
+}
 
 // Backend is one database a test runs on.
 type Backend struct {
