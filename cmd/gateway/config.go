@@ -11,10 +11,12 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/reviewers"
 )
@@ -47,6 +49,11 @@ type Config struct {
 	TrustedProxies []string
 	// MetricsToken: METRICS_TOKEN (or METRICS_TOKEN_FILE), the bearer token /metrics requires.
 	MetricsToken string
+	// Tracing: on when the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set.
+	Tracing telemetry.Config
+	// TraceProviders: GATEWAY_TRACE_PROVIDERS, comma-separated ids of the providers whose calls
+	// carry the W3C traceparent (none by default).
+	TraceProviders []string
 }
 
 type getenv func(string) string
@@ -123,6 +130,12 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	if c.MetricsToken, err = secret(env, "METRICS_TOKEN"); err != nil {
 		return nil, err
 	}
+	if c.Tracing, err = telemetry.FromEnv(env); err != nil {
+		return nil, err
+	}
+	if c.TraceProviders, err = traceProviders(env("GATEWAY_TRACE_PROVIDERS"), providerIDs); err != nil {
+		return nil, err
+	}
 	mk, err := secret(env, "GATEWAY_MASTER_KEY")
 	if err != nil {
 		return nil, err
@@ -174,6 +187,24 @@ func trustedProxies(v string) ([]string, error) {
 			}
 		} else if _, err := netip.ParseAddr(f); err != nil {
 			return nil, fmt.Errorf("GATEWAY_TRUSTED_PROXIES: %q is not an IP address or CIDR", f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// traceProviders parses GATEWAY_TRACE_PROVIDERS; an unknown id is refused (a typo would
+// silently leave a provider out of the traces). Commands that call no provider pass no ids and
+// skip the check.
+func traceProviders(v string, known []string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if known != nil && !slices.Contains(known, f) {
+			return nil, fmt.Errorf("GATEWAY_TRACE_PROVIDERS: %q is not a provider of this gateway", f)
 		}
 		out = append(out, f)
 	}
