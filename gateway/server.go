@@ -25,6 +25,10 @@ const (
 	readBody = 8 << 20
 )
 
+// DrainTimeout is how long a stopping server lets running requests finish (SIGTERM): a
+// deployment's termination grace period must cover it (deploy/helm checks).
+const DrainTimeout = 30 * time.Second
+
 // Options are the server's dependencies.
 type Options struct {
 	// DB is checked by readiness (reachable, migrations current).
@@ -163,7 +167,7 @@ func (s *Server) Listen(ctx context.Context, addr string) error {
 				}
 			}
 		}()
-		return s.app.ShutdownWithTimeout(30 * time.Second)
+		return s.app.ShutdownWithTimeout(DrainTimeout)
 	}
 }
 
