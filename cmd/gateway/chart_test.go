@@ -72,7 +72,7 @@ type k8sObject struct {
 	StringData map[string]string `yaml:"stringData"`
 	Spec       struct {
 		// A Service's selector is the labels; the others' hold them in matchLabels.
-		Selector map[string]any `yaml:"selector"`
+		Selector       map[string]any `yaml:"selector"`
 		ScaleTargetRef struct {
 			Kind string `yaml:"kind"`
 			Name string `yaml:"name"`
