@@ -5,11 +5,13 @@ import (
 	"compress/gzip"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+	"gopkg.in/yaml.v3"
 )
 
 // otlpReceiver is an OTLP/HTTP trace receiver (POST /v1/traces, binary protobuf
@@ -215,10 +218,99 @@ func TestTracing(t *testing.T) {
 		t.Errorf("the request log does not record trace_id=%s:\n%s", tid, tail(in.stderr.String(), 10))
 	}
 
+	// The dashboard and the alert rules are built on metrics this gateway exports (after a live
+	// upstream call, a charged call, a commit and an error answer, every series they name exists).
+	in.call(t, http.MethodPost, "/v1/capabilities/no.such/execute", tk.Live, map[string]any{})
+	oneCreditSandboxCall(t, in, tk.Test) // a charged call (pypkg.details is free)
+	in.get(t, "/readyz", "")
+	checkOperatorMetrics(t, in)
+
 	// Without a traceparent a trace is started and still answered.
 	r = in.call(t, http.MethodPost, "/v1/capabilities/pypkg.details/execute", tk.Live, map[string]any{"package": "SampleProject"}).mustOK(t, "second call")
 	if tr := r.Header.Get("traceresponse"); len(tr) != 55 || strings.Contains(tr, tid) {
 		t.Errorf("traceresponse %q of a call without traceparent, want a new trace", tr)
+	}
+}
+
+// checkOperatorMetrics requires every metric named by deploy/grafana's dashboard and
+// deploy/prometheus's rules in the instance's /metrics, and the files to be well formed.
+func checkOperatorMetrics(t *testing.T, in *instance) {
+	t.Helper()
+	res, err := httpClient.Get(in.Base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exposition, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	exported := map[string]bool{}
+	for _, line := range strings.Split(string(exposition), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		exported[strings.FieldsFunc(line, func(r rune) bool { return r == '{' || r == ' ' })[0]] = true
+	}
+
+	var exprs []string
+	raw, err := os.ReadFile(filepath.Join("..", "deploy", "grafana", "capgate-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Type    string `json:"type"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(raw, &dash); err != nil {
+		t.Fatalf("the dashboard is not JSON: %v", err)
+	}
+	for _, p := range dash.Panels {
+		if p.Type != "row" && len(p.Targets) == 0 {
+			t.Errorf("a %s panel has no query", p.Type)
+		}
+		for _, tg := range p.Targets {
+			exprs = append(exprs, tg.Expr)
+		}
+	}
+	raw, err = os.ReadFile(filepath.Join("..", "deploy", "prometheus", "capgate-alerts.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules struct {
+		Groups []struct {
+			Name  string `yaml:"name"`
+			Rules []struct {
+				Alert  string            `yaml:"alert"`
+				Expr   string            `yaml:"expr"`
+				Labels map[string]string `yaml:"labels"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(raw, &rules); err != nil || len(rules.Groups) == 0 {
+		t.Fatalf("the alert rules do not parse: %v", err)
+	}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			if r.Alert == "" || r.Expr == "" || r.Labels["severity"] == "" {
+				t.Errorf("rule %q: want alert, expr and a severity label", r.Alert)
+			}
+			exprs = append(exprs, r.Expr)
+		}
+	}
+	names := regexp.MustCompile(`\b(?:capgate|go|process)_[a-z0-9_]+`)
+	seen := 0
+	for _, e := range exprs {
+		for _, n := range names.FindAllString(e, -1) {
+			seen++
+			if !exported[n] {
+				t.Errorf("%s (in %q) is not exported by the gateway", n, e)
+			}
+		}
+	}
+	if seen < 20 {
+		t.Fatalf("only %d metric references found in the dashboard and rules", seen)
 	}
 }
 
