@@ -42,6 +42,7 @@ func (s *Server) readyz(c *fiber.Ctx) error {
 	defer cancel()
 	fail := func(what string, err error) error {
 		s.log.Warn("not ready", "check", what, "err", err)
+		s.metrics.ready.Set(0)
 		return &Error{Code: providers.CodeServiceUnavailable, Message: "not ready: " + what}
 	}
 	if err := s.opts.DB.PingContext(ctx); err != nil {
@@ -59,5 +60,6 @@ func (s *Server) readyz(c *fiber.Ctx) error {
 			return fail("dependency unavailable", err)
 		}
 	}
+	s.metrics.ready.Set(1)
 	return c.JSON(readyResponse{Status: "ready"})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
 )
@@ -143,7 +144,9 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	if !tenants.WellFormedKey(raw) {
 		return unauthorized("the API key is malformed")
 	}
-	p, err := s.auth.lookup(c.UserContext(), raw)
+	ctx, span := telemetry.Start(c.UserContext(), "authenticate")
+	p, err := s.auth.lookup(ctx, raw)
+	telemetry.End(span, err, string(providers.CodeServiceUnavailable))
 	if err != nil {
 		return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
 	}
@@ -165,7 +168,9 @@ func (s *Server) limitRate(c *fiber.Ctx) error {
 		return c.Next()
 	}
 	p := principalOf(c)
-	rr, err := s.opts.Limiter.Allow(c.UserContext(), p.Tenant.ID, p.Plan.RatePerMinute)
+	ctx, span := telemetry.Start(c.UserContext(), "rate limit")
+	rr, err := s.opts.Limiter.Allow(ctx, p.Tenant.ID, p.Plan.RatePerMinute)
+	telemetry.End(span, err, "limiter_unavailable")
 	if err != nil {
 		// Fail open: a limiter outage must not take the API down; it is logged and measured.
 		s.log.Warn("rate limiter unavailable", "request_id", requestID(c), "err", err)

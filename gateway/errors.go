@@ -57,6 +57,7 @@ func storeError(err error) error {
 func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	e, internal := toError(err)
 	rid := requestID(c)
+	s.countError(c, e.Code)
 	if internal {
 		s.log.Error("internal error", "request_id", rid, "method", c.Method(), "path", c.Path(), "err", err)
 	} else if e.Cause != nil && e.HTTPStatus() >= 500 {

@@ -12,6 +12,9 @@ type metrics struct {
 	credits       *prometheus.CounterVec
 	rateLimited   prometheus.Counter
 	limiterErrors prometheus.Counter
+	errors        *prometheus.CounterVec
+	reserveWait   prometheus.Histogram
+	ready         prometheus.Gauge
 }
 
 func newMetrics(reg *prometheus.Registry, retired *reviewers.Watch) *metrics {
@@ -19,15 +22,22 @@ func newMetrics(reg *prometheus.Registry, retired *reviewers.Watch) *metrics {
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "capgate_http_requests_total",
 			Help: "HTTP requests by route, status and capability."}, []string{"route", "status", "capability"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "capgate_http_request_duration_seconds",
-			Help: "HTTP request latency by route.", Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 20, 45}}, []string{"route"}),
+			Help: "HTTP request latency by route and capability.", Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 20, 45}}, []string{"route", "capability"}),
 		credits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "capgate_credits_charged_total",
 			Help: "Credits charged by capability and key mode."}, []string{"capability", "mode"}),
 		rateLimited: prometheus.NewCounter(prometheus.CounterOpts{Name: "capgate_rate_limited_total",
 			Help: "Requests refused by the rate limiter."}),
 		limiterErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "capgate_rate_limiter_errors_total",
 			Help: "Rate limiter failures (requests were let through)."}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "capgate_http_errors_total",
+			Help: "Error answers by capability and error code (the envelope's code)."}, []string{"capability", "code"}),
+		reserveWait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "capgate_credit_reserve_duration_seconds",
+			Help:    "Time a billed call waited for its credit reservation (a lease top-up from the database included).",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}}),
+		ready: prometheus.NewGauge(prometheus.GaugeOpts{Name: "capgate_ready",
+			Help: "The last /readyz answer of this instance: 1 ready, 0 not ready."}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.credits, m.rateLimited, m.limiterErrors, retiredCollector{retired})
+	reg.MustRegister(m.requests, m.latency, m.credits, m.rateLimited, m.limiterErrors, m.errors, m.reserveWait, m.ready, retiredCollector{retired})
 	return m
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -130,7 +131,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	capability, _ := c.Locals("capability").(string)
 	elapsed := time.Since(start)
 	s.metrics.requests.WithLabelValues(route, strconv.Itoa(status), capability).Inc()
-	s.metrics.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+	s.metrics.latency.WithLabelValues(route, capability).Observe(elapsed.Seconds())
 	level := logLevelFor(status)
 	if !s.log.Enabled(c.UserContext(), level) {
 		return nil // the access line is not written: do not build it
@@ -141,6 +142,9 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	}
 	if p := principalOf(c); p != nil {
 		attrs = append(attrs, "tenant", p.Tenant.ID)
+	}
+	if sc := trace.SpanContextFromContext(c.UserContext()); sc.IsValid() {
+		attrs = append(attrs, "trace_id", sc.TraceID().String())
 	}
 	s.log.Log(c.UserContext(), level, "request", attrs...)
 	return nil

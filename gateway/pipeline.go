@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
 )
@@ -52,7 +53,11 @@ var errCallerGone = &Error{Code: providers.CodeServiceUnavailable, Status: 499, 
 // bill runs one billed operation through the pipeline.
 func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx context.Context) (*outcome, error)) (err error) {
 	ctx := c.UserContext()
-	res, err := s.meter.Reserve(ctx, p.Tenant, p.Plan, p.Key.Mode, p.Plan.Charge(int64(b.credits), b.noMultiplier))
+	rctx, span := telemetry.Start(ctx, "credits.reserve")
+	reserveStart := time.Now()
+	res, err := s.meter.Reserve(rctx, p.Tenant, p.Plan, p.Key.Mode, p.Plan.Charge(int64(b.credits), b.noMultiplier))
+	s.metrics.reserveWait.Observe(time.Since(reserveStart).Seconds())
+	telemetry.End(span, err, spanCode(err))
 	if errors.Is(err, tenants.ErrCreditsExhausted) {
 		return &Error{Code: providers.CodeCreditsExhausted, Message: "the credit cap of this period is used up",
 			Hint: "the balance resets at period_end; a larger plan raises the cap"}
@@ -75,7 +80,9 @@ func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx contex
 		return errCallerGone
 	}
 	e := tenants.LedgerEntry{RequestID: requestID(c), KeyID: p.Key.ID, Capability: b.capability, Action: b.action}
-	charged, bal, err := s.meter.Settle(ctx, res, p.Plan.Charge(int64(out.credits), b.noMultiplier), e, out.writes...)
+	sctx, span := telemetry.Start(ctx, "credits.settle")
+	charged, bal, err := s.meter.Settle(sctx, res, p.Plan.Charge(int64(out.credits), b.noMultiplier), e, out.writes...)
+	telemetry.End(span, err, spanCode(err))
 	if err != nil {
 		if errors.Is(err, session.ErrConflict) {
 			return err

@@ -8,7 +8,7 @@ import (
 // routes lists every route of the API surface.
 func (s *Server) routes() {
 	app := s.app
-	app.Use(s.withRequestID, s.secureHeaders, s.observe, s.recoverPanics, s.checkFraming, s.limitBody)
+	app.Use(s.withRequestID, s.traceRequest, s.secureHeaders, s.observe, s.recoverPanics, s.checkFraming, s.limitBody)
 
 	app.Get("/healthz", s.healthz)
 	app.Get("/readyz", s.readyz)

@@ -27,6 +27,10 @@ const maxBody = 1 << 20
 // DefaultMaxConnsPerIP is the default cap on connections open at once from one client address.
 const DefaultMaxConnsPerIP = 128
 
+// DrainTimeout is how long a stopping server lets running requests finish (SIGTERM): a
+// deployment's termination grace period must cover it (deploy/helm checks).
+const DrainTimeout = 30 * time.Second
+
 // Options are the server's dependencies.
 type Options struct {
 	// DB is checked by readiness (reachable, migrations current).
@@ -177,7 +181,7 @@ func (s *Server) Listen(ctx context.Context, addr string) error {
 				}
 			}
 		}()
-		return s.app.ShutdownWithTimeout(30 * time.Second)
+		return s.app.ShutdownWithTimeout(DrainTimeout)
 	}
 }
 

@@ -14,9 +14,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers/lenient"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sony/gobreaker/v2"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultMaxBody is the upstream response size limit (the spec's 8 MiB metadata limit).
@@ -87,6 +90,10 @@ type ClientOptions struct {
 	Transport http.RoundTripper
 	// Pacer holds calls under the providers' limits (default: in memory, this process only).
 	Pacer Pacer
+	// TraceProviders lists the providers whose live calls carry the W3C traceparent (the
+	// deployment's own upstreams that join its traces). None by default: a third party's terms
+	// or a request signature may not allow an extra header.
+	TraceProviders []string
 }
 
 // Client is the one upstream HTTP client: deadline, per-provider breaker, size limit, 429
@@ -106,6 +113,7 @@ type Client struct {
 	limits   map[string][]pacedLimit
 	pacer    Pacer
 	sandbox  map[string]*http.Client
+	traced   map[string]bool // providers that receive the traceparent
 	// testBreakers are test mode's own breakers, per tenant (sandboxfault.go).
 	testBreakers sandboxBreakers
 
@@ -147,7 +155,11 @@ func NewClient(provs []*Provider, opts ClientOptions) *Client {
 		limits:    map[string][]pacedLimit{},
 		pacer:     opts.Pacer,
 		sandbox:   map[string]*http.Client{},
+		traced:    map[string]bool{},
 		userAgent: "capgate/" + opts.Version,
+	}
+	for _, id := range opts.TraceProviders {
+		c.traced[id] = true
 	}
 	if c.pacer == nil {
 		c.pacer = NewMemoryPacer()
@@ -422,7 +434,39 @@ func readAnswer(res *http.Response, limit int64) ([]byte, error) {
 
 // Do sends the request through the limiter and breaker, with the User-Agent and key added, and
 // maps every failure to the error vocabulary. Statuses outside 2xx are errors carrying the status.
+// While tracing is on, the call is a client span (provider, method, status, error code: never
+// the URL, which may hold a key or the query) and a provider listed in TraceProviders receives
+// the traceparent.
 func (u *Upstream) Do(req *http.Request) (*Response, error) {
+	if !telemetry.Enabled() {
+		return u.do(req)
+	}
+	ctx, span := telemetry.Start(req.Context(), "upstream "+u.p.ID, trace.WithSpanKind(trace.SpanKindClient))
+	req = req.WithContext(ctx)
+	// Before do, which adds the key: a signature then covers every header sent.
+	if u.mode == ModeLive && u.c.traced[u.p.ID] {
+		telemetry.Inject(ctx, req.Header)
+	}
+	resp, err := u.do(req)
+	if span.IsRecording() {
+		attrs := []attribute.KeyValue{attribute.String("capgate.provider", u.p.ID), attribute.String("capgate.mode", string(u.mode)),
+			attribute.String("http.request.method", req.Method), attribute.String("capgate.breaker_state", u.c.BreakerState(u.p.ID))}
+		if resp != nil {
+			attrs = append(attrs, attribute.Int("http.response.status_code", resp.Status))
+		} else if e, ok := AsError(err); ok && e.UpstreamStatus != 0 {
+			attrs = append(attrs, attribute.Int("http.response.status_code", e.UpstreamStatus))
+		}
+		span.SetAttributes(attrs...)
+	}
+	code := ""
+	if err != nil {
+		code = string(codeOf(err))
+	}
+	telemetry.End(span, err, code)
+	return resp, err
+}
+
+func (u *Upstream) do(req *http.Request) (*Response, error) {
 	id := u.p.ID
 	ctx := req.Context()
 	if !u.Available() {

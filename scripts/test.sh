@@ -3,8 +3,10 @@
 #   1. start throwaway PostgreSQL and Redis (scripts/test-servers.sh)
 #   2. go vet ./...
 #   3. the committed Go client (e2e/client) is what `make generate` makes of today's document
-#   4. go test -race over every package
-#   5. a short fuzz run of every fuzz target
+#   4. helm lint and helm template of deploy/helm/capgate (helm built as a Go tool of its own
+#      module, deploy/helm/tool, so the product's go.mod does not pull Kubernetes)
+#   5. go test -race over every package (the chart test reuses the helm of step 4)
+#   6. a short fuzz run of every fuzz target
 # Exits non-zero on the first failure.
 set -euo pipefail
 
@@ -37,6 +39,13 @@ done
 rm -rf "$gen_dir"
 [ "$stale" = 0 ] || exit 1
 
+step "helm lint and helm template (deploy/helm/capgate)"
+helm_dir=$(mktemp -d)
+go build -C deploy/helm/tool -o "$helm_dir/helm" helm.sh/helm/v3/cmd/helm
+"$helm_dir/helm" lint --strict deploy/helm/capgate -f deploy/helm/capgate/ci/test-values.yaml
+"$helm_dir/helm" template capgate deploy/helm/capgate -f deploy/helm/capgate/ci/test-values.yaml >/dev/null
+export CAPGATE_TEST_HELM="$helm_dir/helm"
+
 step "go test -race -count=1 -p 2 -timeout 30m ./... (a line per package as it finishes)"
 # gotestsum (a Go tool of this module) runs go test -json and prints each package's result when
 # it finishes, and every failure's output in full at the end; plain go test printed nothing for
@@ -57,3 +66,4 @@ for file in "${fuzz_files[@]}"; do
 	done
 done
 echo "fuzzed $fuzz_count target(s)"
+rm -rf "$helm_dir"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // CreditLease is the row of credits one instance holds from a period. amount is everything it
@@ -219,6 +220,7 @@ func (m *Meter) Reserve(ctx context.Context, t *Tenant, plan *Plan, mode string,
 
 // grow takes at least need more credits from the period into the lease (l.mu held).
 func (m *Meter) grow(ctx context.Context, l *lease, need, limit int64) error {
+	defer observeLeaseWait(time.Now())
 	for attempt := 0; attempt < 5; attempt++ {
 		used, leased, err := m.readPeriod(ctx, l)
 		if err != nil {
@@ -295,6 +297,7 @@ func (m *Meter) take(ctx context.Context, l *lease, k, limit int64) (bool, error
 		l.granted += k
 	}
 	l.renewedAt = Now()
+	observeLeaseGrant(k)
 	return true, nil
 }
 
@@ -329,7 +332,7 @@ func (m *Meter) Settle(ctx context.Context, r *Reservation, actual int64, e Ledg
 	if charged == 0 {
 		leaseID = ""
 	}
-	err := m.w.submit(&commit{entry: e, lease: leaseID, writes: writes})
+	err := m.w.submit(&commit{entry: e, lease: leaseID, writes: writes, trace: trace.SpanContextFromContext(ctx)})
 
 	l.mu.Lock()
 	defer l.mu.Unlock()

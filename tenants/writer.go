@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Write is a change committed in the same transaction as a call's ledger row: a search session
@@ -42,6 +43,7 @@ type commit struct {
 	writes []Write
 	err    error
 	done   chan struct{}
+	trace  trace.SpanContext // the call's span: the batch's span is under it or linked to it
 }
 
 // Writer is the group commit: one goroutine commits every call's ledger row, lease movement and
@@ -118,7 +120,9 @@ func (w *Writer) run() {
 			w.linger(&batch, last)
 		}
 		last = len(batch)
+		observed := observeBatch(batch)
 		w.commit(batch)
+		observed()
 		w.batches.Add(1)
 		w.calls.Add(uint64(len(batch)))
 	}

@@ -11,11 +11,13 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/capgate/capgate/gateway"
+	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/reviewers"
 )
@@ -51,6 +53,11 @@ type Config struct {
 	// MaxConnsPerIP: GATEWAY_MAX_CONNS_PER_IP, connections open at once from one client address
 	// (default 128; 0 turns the cap off; GATEWAY_TRUSTED_PROXIES are exempt).
 	MaxConnsPerIP int
+	// Tracing: on when the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set.
+	Tracing telemetry.Config
+	// TraceProviders: GATEWAY_TRACE_PROVIDERS, comma-separated ids of the providers whose calls
+	// carry the W3C traceparent (none by default).
+	TraceProviders []string
 }
 
 type getenv func(string) string
@@ -136,6 +143,12 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 			c.MaxConnsPerIP = -1 // the server's "no cap"
 		}
 	}
+	if c.Tracing, err = telemetry.FromEnv(env); err != nil {
+		return nil, err
+	}
+	if c.TraceProviders, err = traceProviders(env("GATEWAY_TRACE_PROVIDERS"), providerIDs); err != nil {
+		return nil, err
+	}
 	mk, err := secret(env, "GATEWAY_MASTER_KEY")
 	if err != nil {
 		return nil, err
@@ -187,6 +200,24 @@ func trustedProxies(v string) ([]string, error) {
 			}
 		} else if _, err := netip.ParseAddr(f); err != nil {
 			return nil, fmt.Errorf("GATEWAY_TRUSTED_PROXIES: %q is not an IP address or CIDR", f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// traceProviders parses GATEWAY_TRACE_PROVIDERS; an unknown id is refused (a typo would
+// silently leave a provider out of the traces). Commands that call no provider pass no ids and
+// skip the check.
+func traceProviders(v string, known []string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if known != nil && !slices.Contains(known, f) {
+			return nil, fmt.Errorf("GATEWAY_TRACE_PROVIDERS: %q is not a provider of this gateway", f)
 		}
 		out = append(out, f)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/capgate/capgate/console"
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/registry"
@@ -142,12 +143,29 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	defer db.Close()
 	log.Info("database ready", "dialect", db.Kind, "migrations_applied", applied)
 
+	shutdownTracing, err := telemetry.Setup(ctx, cfg.Tracing, Version)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// After the drain: the spans of the last calls and commits are flushed too.
+		flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := shutdownTracing(flushCtx); err != nil {
+			log.Warn("flushing traces failed", "err", err)
+		}
+	}()
+	if cfg.Tracing.Enabled {
+		log.Info("tracing on: spans go to the OTLP/HTTP endpoint", "endpoint", cfg.Tracing.Endpoint, "traceparent_providers", cfg.TraceProviders)
+	}
+
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(tenants.Collectors()...)
 	// With Redis, tenants' rate limits and the upstreams' politeness limits hold for the fleet.
 	var lim *gateway.RedisLimiter
 	var rdb *redis.Client
-	clientOpts := providers.ClientOptions{Version: Version, Contact: cfg.Contact, Registerer: reg}
+	clientOpts := providers.ClientOptions{Version: Version, Contact: cfg.Contact, Registerer: reg, TraceProviders: cfg.TraceProviders}
 	if cfg.RedisURL != "" {
 		if lim, rdb, err = gateway.NewRedisLimiter(cfg.RedisURL); err != nil {
 			return usagef("REDIS_URL: %v", err)
