@@ -137,6 +137,10 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 	o := views.Overview{Plan: v.plan.ID, Status: v.tenant.Status, Used: bal.Used, Cap: bal.Cap, Remaining: max(bal.Cap-bal.Used, 0), Percent: pct,
 		PeriodStart: start, PeriodEnd: bal.PeriodEnd, CallsToday: callsToday, CallsPeriod: callsPeriod,
 		Mode: views.ModeView{Path: "/console/", Mode: mode}, Chart: UsageChart(days, usage, cn.topicOf), Top: topCapabilities(usage, 5)}
+	if v.user.Role == tenants.RoleAdmin {
+		g := cn.goingLive()
+		o.GoingLive = &g
+	}
 	return cn.page(c, "Overview", "overview", views.OverviewPage(o))
 }
 

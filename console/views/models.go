@@ -33,6 +33,8 @@ type Overview struct {
 	Mode                    ModeView
 	Chart                   Chart
 	Top                     []TopCapability
+	// GoingLive is the operator's going-live card (admins only; nil otherwise).
+	GoingLive *GoingLive
 }
 
 // TopCapability is a capability's share of the period.
@@ -89,22 +91,24 @@ type Catalog struct {
 	Total             int
 }
 
-// CapabilityDetail is one capability's page.
+// CapabilityDetail is one capability's page: its reference, the run-in-test-mode form and the
+// examples as curl commands.
 type CapabilityDetail struct {
 	CatalogRow
-	Mode        ModeView
-	Description string
-	CostBasis   string
-	Paging      string
-	Actions     []string
-	Fields      []Field
-	Examples    []Example
+	Mode     ModeView
+	Ref      Reference
+	Examples []Example
+	Run      RunForm
 }
 
 // Field is one request field.
 type Field struct {
-	Name, Type, Default, Limits, Description string
-	Required                                 bool
+	Name, Type, Default, Limits string
+	// DescriptionHTML is the schema's description, rendered from Markdown and sanitised.
+	DescriptionHTML string
+	Required        bool
+	// Schema is the property's JSON Schema, for the run-in-test-mode form.
+	Schema map[string]any
 }
 
 // Example is an inspect example with its curl command.
