@@ -46,11 +46,20 @@ type TopCapability struct {
 
 // Chart is a stacked bar chart drawn as SVG on the server.
 type Chart struct {
+	// Left is where the bars start, right of the y-scale; Ticks are the scale's lines.
+	Left          int
+	Ticks         []Tick
 	Width, Height int
 	Bars          []Bar
 	Legend        []LegendItem
 	MaxLabel      string
 	Empty         bool
+}
+
+// Tick is a line of the chart's y-scale.
+type Tick struct {
+	Y     int
+	Label string
 }
 
 // Bar is one day.
@@ -199,10 +208,12 @@ type FieldErrors map[string]string
 // Plans is the plans page: one form per plan and one for a new plan. Errors belong to the
 // form named Form (a plan's name, or "" for the new plan) whose submitted values are in Rows/New.
 type Plans struct {
-	Rows   []PlanRow
-	New    PlanRow
-	Form   string
-	Errors FieldErrors
+	// Pickable are the capabilities the plan forms' picker offers.
+	Pickable []PlanCapability
+	Rows     []PlanRow
+	New      PlanRow
+	Form     string
+	Errors   FieldErrors
 }
 
 // TenantForm is the create-a-tenant form, refilled with its messages when refused.

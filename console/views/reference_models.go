@@ -1,5 +1,7 @@
 package views
 
+import "strings"
+
 // Reference is a capability's API reference: /docs and the console's capability page render it
 // with the same components (reference.templ).
 type Reference struct {
@@ -124,4 +126,28 @@ type Reset struct {
 	Email, CSRF, Token string
 	Errors             FieldErrors
 	Expired, Done      bool
+}
+
+// PlanCapability is a capability the plan picker offers, with its typical credits.
+type PlanCapability struct {
+	ID      string
+	Typical int
+}
+
+// capsPick reads a plan's capabilities ("all", "typical<=N" or ids) for the picker.
+func capsPick(spec string) (mode, typical string, ids map[string]bool) {
+	spec = strings.TrimSpace(spec)
+	switch {
+	case spec == "all":
+		return "all", "1", nil
+	case strings.HasPrefix(spec, "typical<="):
+		return "typical", strings.TrimPrefix(spec, "typical<="), nil
+	}
+	ids = map[string]bool{}
+	for _, id := range strings.Split(spec, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			ids[id] = true
+		}
+	}
+	return "list", "1", ids
 }
