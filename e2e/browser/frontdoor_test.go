@@ -80,18 +80,36 @@ func TestFrontDoorJourney(t *testing.T) {
 	}
 	b.shot(t, "fd-03-run-followup")
 
+	// Revoking a key asks first: the first click only opens the question.
+	b.run(t, chromedp.Navigate(s.url+"/console/keys?mode=test"), chromedp.WaitVisible(css(`[data-testid="keys"]`)))
+	ask := value(t, b, chromedp.Evaluate[string](`document.querySelector('[data-testid^="ask-revoke-"]').dataset.testid.slice(4)`))
+	b.run(t, chromedp.Click(css(`[data-testid="ask-`+ask+`"]`)), chromedp.WaitVisible(css(`[data-testid="`+ask+`"]`)))
+	if n := value(t, b, chromedp.Evaluate[int](`document.querySelectorAll('.pill.off').length`)); n != 0 {
+		t.Fatal("a key was revoked before the confirmation")
+	}
+	b.shot(t, "fd-04-confirm-revoke")
+	b.run(t, chromedp.Click(css(`[data-testid="`+ask+`"]`)), chromedp.WaitVisible(css(`[data-testid="flash"]`)))
+
+	// The plan form picks capabilities: "typical cost at most 1" is saved as typical<=1.
+	b.run(t, chromedp.Navigate(s.url+"/console/admin/plans"), chromedp.WaitVisible(css(`[data-testid="caps-picker-free"]`)))
+	if checked := value(t, b, chromedp.Evaluate[string](`document.querySelector('[data-testid="caps-picker-free"] input[name="caps_mode"]:checked').value + ' ' + document.querySelector('#capsmax-free').value`)); checked != "typical 1" {
+		t.Errorf("the free plan's picker shows %q, want typical 1", checked)
+	}
+	b.shot(t, "fd-05-plans")
+
 	// Password change: the new password signs in, the old one no longer does.
 	b.run(t, chromedp.Navigate(s.url+"/console/account"), chromedp.WaitVisible(css(`[data-testid="password-form"]`)),
 		chromedp.SendKeys(css(`#current`), s.pwd), chromedp.SendKeys(css(`#new`), "a-new-password-for-e2e"),
 		chromedp.SendKeys(css(`#confirm`), "a-new-password-for-e2e"), chromedp.Click(css(`[data-testid="password-submit"]`)),
 		chromedp.WaitVisible(css(`[data-testid="flash"]`)))
-	b.shot(t, "fd-04-password-changed")
+	b.shot(t, "fd-06-password-changed")
 	b.run(t, chromedp.Click(css(`.who button`)), chromedp.WaitVisible(css(`[data-testid="login"]`)),
 		chromedp.SendKeys(css(`#email`), "admin@capgate.local"), chromedp.SendKeys(css(`#password`), "a-new-password-for-e2e"),
 		chromedp.Click(css(`[data-testid="login-submit"]`)), chromedp.WaitVisible(css(`[data-testid="plan"]`)))
 
 	// Every new page at desktop and phone size.
-	pages := []string{"/docs", "/docs/hotels.search", "/docs/web.read", "/console/", "/console/catalog/books.search", "/console/account"}
+	pages := []string{"/docs", "/docs/hotels.search", "/docs/web.read", "/console/", "/console/catalog/books.search", "/console/account",
+		"/console/admin/plans", "/console/admin/providers", "/console/keys?mode=test", "/console/sharpen"}
 	for _, size := range []struct {
 		name          string
 		width, height int64
