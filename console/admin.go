@@ -137,6 +137,7 @@ func (cn *Console) plansPage(c *fiber.Ctx, status int, page views.Plans, refused
 		}
 		page.Rows = append(page.Rows, row)
 	}
+	page.Pickable = cn.pickable()
 	nav := viewerOf(c).nav("plans")
 	nav.Flash, nav.Error = cn.takeFlash(c)
 	return render(c, status, views.Layout("Plans", nav, views.PlansPage(nav, page)))
@@ -148,7 +149,7 @@ var planFields = map[string]string{"plan name": "name", "credit cap": "cap", "ra
 // planForm reads a plan's fields from the form into p; the errors are by field.
 func planForm(c *fiber.Ctx, p *tenants.Plan) (views.PlanRow, views.FieldErrors) {
 	row := views.PlanRow{Name: p.ID, Cap: strings.TrimSpace(c.FormValue("cap")), Rate: strings.TrimSpace(c.FormValue("rate")),
-		Multiplier: strings.TrimSpace(c.FormValue("multiplier")), Capabilities: strings.TrimSpace(c.FormValue("capabilities")),
+		Multiplier: strings.TrimSpace(c.FormValue("multiplier")), Capabilities: planCapabilities(c),
 		SharpenMax: c.FormValue("sharpen_max"), Projects: strings.TrimSpace(c.FormValue("projects")), Items: strings.TrimSpace(c.FormValue("items"))}
 	errs := views.FieldErrors{}
 	var err error

@@ -38,9 +38,14 @@ func (cn *Console) available(cp *providers.Capability, mode string) (bool, strin
 	return true, ""
 }
 
-func (cn *Console) catalogRow(cp *providers.Capability, plan *tenants.Plan, mode string) views.CatalogRow {
+func (cn *Console) catalogRow(cp *providers.Capability, v *viewer, mode string) views.CatalogRow {
 	ok, why := cn.available(cp, mode)
-	return views.CatalogRow{ID: cp.ID, Title: cp.Title, Summary: cp.Summary, Topic: cp.Topic, Enabled: plan.Enables(cp.ID, cp.Cost.Typical),
+	if !ok && v.user.Role != tenants.RoleAdmin {
+		// The operator's setting names mean nothing to a tenant; admins get them (and the
+		// going-live card on the overview).
+		why = "not available in this deployment"
+	}
+	return views.CatalogRow{ID: cp.ID, Title: cp.Title, Summary: cp.Summary, Topic: cp.Topic, Enabled: v.plan.Enables(cp.ID, cp.Cost.Typical),
 		Available: ok, Reason: why, TypicalCredits: cp.Cost.Typical}
 }
 
@@ -57,7 +62,7 @@ func (cn *Console) catalog(c *fiber.Ctx) error {
 	q := strings.ToLower(cat.Q)
 	for _, cp := range cn.opts.Capabilities {
 		topics[cp.Topic] = true
-		r := cn.catalogRow(cp, v.plan, mode)
+		r := cn.catalogRow(cp, v, mode)
 		if q != "" && !strings.Contains(strings.ToLower(cp.ID+" "+cp.Title+" "+cp.Summary), q) {
 			continue
 		}
@@ -70,38 +75,36 @@ func (cn *Console) catalog(c *fiber.Ctx) error {
 	return cn.page(c, "Catalog", "catalog", views.CatalogPage(cat))
 }
 
-// capabilityPage shows one capability: its request fields as a table, paging, follow-ups, cost
-// and its examples as curl commands for the selected mode.
+// capabilityPage shows one capability: its reference (the same as /docs), the "Run in test
+// mode" form and its examples as curl commands for the selected mode.
 func (cn *Console) capabilityPage(c *fiber.Ctx) error {
-	var cp *providers.Capability
-	for _, x := range cn.opts.Capabilities {
-		if x.ID == c.Params("id") {
-			cp = x
-		}
-	}
+	cp := cn.capabilityByID(c.Params("id"))
 	if cp == nil {
 		return cn.notFound(c)
 	}
-	mode := modeOf(c)
-	d := views.CapabilityDetail{CatalogRow: cn.catalogRow(cp, viewerOf(c).plan, mode), Mode: views.ModeView{Path: "/console/catalog/" + cp.ID, Mode: mode},
-		Description: cp.Description, CostBasis: cp.Cost.Basis, Paging: pagingWords[cp.Paging], Fields: requestFields(cp.Schema().Doc)}
-	if d.Paging == "" {
-		d.Paging = string(cp.Paging)
-	}
-	if !cp.NoUpdate && cp.Paging != providers.PagingSingle {
-		d.Actions = append(d.Actions, "more", "update")
-	} else if cp.Paging != providers.PagingSingle {
-		d.Actions = append(d.Actions, "more")
-	}
-	for _, a := range cp.Actions {
-		d.Actions = append(d.Actions, a.Name+" (per record)")
-	}
+	d := cn.capabilityDetail(c, cp, modeOf(c))
+	d.Run.Inputs = runInputs(d.Ref.Fields, exampleBody(cp), nil)
+	return cn.page(c, cp.ID, "catalog", views.CapabilityPage(d))
+}
+
+func (cn *Console) capabilityDetail(c *fiber.Ctx, cp *providers.Capability, mode string) views.CapabilityDetail {
+	v := viewerOf(c)
+	d := views.CapabilityDetail{CatalogRow: cn.catalogRow(cp, v, mode), Mode: views.ModeView{Path: "/console/catalog/" + cp.ID, Mode: mode},
+		Ref: cn.reference(c.UserContext(), cp), Run: views.RunForm{CSRF: v.session.CSRF}}
 	for _, ex := range cp.Examples {
 		body, _ := json.MarshalIndent(ex.Body, "", "  ")
 		compact, _ := json.Marshal(ex.Body)
 		d.Examples = append(d.Examples, views.Example{Title: ex.Title, Body: string(body), Curl: curlCommand(c.BaseURL(), cp.ID, mode, string(compact))})
 	}
-	return cn.page(c, cp.ID, "catalog", views.CapabilityPage(d))
+	switch ok, _ := cn.available(cp, tenants.ModeTest); {
+	case cn.opts.TestCalls == nil:
+		d.Run.Blocked = "Test runs are not available in this deployment."
+	case !d.Enabled:
+		d.Run.Blocked = "This capability is not on your plan, so it cannot be run."
+	case !ok:
+		d.Run.Blocked = "This capability has no test mode in this deployment."
+	}
+	return d
 }
 
 var pagingWords = map[providers.Paging]string{
@@ -136,12 +139,13 @@ func requestFields(doc map[string]any) []views.Field {
 	out := make([]views.Field, 0, len(props))
 	for name, raw := range props {
 		p, _ := raw.(map[string]any)
-		f := views.Field{Name: name, Type: schemaType(p), Required: required[name]}
+		f := views.Field{Name: name, Type: schemaType(p), Required: required[name], Schema: p}
 		if d, ok := p["default"]; ok {
 			b, _ := json.Marshal(d)
 			f.Default = string(b)
 		}
-		f.Description, _ = p["description"].(string)
+		desc, _ := p["description"].(string)
+		f.DescriptionHTML = renderInline(desc)
 		f.Limits = limits(p)
 		out = append(out, f)
 	}

@@ -64,6 +64,12 @@ type Options struct {
 	SignInLimiter SignInLimiter
 	// SignInLimits default to DefaultSignInLimits.
 	SignInLimits SignInLimits
+	// Samples answers a capability's test-mode sample for the API reference (gateway.Server.Sample,
+	// wired by cmd); without it the reference shows no sample.
+	Samples func(ctx context.Context, id string) (SampleAnswer, error)
+	// TestCalls runs API calls in-process as a tenant's test key (gateway.Server.TestCall, wired
+	// by cmd); without it capability pages have no "Run in test mode".
+	TestCalls TestCaller
 }
 
 // RetiredReviewer is a sharpen reviewer family and tier whose model the vendor no longer serves.
@@ -111,17 +117,22 @@ func New(opts Options) *Console {
 // Mount adds the console's routes to the app.
 func (cn *Console) Mount(app *fiber.App) {
 	app.Use("/console", cn.errorPages)
+	cn.mountDocs(app)
 	app.Use("/console/static", filesystem.New(filesystem.Config{Root: http.FS(web.Static), PathPrefix: "static", MaxAge: 3600}))
 	// A file that is not there is a 404 of its own, not a sign-in redirect.
 	app.Use("/console/static", func(*fiber.Ctx) error { return fiber.ErrNotFound })
 	g := app.Group("/console")
 	g.Get("/login", cn.loginPage)
 	g.Post("/login", cn.login)
+	g.Get("/reset/:token", cn.resetPage) // an admin's one-time reset link (account.go)
+	g.Post("/reset/:token", cn.reset)
 	in := g.Group("", cn.requireUser)
 	in.Post("/logout", cn.logout)
 	in.Get("/", cn.overview)
 	in.Get("/catalog", cn.catalog)
 	in.Get("/catalog/:id", cn.capabilityPage)
+	in.Post("/catalog/:id/run", cn.runCapability)
+	in.Post("/catalog/:id/follow-up", cn.runFollowUp)
 	in.Get("/keys", cn.keys)
 	in.Post("/keys", cn.createKey)
 	in.Post("/keys/:id/revoke", cn.revokeKey)
@@ -146,6 +157,7 @@ func (cn *Console) Mount(app *fiber.App) {
 	admin.Post("/providers/:id", cn.saveProvider)
 	admin.Post("/providers/:id/test", cn.testProvider)
 	admin.Get("/audit", cn.audit)
+	cn.mountAccount(in, admin)
 }
 
 // viewer is the signed-in user of a request.

@@ -39,6 +39,41 @@ func (cn *Console) topicOf(capability string) string {
 }
 
 // UsageChart lays out credits per day of the period, stacked by capability group.
+// chartLeft is the room the y-scale's labels take left of the bars.
+const chartLeft = 52
+
+// niceCeil is the smallest 1, 2 or 5 times a power of ten at or above n (at least 1).
+func niceCeil(n int64) int64 {
+	if n <= 1 {
+		return 1
+	}
+	for p := int64(1); ; p *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if m*p >= n {
+				return m * p
+			}
+		}
+	}
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// chartDays are the days the overview's chart shows: the period so far, at least a week (the
+// days to come included), so one day of use is not a sliver on a month's axis.
+func chartDays(start, end, now time.Time) []time.Time {
+	var days []time.Time
+	last := now.UTC().Truncate(24 * time.Hour)
+	for d := start.UTC().Truncate(24 * time.Hour); d.Before(end) && (!d.After(last) || len(days) < 7); d = d.Add(24 * time.Hour) {
+		days = append(days, d)
+	}
+	return days
+}
+
 func UsageChart(days []time.Time, usage []tenants.DailyUsage, topicOf func(string) string) views.Chart {
 	const width, height = 720, 180
 	per := map[string]map[string]int64{}
@@ -58,20 +93,27 @@ func UsageChart(days []time.Time, usage []tenants.DailyUsage, topicOf func(strin
 			max = sum
 		}
 	}
-	c := views.Chart{Width: width, Height: height, Empty: max == 0, MaxLabel: views.Num(max) + " credits"}
+	c := views.Chart{Width: width, Height: height, Empty: max == 0, MaxLabel: views.Num(max) + " credits", Left: chartLeft}
 	if len(days) == 0 {
 		return c
 	}
-	slot := width / len(days)
-	bw := slot * 7 / 10
+	// The y-scale ends at a round number above the busiest day, with a tick at half of it.
+	top := niceCeil(max)
+	max = top
+	for _, v := range []int64{0, top / 2, top} {
+		c.Ticks = append(c.Ticks, views.Tick{Y: height - int(float64(v)/float64(top)*float64(height-16)), Label: views.Num(v)})
+	}
+	slot := (width - chartLeft) / len(days)
+	bw := min(slot*7/10, 48)
 	if bw < 2 {
 		bw = 2
 	}
+	every := max64(1, int64(len(days)+6)/7) // at most about seven labels
 	used := map[string]bool{}
 	for i, d := range days {
 		key := d.Format("2006-01-02")
-		b := views.Bar{X: i*slot + (slot-bw)/2, Width: bw, Label: "", Title: key}
-		if i%5 == 0 || i == len(days)-1 {
+		b := views.Bar{X: chartLeft + i*slot + (slot-bw)/2, Width: bw, Label: "", Title: key}
+		if int64(i)%every == 0 || i == len(days)-1 {
 			b.Label = d.Format("Jan 2")
 		}
 		y := height
@@ -125,11 +167,7 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var days []time.Time
-	// The whole period is laid out, days to come included, so bars keep their width as it fills.
-	for d := start.UTC().Truncate(24 * time.Hour); d.Before(end); d = d.Add(24 * time.Hour) {
-		days = append(days, d)
-	}
+	days := chartDays(start, end, time.Now())
 	pct := 0
 	if bal.Cap > 0 {
 		pct = int(min(bal.Used*100/bal.Cap, 100))
@@ -137,6 +175,10 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 	o := views.Overview{Plan: v.plan.ID, Status: v.tenant.Status, Used: bal.Used, Cap: bal.Cap, Remaining: max(bal.Cap-bal.Used, 0), Percent: pct,
 		PeriodStart: start, PeriodEnd: bal.PeriodEnd, CallsToday: callsToday, CallsPeriod: callsPeriod,
 		Mode: views.ModeView{Path: "/console/", Mode: mode}, Chart: UsageChart(days, usage, cn.topicOf), Top: topCapabilities(usage, 5)}
+	if v.user.Role == tenants.RoleAdmin {
+		g := cn.goingLive()
+		o.GoingLive = &g
+	}
 	return cn.page(c, "Overview", "overview", views.OverviewPage(o))
 }
 
@@ -228,7 +270,7 @@ func (cn *Console) revokeKey(c *fiber.Ctx) error {
 }
 
 var stageMeaning = map[string]string{
-	"stock":   "sharpen calls are refused (the spec calls this stage stock)",
+	"stock":   "sharpen is off: calls to it are refused, nothing is reviewed or charged",
 	"stage1":  "one reviewer, a fast model",
 	"stage2":  "one reviewer, a stronger model",
 	"stage3":  "one reviewer, the vendor's strongest model",

@@ -51,13 +51,19 @@ func TestCatalogFiltersAndDetail(t *testing.T) {
 			t.Errorf("%s: %d rows of %d", tc.query, n, all)
 		}
 	}
+	// A tenant reads that a capability is not available here, without the operator's settings.
 	_, page := b.do(http.MethodGet, "/console/catalog?mode=live&available=no", nil)
+	if text := doc(t, page).Find(`[data-testid="catalog"]`).Text(); !strings.Contains(text, "not available in this deployment") || strings.Contains(text, "PROVIDER_") {
+		t.Errorf("unavailable capabilities for a tenant: %.300s", text)
+	}
+	admin := signedIn(t, e, "admin@catalog.test", tenants.RoleAdmin)
+	_, page = admin.do(http.MethodGet, "/console/catalog?mode=live&available=no", nil)
 	if !strings.Contains(doc(t, page).Find(`[data-testid="catalog"]`).Text(), "has no API key") {
-		t.Error("unavailable capabilities do not say why")
+		t.Error("unavailable capabilities do not tell an admin why")
 	}
 	res, page := b.do(http.MethodGet, "/console/catalog/books.search?mode=test", nil)
 	d := doc(t, page)
-	fields := d.Find(`[data-testid="fields"] tbody tr`)
+	fields := d.Find(`[data-testid="param-table"] tbody tr`)
 	curl := d.Find(`[data-testid="curl"]`).First().Text()
 	if res.StatusCode != http.StatusOK || fields.Length() < 2 || !strings.Contains(fields.Text(), "query") {
 		t.Fatalf("detail: %d, %d fields", res.StatusCode, fields.Length())

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -75,31 +74,12 @@ func Inspect(cp *providers.Capability, available bool, why string) InspectRespon
 	if out.Examples == nil {
 		out.Examples = []providers.Example{}
 	}
-	switch cp.Paging {
-	case providers.PagingLocal:
-		out.FollowUps = append(out.FollowUps, followUpDescriptor{Action: "more", Scope: "search",
-			Description: "next page from the result set held in the session; free, no provider call"})
-	case providers.PagingSingle:
-	default:
-		out.FollowUps = append(out.FollowUps, followUpDescriptor{Action: "more", Scope: "search",
-			Description: fmt.Sprintf("next page from the provider (%s paging); costs like the search", cp.Paging.Label())})
-	}
-	if !cp.NoUpdate {
-		out.FollowUps = append(out.FollowUps, followUpDescriptor{Action: "update", Scope: "search",
-			Description:  "merge params into the stored query, reset paging and run it again under the same search_id (null removes a field)",
-			ParamsSchema: UpdateParamsSchema(cp)})
-	}
-	for _, a := range cp.Actions {
-		desc := a.Description
-		switch {
-		case a.Kind == providers.ActionStored:
-			desc += " (stored at search time: free; 410 session_expired once gone)"
-		case a.Credits == 0:
-			desc += " (free provider lookup; repeats are cached)"
-		default:
-			desc += fmt.Sprintf(" (%d credits for a fresh lookup; repeats are cached and free)", a.Credits)
+	for _, f := range cp.FollowUps() {
+		d := followUpDescriptor{Action: f.Action, Scope: f.Scope, Description: f.Description}
+		if f.Action == "update" {
+			d.ParamsSchema = UpdateParamsSchema(cp)
 		}
-		out.FollowUps = append(out.FollowUps, followUpDescriptor{Action: a.Name, Scope: "record", Description: desc})
+		out.FollowUps = append(out.FollowUps, d)
 	}
 	return out
 }

@@ -261,6 +261,11 @@ func recordActions(cp *providers.Capability, r *session.Record) []string {
 
 // respondPage writes the ExecuteResponse of a page of a session.
 func respondPage(c *fiber.Ctx, cp *providers.Capability, sess *session.Session, shown []*session.Record, notes []string, filters []providers.Filter, charged int64, bal balanceJSON) error {
+	return writeJSON(c, pageAnswer(cp, sess, shown, notes, filters, charged, bal).appendJSON)
+}
+
+// pageAnswer is the ExecuteResponse of a page of a session.
+func pageAnswer(cp *providers.Capability, sess *session.Session, shown []*session.Record, notes []string, filters []providers.Filter, charged int64, bal balanceJSON) *executeResponse {
 	out := executeResponse{SearchID: sess.ID, Capability: cp.ID, Results: make([]json.RawMessage, 0, len(shown)),
 		ResultCount: len(shown), HasMore: sess.HasMore, Filters: filters, Notes: notes, ChargedCredits: charged, Balance: bal}
 	union := map[string]bool{}
@@ -277,7 +282,7 @@ func respondPage(c *fiber.Ctx, cp *providers.Capability, sess *session.Session, 
 		}
 	}
 	out.Next = nextFor(cp, sess, shown, out.RecordActions)
-	return writeJSON(c, out.appendJSON)
+	return &out
 }
 
 // nextFor builds next: the follow-up url, the search actions valid now and an example body that

@@ -281,7 +281,7 @@ func (e *mcpEndpoint) prepare() {
 	yes := true
 	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes}
 	e.tools = map[string]*mcp.Tool{}
-	execOut := rawJSON(selfContained(schemas, ref("ExecuteResponse")))
+	execOut := outputSchema(schemas, ref("ExecuteResponse"))
 	for name, cp := range e.byName {
 		e.tools[name] = &mcp.Tool{Name: name, Title: cp.Title, Description: toolDescription(cp),
 			InputSchema: rawJSON(cp.Schema().Doc), OutputSchema: execOut, Annotations: annotations}
@@ -293,14 +293,22 @@ func (e *mcpEndpoint) prepare() {
 			"(for example details). next.example in every search result is a valid body. Search-scope results are an ExecuteResponse, " +
 			"record-scope results a RecordFollowUpResponse.",
 		InputSchema:  rawJSON(schemas["FollowUpRequest"]),
-		OutputSchema: rawJSON(selfContained(schemas, map[string]any{"type": "object", "oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}})),
+		OutputSchema: outputSchema(schemas, map[string]any{"oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}}),
 		Annotations:  annotations}
 	e.tools[sharpenTool] = &mcp.Tool{Name: sharpenTool, Title: "Sharpen: second-opinion review of a draft answer",
 		Description: "Have a model of another vendor review a draft answer, exactly like POST /v1/sharpen. Give the task, the draft, " +
 			"caller_provider (your own model vendor, so the reviewer comes from another family) and optionally context, approach and a " +
 			fmt.Sprintf("per-call stage. Typical credits by tier: sharpen %d, plus %d, ultra %d, ultra2x %d.",
 				TierCredits["sharpen"], TierCredits["plus"], TierCredits["ultra"], TierCredits["ultra2x"]),
-		InputSchema: rawJSON(schemas["SharpenRequest"]), OutputSchema: rawJSON(selfContained(schemas, ref("SharpenResponse"))), Annotations: annotations}
+		InputSchema: rawJSON(schemas["SharpenRequest"]), OutputSchema: outputSchema(schemas, ref("SharpenResponse")), Annotations: annotations}
+}
+
+// outputSchema is a tool's output schema: the MCP schema of Tool requires an object at the root
+// ("type": "object"; the TypeScript SDK, and so the MCP Inspector, refuses tools/list without
+// it), next to the $ref or oneOf that describes it.
+func outputSchema(components map[string]any, root map[string]any) json.RawMessage {
+	root["type"] = "object"
+	return rawJSON(selfContained(components, root))
 }
 
 // rawJSON encodes a schema once: the SDK then copies bytes instead of re-encoding a map on every

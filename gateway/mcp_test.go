@@ -443,3 +443,30 @@ func BenchmarkMCP(b *testing.B) {
 		})
 	}
 }
+
+// Every tool's input and output schema has an object at its root, as the MCP schema of Tool
+// requires: the TypeScript SDK (and the MCP Inspector on it) refuses a tools/list whose
+// outputSchema has no "type": "object" beside its $ref.
+func TestMCPToolSchemasAreObjects(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
+	cs, err := mcpSession(t, e, e.TestKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range res.Tools {
+		for what, s := range map[string]any{"inputSchema": tl.InputSchema, "outputSchema": tl.OutputSchema} {
+			b, _ := json.Marshal(s)
+			var root struct {
+				Type string `json:"type"`
+			}
+			if err := json.Unmarshal(b, &root); err != nil || root.Type != "object" {
+				t.Errorf("%s: %s has type %q at its root, want object", tl.Name, what, root.Type)
+			}
+		}
+	}
+}

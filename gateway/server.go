@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/valyala/fasthttp"
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/reviewers"
@@ -77,8 +78,13 @@ type Server struct {
 	sessions Searches
 
 	openapiOnce sync.Once
-	openapiJSON []byte
-	openapiErr  error
+	// samples keeps the API reference's test-mode samples by capability id (reference.go).
+	samples sync.Map
+	// inProcess is the app's handler for the console's test calls (reference.go).
+	inProcessOnce sync.Once
+	inProcess     fasthttp.RequestHandler
+	openapiJSON   []byte
+	openapiErr    error
 }
 
 // New builds the server and its routes.

@@ -35,6 +35,8 @@ type Provider struct {
 	KeyRequired bool
 	// KeyNote ends the unavailable reason of a KeyRequired provider without a key: which key.
 	KeyNote string
+	// SignUp is the page where an operator gets the provider's key (the console's going-live card).
+	SignUp string
 	// OwnHostKey is the key used, when none is set, with a base URL other than BaseURL (the
 	// deployment's own mirror, or a test double): there KeyRequired, which comes from the
 	// public host's terms, does not hold.

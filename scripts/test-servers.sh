@@ -7,7 +7,7 @@
 #   bash scripts/test-servers.sh CMD...   # run CMD with the servers, then stop them
 #   bash scripts/test-servers.sh          # start, print the env, wait for Ctrl-C
 #
-# It installs whatever of postgresql, redis-server and chromium is missing
+# It installs whatever of postgresql, redis-server, chromium, curl, python3 and nodejs/npm is missing
 # (Debian packages), starts both servers in a fresh temp dir, and exports:
 #   CAPGATE_TEST_POSTGRES_URL  postgres://postgres@127.0.0.1:<port>/postgres?sslmode=disable
 #   CAPGATE_TEST_REDIS_URL     redis://127.0.0.1:<port>/0
@@ -67,6 +67,11 @@ _capgate_ts_install() {
 	if ! command -v chromium >/dev/null 2>&1; then
 		missing+=(chromium)
 	fi
+	# The README's examples (e2e/readme_test.go): curl, Python's standard library, and Node's npx
+	# for the TypeScript example and the MCP Inspector.
+	command -v curl >/dev/null 2>&1 || missing+=(curl)
+	command -v python3 >/dev/null 2>&1 || missing+=(python3)
+	command -v npx >/dev/null 2>&1 || missing+=(nodejs npm)
 	[[ ${#missing[@]} -eq 0 ]] && return 0
 
 	_capgate_ts_log "installing missing packages: ${missing[*]}"

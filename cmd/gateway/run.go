@@ -235,7 +235,15 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	cons := console.New(console.Options{Store: store, Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
 		Logger: log, Env: envSettings, ReviewerModels: reviewerModels(cfg.SharpenModels), RetiredReviewers: retiredReviewers(srv),
 		AccessChanged: srv.ForgetKeys, SignInLimiter: signIns,
-		Videos: fitness.NewPlayer(client, fitness.PlayerOptions{SandboxVideo: console.SandboxVideo})})
+		Videos:    fitness.NewPlayer(client, fitness.PlayerOptions{SandboxVideo: console.SandboxVideo}),
+		TestCalls: srv,
+		Samples: func(ctx context.Context, id string) (console.SampleAnswer, error) {
+			s, err := srv.Sample(ctx, id)
+			if err != nil {
+				return console.SampleAnswer{}, err
+			}
+			return console.SampleAnswer(*s), nil
+		}})
 	cons.Mount(srv.App())
 	// Provider settings saved in the console apply now and are re-read every 5 s, so every
 	// instance follows an admin's change.

@@ -33,6 +33,8 @@ type Overview struct {
 	Mode                    ModeView
 	Chart                   Chart
 	Top                     []TopCapability
+	// GoingLive is the operator's going-live card (admins only; nil otherwise).
+	GoingLive *GoingLive
 }
 
 // TopCapability is a capability's share of the period.
@@ -44,11 +46,20 @@ type TopCapability struct {
 
 // Chart is a stacked bar chart drawn as SVG on the server.
 type Chart struct {
+	// Left is where the bars start, right of the y-scale; Ticks are the scale's lines.
+	Left          int
+	Ticks         []Tick
 	Width, Height int
 	Bars          []Bar
 	Legend        []LegendItem
 	MaxLabel      string
 	Empty         bool
+}
+
+// Tick is a line of the chart's y-scale.
+type Tick struct {
+	Y     int
+	Label string
 }
 
 // Bar is one day.
@@ -89,22 +100,24 @@ type Catalog struct {
 	Total             int
 }
 
-// CapabilityDetail is one capability's page.
+// CapabilityDetail is one capability's page: its reference, the run-in-test-mode form and the
+// examples as curl commands.
 type CapabilityDetail struct {
 	CatalogRow
-	Mode        ModeView
-	Description string
-	CostBasis   string
-	Paging      string
-	Actions     []string
-	Fields      []Field
-	Examples    []Example
+	Mode     ModeView
+	Ref      Reference
+	Examples []Example
+	Run      RunForm
 }
 
 // Field is one request field.
 type Field struct {
-	Name, Type, Default, Limits, Description string
-	Required                                 bool
+	Name, Type, Default, Limits string
+	// DescriptionHTML is the schema's description, rendered from Markdown and sanitised.
+	DescriptionHTML string
+	Required        bool
+	// Schema is the property's JSON Schema, for the run-in-test-mode form.
+	Schema map[string]any
 }
 
 // Example is an inspect example with its curl command.
@@ -195,10 +208,12 @@ type FieldErrors map[string]string
 // Plans is the plans page: one form per plan and one for a new plan. Errors belong to the
 // form named Form (a plan's name, or "" for the new plan) whose submitted values are in Rows/New.
 type Plans struct {
-	Rows   []PlanRow
-	New    PlanRow
-	Form   string
-	Errors FieldErrors
+	// Pickable are the capabilities the plan forms' picker offers.
+	Pickable []PlanCapability
+	Rows     []PlanRow
+	New      PlanRow
+	Form     string
+	Errors   FieldErrors
 }
 
 // TenantForm is the create-a-tenant form, refilled with its messages when refused.

@@ -31,6 +31,7 @@ var provider = &providers.Provider{
 	Title:       "CourtListener",
 	BaseURL:     "https://www.courtlistener.com",
 	KeyRequired: true,
+	SignUp:      "https://www.courtlistener.com/register/",
 	Authorize:   func(r *http.Request, key string) { r.Header.Set("Authorization", "Token "+key) },
 	Sandbox:     http.HandlerFunc(serveSandbox),
 }

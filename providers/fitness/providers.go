@@ -32,6 +32,7 @@ func Providers() []*providers.Provider {
 			Title:       "YMove Exercise Video API",
 			BaseURL:     videoBaseURL,
 			KeyRequired: true,
+			SignUp:      "https://ymove.app/",
 			// YMove takes the key as the X-API-Key header (or an api_key query parameter, which
 			// would leak into logs; the header is used).
 			Authorize: func(r *http.Request, key string) { r.Header.Set("X-API-Key", key) },

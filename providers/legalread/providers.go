@@ -64,6 +64,7 @@ func Providers() []*providers.Provider {
 			Title:       "ScrapingBee (scraper fallback)",
 			BaseURL:     "https://app.scrapingbee.com",
 			KeyRequired: true,
+			SignUp:      "https://www.scrapingbee.com/",
 			Authorize: func(r *http.Request, key string) {
 				q := r.URL.Query()
 				q.Set("api_key", key)

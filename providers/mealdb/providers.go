@@ -38,6 +38,7 @@ func Providers() []*providers.Provider {
 		// for development and education; a public deployment needs a supporter key, so live calls
 		// wait for PROVIDER_MEALDB_KEY.
 		KeyRequired: true,
+		SignUp:      "https://www.themealdb.com/api.php",
 		// A base URL of the deployment's own (a mirror, a test double) takes the test key's path.
 		OwnHostKey: publicTestKey,
 		KeyNote: "TheMealDB's public test key \"" + publicTestKey + "\" is for development and education only, a public " +

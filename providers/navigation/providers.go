@@ -36,6 +36,7 @@ func Providers() []*providers.Provider {
 			Title:       "OpenRouteService",
 			BaseURL:     "https://api.openrouteservice.org",
 			KeyRequired: true,
+			SignUp:      "https://openrouteservice.org/dev/#/signup",
 			Authorize:   func(r *http.Request, key string) { r.Header.Set("Authorization", key) },
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Method: http.MethodPost, Path: "/v2/directions/driving-car/json",

@@ -32,6 +32,7 @@ func Providers() []*providers.Provider {
 		// usage a day, about ten searches. The free key (PROVIDER_OPENALEX_KEY) is sent as the
 		// api_key query parameter; live calls wait for it.
 		KeyRequired: true,
+		SignUp:      "https://openalex.org/settings/api",
 		Authorize:   authorize,
 		// OpenAlex allows 100 requests a second per key; the older, lower figure of 10 is kept.
 		RequestsPerSecond: 10,

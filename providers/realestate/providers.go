@@ -30,6 +30,7 @@ func Providers() []*providers.Provider {
 		Title:       "Zillow.com API (RapidAPI)",
 		BaseURL:     "https://" + rapidAPIHost,
 		KeyRequired: true,
+		SignUp:      "https://rapidapi.com/apimaker/api/zillow-com1",
 		Authorize:   authorize,
 		Sandbox: providers.SandboxHandler(sandboxFS,
 			providers.SandboxRoute{Path: searchPath, Match: query("status_type", "ForRent"), File: "sandbox/search_forrent_seattle.json"},

@@ -44,6 +44,7 @@ func Providers() []*providers.Provider {
 			Title:       "API.Bible",
 			BaseURL:     "https://rest.api.bible",
 			KeyRequired: true,
+			SignUp:      "https://scripture.api.bible/signup",
 			Authorize:   func(r *http.Request, key string) { r.Header.Set("api-key", key) },
 			Sandbox:     apiBibleSandbox(),
 		},

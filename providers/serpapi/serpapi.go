@@ -35,6 +35,7 @@ var provider = &providers.Provider{
 	Title:       "SerpApi",
 	BaseURL:     "https://serpapi.com",
 	KeyRequired: true,
+	SignUp:      "https://serpapi.com/users/sign_up",
 	Authorize: func(r *http.Request, key string) {
 		q := r.URL.Query()
 		q.Set("api_key", key)

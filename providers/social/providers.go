@@ -34,6 +34,7 @@ func Providers() []*providers.Provider {
 			Title:       "X API v2",
 			BaseURL:     "https://api.x.com",
 			KeyRequired: true,
+			SignUp:      "https://developer.x.com/en/portal/dashboard",
 			Authorize: func(r *http.Request, key string) {
 				r.Header.Set("Authorization", "Bearer "+key)
 			},
@@ -47,6 +48,7 @@ func Providers() []*providers.Provider {
 			// the OAuth host.
 			BaseURL:     redditAPI,
 			KeyRequired: true,
+			SignUp:      "https://www.reddit.com/prefs/apps",
 			Authorize:   redditAuthorize,
 			// Reddit allows 100 queries a minute per OAuth client id.
 			RequestsPerSecond: redditPerMinute / 60.0,

@@ -27,6 +27,7 @@ func Providers() []*providers.Provider {
 		Title:       "Google Maps Platform Routes API",
 		BaseURL:     "https://routes.googleapis.com",
 		KeyRequired: true,
+		SignUp:      "https://console.cloud.google.com/google/maps-apis/",
 		Authorize:   func(r *http.Request, key string) { r.Header.Set("X-Goog-Api-Key", key) },
 		Sandbox: providers.SandboxHandler(sandboxFS,
 			// Coordinates as origin: the New York answer; place names: the Vancouver answer.

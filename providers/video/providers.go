@@ -43,6 +43,7 @@ func Providers() []*providers.Provider {
 			Title:       "YouTube Data API v3",
 			BaseURL:     youtubeAPI,
 			KeyRequired: true,
+			SignUp:      "https://console.cloud.google.com/apis/library/youtube.googleapis.com",
 			Authorize: func(r *http.Request, key string) {
 				q := r.URL.Query()
 				q.Set("key", key)
@@ -55,6 +56,7 @@ func Providers() []*providers.Provider {
 			Title:       "Supadata transcripts",
 			BaseURL:     supadataAPI,
 			KeyRequired: true,
+			SignUp:      "https://supadata.ai/",
 			Authorize: func(r *http.Request, key string) {
 				r.Header.Set("x-api-key", key)
 			},
