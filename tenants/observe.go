@@ -44,10 +44,17 @@ func observeLeaseGrant(credits int64) {
 
 func observeLeaseWait(start time.Time) { leaseWait.Observe(time.Since(start).Seconds()) }
 
-// observeBatch starts measuring a batch; the returned func ends it once the batch committed.
-// While tracing is on the batch is a span under the first call's span, linked to the others'
-// (a span has one parent, and a batch serves many traces).
-func observeBatch(batch []*commit) func() {
+// batchObservation measures one batch from before its commit to after it (a value, not a
+// closure: nothing is allocated per batch while tracing is off).
+type batchObservation struct {
+	start time.Time
+	span  trace.Span
+}
+
+// observeBatch starts measuring a batch. While tracing is on the batch is a span under the
+// first call's span, linked to the others' (a span has one parent, and a batch serves many
+// traces).
+func observeBatch(batch []*commit) batchObservation {
 	start := time.Now()
 	span := telemetry.Off()
 	if telemetry.Enabled() {
@@ -69,23 +76,26 @@ func observeBatch(batch []*commit) func() {
 		_, span = telemetry.Start(ctx, "commit batch", trace.WithLinks(links...),
 			trace.WithAttributes(attribute.Int("capgate.batch_calls", len(batch))))
 	}
-	return func() {
-		commitDuration.Observe(time.Since(start).Seconds())
-		commitBatchCalls.Observe(float64(len(batch)))
-		failed := 0
-		for _, c := range batch {
-			if c.err != nil {
-				failed++
-			}
+	return batchObservation{start: start, span: span}
+}
+
+// end records the committed batch.
+func (o batchObservation) end(batch []*commit) {
+	commitDuration.Observe(time.Since(o.start).Seconds())
+	commitBatchCalls.Observe(float64(len(batch)))
+	failed := 0
+	for _, c := range batch {
+		if c.err != nil {
+			failed++
 		}
-		commitFailures.Add(float64(failed))
-		var err error
-		if failed > 0 {
-			err = errBatchFailed
-			span.SetAttributes(attribute.Int("capgate.failed_calls", failed))
-		}
-		telemetry.End(span, err, "commit_failed")
 	}
+	var err error
+	if failed > 0 {
+		commitFailures.Add(float64(failed))
+		err = errBatchFailed
+		o.span.SetAttributes(attribute.Int("capgate.failed_calls", failed))
+	}
+	telemetry.End(o.span, err, "commit_failed")
 }
 
 var errBatchFailed = errors.New("calls of the batch failed to commit")

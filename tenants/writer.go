@@ -122,7 +122,7 @@ func (w *Writer) run() {
 		last = len(batch)
 		observed := observeBatch(batch)
 		w.commit(batch)
-		observed()
+		observed.end(batch)
 		w.batches.Add(1)
 		w.calls.Add(uint64(len(batch)))
 	}
