@@ -13424,6 +13424,11 @@ type GetHealthResponse200Headers struct {
 	XRequestId string
 }
 
+// GetHealthResponse415Headers the declared response headers of an HTTP 415 response for GetHealth
+type GetHealthResponse415Headers struct {
+	XRequestId string
+}
+
 // GetHealthResponse431Headers the declared response headers of an HTTP 431 response for GetHealth
 type GetHealthResponse431Headers struct {
 	XRequestId string
@@ -13439,12 +13444,16 @@ type GetHealthResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *HealthResponse
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
 	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetHealthResponse200Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *GetHealthResponse415Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
 	Headers431 *GetHealthResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -13454,6 +13463,11 @@ type GetHealthResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetHealthResponse) GetJSON200() *HealthResponse {
 	return r.JSON200
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r GetHealthResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON431 returns the response for an HTTP 431 `application/json` response
@@ -13500,6 +13514,11 @@ type GetReadyResponse200Headers struct {
 	XRequestId string
 }
 
+// GetReadyResponse415Headers the declared response headers of an HTTP 415 response for GetReady
+type GetReadyResponse415Headers struct {
+	XRequestId string
+}
+
 // GetReadyResponse431Headers the declared response headers of an HTTP 431 response for GetReady
 type GetReadyResponse431Headers struct {
 	XRequestId string
@@ -13521,6 +13540,8 @@ type GetReadyResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ReadyResponse
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
 	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -13529,6 +13550,8 @@ type GetReadyResponse struct {
 	JSON503 *ErrorEnvelope
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetReadyResponse200Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *GetReadyResponse415Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
 	Headers431 *GetReadyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -13540,6 +13563,11 @@ type GetReadyResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetReadyResponse) GetJSON200() *ReadyResponse {
 	return r.JSON200
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r GetReadyResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON431 returns the response for an HTTP 431 `application/json` response
@@ -13599,6 +13627,14 @@ type GetAccountResponse401Headers struct {
 	XRequestId string
 }
 
+// GetAccountResponse415Headers the declared response headers of an HTTP 415 response for GetAccount
+type GetAccountResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetAccountResponse429Headers the declared response headers of an HTTP 429 response for GetAccount
 type GetAccountResponse429Headers struct {
 	RateLimitLimit     *int
@@ -13640,6 +13676,8 @@ type GetAccountResponse struct {
 	JSON200 *AccountResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -13652,6 +13690,8 @@ type GetAccountResponse struct {
 	Headers200 *GetAccountResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetAccountResponse401Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *GetAccountResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetAccountResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -13670,6 +13710,11 @@ func (r GetAccountResponse) GetJSON200() *AccountResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetAccountResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r GetAccountResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -13783,6 +13828,14 @@ type ExecuteAcademicSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteAcademicSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteAcademicSearch
+type ExecuteAcademicSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteAcademicSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteAcademicSearch
 type ExecuteAcademicSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -13852,6 +13905,8 @@ type ExecuteAcademicSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -13880,6 +13935,8 @@ type ExecuteAcademicSearchResponse struct {
 	Headers409 *ExecuteAcademicSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteAcademicSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteAcademicSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteAcademicSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -13932,6 +13989,11 @@ func (r ExecuteAcademicSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteAcademicSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteAcademicSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -14055,6 +14117,14 @@ type ExecuteBooksSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteBooksSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteBooksSearch
+type ExecuteBooksSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteBooksSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteBooksSearch
 type ExecuteBooksSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -14124,6 +14194,8 @@ type ExecuteBooksSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -14152,6 +14224,8 @@ type ExecuteBooksSearchResponse struct {
 	Headers409 *ExecuteBooksSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteBooksSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteBooksSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteBooksSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -14204,6 +14278,11 @@ func (r ExecuteBooksSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteBooksSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteBooksSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -14327,6 +14406,14 @@ type ExecuteClassicsSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteClassicsSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteClassicsSearch
+type ExecuteClassicsSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteClassicsSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteClassicsSearch
 type ExecuteClassicsSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -14396,6 +14483,8 @@ type ExecuteClassicsSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -14424,6 +14513,8 @@ type ExecuteClassicsSearchResponse struct {
 	Headers409 *ExecuteClassicsSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteClassicsSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteClassicsSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteClassicsSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -14476,6 +14567,11 @@ func (r ExecuteClassicsSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteClassicsSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteClassicsSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -14599,6 +14695,14 @@ type ExecuteCompaniesFinancialsResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteCompaniesFinancialsResponse415Headers the declared response headers of an HTTP 415 response for ExecuteCompaniesFinancials
+type ExecuteCompaniesFinancialsResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteCompaniesFinancialsResponse429Headers the declared response headers of an HTTP 429 response for ExecuteCompaniesFinancials
 type ExecuteCompaniesFinancialsResponse429Headers struct {
 	RateLimitLimit     *int
@@ -14668,6 +14772,8 @@ type ExecuteCompaniesFinancialsResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -14696,6 +14802,8 @@ type ExecuteCompaniesFinancialsResponse struct {
 	Headers409 *ExecuteCompaniesFinancialsResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteCompaniesFinancialsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteCompaniesFinancialsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteCompaniesFinancialsResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -14748,6 +14856,11 @@ func (r ExecuteCompaniesFinancialsResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteCompaniesFinancialsResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteCompaniesFinancialsResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -14871,6 +14984,14 @@ type ExecuteFitnessExercisesResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteFitnessExercisesResponse415Headers the declared response headers of an HTTP 415 response for ExecuteFitnessExercises
+type ExecuteFitnessExercisesResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteFitnessExercisesResponse429Headers the declared response headers of an HTTP 429 response for ExecuteFitnessExercises
 type ExecuteFitnessExercisesResponse429Headers struct {
 	RateLimitLimit     *int
@@ -14940,6 +15061,8 @@ type ExecuteFitnessExercisesResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -14968,6 +15091,8 @@ type ExecuteFitnessExercisesResponse struct {
 	Headers409 *ExecuteFitnessExercisesResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteFitnessExercisesResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteFitnessExercisesResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteFitnessExercisesResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -15020,6 +15145,11 @@ func (r ExecuteFitnessExercisesResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteFitnessExercisesResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteFitnessExercisesResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -15143,6 +15273,14 @@ type ExecuteFlightsSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteFlightsSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteFlightsSearch
+type ExecuteFlightsSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteFlightsSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteFlightsSearch
 type ExecuteFlightsSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -15212,6 +15350,8 @@ type ExecuteFlightsSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -15240,6 +15380,8 @@ type ExecuteFlightsSearchResponse struct {
 	Headers409 *ExecuteFlightsSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteFlightsSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteFlightsSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteFlightsSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -15292,6 +15434,11 @@ func (r ExecuteFlightsSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteFlightsSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteFlightsSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -15415,6 +15562,14 @@ type ExecuteHotelsSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteHotelsSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteHotelsSearch
+type ExecuteHotelsSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteHotelsSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteHotelsSearch
 type ExecuteHotelsSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -15484,6 +15639,8 @@ type ExecuteHotelsSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -15512,6 +15669,8 @@ type ExecuteHotelsSearchResponse struct {
 	Headers409 *ExecuteHotelsSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteHotelsSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteHotelsSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteHotelsSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -15564,6 +15723,11 @@ func (r ExecuteHotelsSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteHotelsSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteHotelsSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -15687,6 +15851,14 @@ type ExecuteJobsSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteJobsSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteJobsSearch
+type ExecuteJobsSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteJobsSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteJobsSearch
 type ExecuteJobsSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -15756,6 +15928,8 @@ type ExecuteJobsSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -15784,6 +15958,8 @@ type ExecuteJobsSearchResponse struct {
 	Headers409 *ExecuteJobsSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteJobsSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteJobsSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteJobsSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -15836,6 +16012,11 @@ func (r ExecuteJobsSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteJobsSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteJobsSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -15959,6 +16140,14 @@ type ExecuteJspkgDownloadsResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteJspkgDownloadsResponse415Headers the declared response headers of an HTTP 415 response for ExecuteJspkgDownloads
+type ExecuteJspkgDownloadsResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteJspkgDownloadsResponse429Headers the declared response headers of an HTTP 429 response for ExecuteJspkgDownloads
 type ExecuteJspkgDownloadsResponse429Headers struct {
 	RateLimitLimit     *int
@@ -16028,6 +16217,8 @@ type ExecuteJspkgDownloadsResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -16056,6 +16247,8 @@ type ExecuteJspkgDownloadsResponse struct {
 	Headers409 *ExecuteJspkgDownloadsResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteJspkgDownloadsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteJspkgDownloadsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteJspkgDownloadsResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -16108,6 +16301,11 @@ func (r ExecuteJspkgDownloadsResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteJspkgDownloadsResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteJspkgDownloadsResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -16231,6 +16429,14 @@ type ExecuteJspkgPackageResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteJspkgPackageResponse415Headers the declared response headers of an HTTP 415 response for ExecuteJspkgPackage
+type ExecuteJspkgPackageResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteJspkgPackageResponse429Headers the declared response headers of an HTTP 429 response for ExecuteJspkgPackage
 type ExecuteJspkgPackageResponse429Headers struct {
 	RateLimitLimit     *int
@@ -16300,6 +16506,8 @@ type ExecuteJspkgPackageResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -16328,6 +16536,8 @@ type ExecuteJspkgPackageResponse struct {
 	Headers409 *ExecuteJspkgPackageResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteJspkgPackageResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteJspkgPackageResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteJspkgPackageResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -16380,6 +16590,11 @@ func (r ExecuteJspkgPackageResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteJspkgPackageResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteJspkgPackageResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -16503,6 +16718,14 @@ type ExecuteJspkgSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteJspkgSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteJspkgSearch
+type ExecuteJspkgSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteJspkgSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteJspkgSearch
 type ExecuteJspkgSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -16572,6 +16795,8 @@ type ExecuteJspkgSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -16600,6 +16825,8 @@ type ExecuteJspkgSearchResponse struct {
 	Headers409 *ExecuteJspkgSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteJspkgSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteJspkgSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteJspkgSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -16652,6 +16879,11 @@ func (r ExecuteJspkgSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteJspkgSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteJspkgSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -16775,6 +17007,14 @@ type ExecuteLegalReadResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteLegalReadResponse415Headers the declared response headers of an HTTP 415 response for ExecuteLegalRead
+type ExecuteLegalReadResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteLegalReadResponse429Headers the declared response headers of an HTTP 429 response for ExecuteLegalRead
 type ExecuteLegalReadResponse429Headers struct {
 	RateLimitLimit     *int
@@ -16844,6 +17084,8 @@ type ExecuteLegalReadResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -16872,6 +17114,8 @@ type ExecuteLegalReadResponse struct {
 	Headers409 *ExecuteLegalReadResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteLegalReadResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteLegalReadResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteLegalReadResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -16924,6 +17168,11 @@ func (r ExecuteLegalReadResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteLegalReadResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteLegalReadResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -17047,6 +17296,14 @@ type ExecuteLegalSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteLegalSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteLegalSearch
+type ExecuteLegalSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteLegalSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteLegalSearch
 type ExecuteLegalSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -17116,6 +17373,8 @@ type ExecuteLegalSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -17144,6 +17403,8 @@ type ExecuteLegalSearchResponse struct {
 	Headers409 *ExecuteLegalSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteLegalSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteLegalSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteLegalSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -17196,6 +17457,11 @@ func (r ExecuteLegalSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteLegalSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteLegalSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -17319,6 +17585,14 @@ type ExecuteMarketsQuoteResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteMarketsQuoteResponse415Headers the declared response headers of an HTTP 415 response for ExecuteMarketsQuote
+type ExecuteMarketsQuoteResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteMarketsQuoteResponse429Headers the declared response headers of an HTTP 429 response for ExecuteMarketsQuote
 type ExecuteMarketsQuoteResponse429Headers struct {
 	RateLimitLimit     *int
@@ -17388,6 +17662,8 @@ type ExecuteMarketsQuoteResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -17416,6 +17692,8 @@ type ExecuteMarketsQuoteResponse struct {
 	Headers409 *ExecuteMarketsQuoteResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteMarketsQuoteResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteMarketsQuoteResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteMarketsQuoteResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -17468,6 +17746,11 @@ func (r ExecuteMarketsQuoteResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteMarketsQuoteResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteMarketsQuoteResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -17591,6 +17874,14 @@ type ExecuteMusicSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteMusicSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteMusicSearch
+type ExecuteMusicSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteMusicSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteMusicSearch
 type ExecuteMusicSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -17660,6 +17951,8 @@ type ExecuteMusicSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -17688,6 +17981,8 @@ type ExecuteMusicSearchResponse struct {
 	Headers409 *ExecuteMusicSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteMusicSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteMusicSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteMusicSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -17740,6 +18035,11 @@ func (r ExecuteMusicSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteMusicSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteMusicSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -17863,6 +18163,14 @@ type ExecuteNavigationMatrixResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteNavigationMatrixResponse415Headers the declared response headers of an HTTP 415 response for ExecuteNavigationMatrix
+type ExecuteNavigationMatrixResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteNavigationMatrixResponse429Headers the declared response headers of an HTTP 429 response for ExecuteNavigationMatrix
 type ExecuteNavigationMatrixResponse429Headers struct {
 	RateLimitLimit     *int
@@ -17932,6 +18240,8 @@ type ExecuteNavigationMatrixResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -17960,6 +18270,8 @@ type ExecuteNavigationMatrixResponse struct {
 	Headers409 *ExecuteNavigationMatrixResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteNavigationMatrixResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteNavigationMatrixResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteNavigationMatrixResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -18012,6 +18324,11 @@ func (r ExecuteNavigationMatrixResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteNavigationMatrixResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteNavigationMatrixResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -18135,6 +18452,14 @@ type ExecuteNavigationRouteResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteNavigationRouteResponse415Headers the declared response headers of an HTTP 415 response for ExecuteNavigationRoute
+type ExecuteNavigationRouteResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteNavigationRouteResponse429Headers the declared response headers of an HTTP 429 response for ExecuteNavigationRoute
 type ExecuteNavigationRouteResponse429Headers struct {
 	RateLimitLimit     *int
@@ -18204,6 +18529,8 @@ type ExecuteNavigationRouteResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -18232,6 +18559,8 @@ type ExecuteNavigationRouteResponse struct {
 	Headers409 *ExecuteNavigationRouteResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteNavigationRouteResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteNavigationRouteResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteNavigationRouteResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -18284,6 +18613,11 @@ func (r ExecuteNavigationRouteResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteNavigationRouteResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteNavigationRouteResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -18407,6 +18741,14 @@ type ExecuteNewsSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteNewsSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteNewsSearch
+type ExecuteNewsSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteNewsSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteNewsSearch
 type ExecuteNewsSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -18476,6 +18818,8 @@ type ExecuteNewsSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -18504,6 +18848,8 @@ type ExecuteNewsSearchResponse struct {
 	Headers409 *ExecuteNewsSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteNewsSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteNewsSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteNewsSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -18556,6 +18902,11 @@ func (r ExecuteNewsSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteNewsSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteNewsSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -18679,6 +19030,14 @@ type ExecutePatentsSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecutePatentsSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecutePatentsSearch
+type ExecutePatentsSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePatentsSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecutePatentsSearch
 type ExecutePatentsSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -18748,6 +19107,8 @@ type ExecutePatentsSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -18776,6 +19137,8 @@ type ExecutePatentsSearchResponse struct {
 	Headers409 *ExecutePatentsSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecutePatentsSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecutePatentsSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePatentsSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -18828,6 +19191,11 @@ func (r ExecutePatentsSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecutePatentsSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecutePatentsSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -18951,6 +19319,14 @@ type ExecutePlacesSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecutePlacesSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecutePlacesSearch
+type ExecutePlacesSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePlacesSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecutePlacesSearch
 type ExecutePlacesSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -19020,6 +19396,8 @@ type ExecutePlacesSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -19048,6 +19426,8 @@ type ExecutePlacesSearchResponse struct {
 	Headers409 *ExecutePlacesSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecutePlacesSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecutePlacesSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePlacesSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -19100,6 +19480,11 @@ func (r ExecutePlacesSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecutePlacesSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecutePlacesSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -19223,6 +19608,14 @@ type ExecutePypkgDetailsResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecutePypkgDetailsResponse415Headers the declared response headers of an HTTP 415 response for ExecutePypkgDetails
+type ExecutePypkgDetailsResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePypkgDetailsResponse429Headers the declared response headers of an HTTP 429 response for ExecutePypkgDetails
 type ExecutePypkgDetailsResponse429Headers struct {
 	RateLimitLimit     *int
@@ -19292,6 +19685,8 @@ type ExecutePypkgDetailsResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -19320,6 +19715,8 @@ type ExecutePypkgDetailsResponse struct {
 	Headers409 *ExecutePypkgDetailsResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecutePypkgDetailsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecutePypkgDetailsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePypkgDetailsResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -19372,6 +19769,11 @@ func (r ExecutePypkgDetailsResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecutePypkgDetailsResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecutePypkgDetailsResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -19495,6 +19897,14 @@ type ExecutePypkgDownloadsResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecutePypkgDownloadsResponse415Headers the declared response headers of an HTTP 415 response for ExecutePypkgDownloads
+type ExecutePypkgDownloadsResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePypkgDownloadsResponse429Headers the declared response headers of an HTTP 429 response for ExecutePypkgDownloads
 type ExecutePypkgDownloadsResponse429Headers struct {
 	RateLimitLimit     *int
@@ -19564,6 +19974,8 @@ type ExecutePypkgDownloadsResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -19592,6 +20004,8 @@ type ExecutePypkgDownloadsResponse struct {
 	Headers409 *ExecutePypkgDownloadsResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecutePypkgDownloadsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecutePypkgDownloadsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePypkgDownloadsResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -19644,6 +20058,11 @@ func (r ExecutePypkgDownloadsResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecutePypkgDownloadsResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecutePypkgDownloadsResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -19767,6 +20186,14 @@ type ExecutePypkgSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecutePypkgSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecutePypkgSearch
+type ExecutePypkgSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePypkgSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecutePypkgSearch
 type ExecutePypkgSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -19836,6 +20263,8 @@ type ExecutePypkgSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -19864,6 +20293,8 @@ type ExecutePypkgSearchResponse struct {
 	Headers409 *ExecutePypkgSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecutePypkgSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecutePypkgSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePypkgSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -19916,6 +20347,11 @@ func (r ExecutePypkgSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecutePypkgSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecutePypkgSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -20039,6 +20475,14 @@ type ExecutePypkgVersionsResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecutePypkgVersionsResponse415Headers the declared response headers of an HTTP 415 response for ExecutePypkgVersions
+type ExecutePypkgVersionsResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecutePypkgVersionsResponse429Headers the declared response headers of an HTTP 429 response for ExecutePypkgVersions
 type ExecutePypkgVersionsResponse429Headers struct {
 	RateLimitLimit     *int
@@ -20108,6 +20552,8 @@ type ExecutePypkgVersionsResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -20136,6 +20582,8 @@ type ExecutePypkgVersionsResponse struct {
 	Headers409 *ExecutePypkgVersionsResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecutePypkgVersionsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecutePypkgVersionsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePypkgVersionsResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -20188,6 +20636,11 @@ func (r ExecutePypkgVersionsResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecutePypkgVersionsResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecutePypkgVersionsResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -20311,6 +20764,14 @@ type ExecuteRealestateSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteRealestateSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteRealestateSearch
+type ExecuteRealestateSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteRealestateSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteRealestateSearch
 type ExecuteRealestateSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -20380,6 +20841,8 @@ type ExecuteRealestateSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -20408,6 +20871,8 @@ type ExecuteRealestateSearchResponse struct {
 	Headers409 *ExecuteRealestateSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteRealestateSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteRealestateSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteRealestateSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -20460,6 +20925,11 @@ func (r ExecuteRealestateSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteRealestateSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteRealestateSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -20583,6 +21053,14 @@ type ExecuteRecipesSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteRecipesSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteRecipesSearch
+type ExecuteRecipesSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteRecipesSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteRecipesSearch
 type ExecuteRecipesSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -20652,6 +21130,8 @@ type ExecuteRecipesSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -20680,6 +21160,8 @@ type ExecuteRecipesSearchResponse struct {
 	Headers409 *ExecuteRecipesSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteRecipesSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteRecipesSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteRecipesSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -20732,6 +21214,11 @@ func (r ExecuteRecipesSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteRecipesSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteRecipesSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -20855,6 +21342,14 @@ type ExecuteRepoSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteRepoSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteRepoSearch
+type ExecuteRepoSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteRepoSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteRepoSearch
 type ExecuteRepoSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -20924,6 +21419,8 @@ type ExecuteRepoSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -20952,6 +21449,8 @@ type ExecuteRepoSearchResponse struct {
 	Headers409 *ExecuteRepoSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteRepoSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteRepoSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteRepoSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -21004,6 +21503,11 @@ func (r ExecuteRepoSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteRepoSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteRepoSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -21127,6 +21631,14 @@ type ExecuteScriptureSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteScriptureSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteScriptureSearch
+type ExecuteScriptureSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteScriptureSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteScriptureSearch
 type ExecuteScriptureSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -21196,6 +21708,8 @@ type ExecuteScriptureSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -21224,6 +21738,8 @@ type ExecuteScriptureSearchResponse struct {
 	Headers409 *ExecuteScriptureSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteScriptureSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteScriptureSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteScriptureSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -21276,6 +21792,11 @@ func (r ExecuteScriptureSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteScriptureSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteScriptureSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -21399,6 +21920,14 @@ type ExecuteShoppingSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteShoppingSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteShoppingSearch
+type ExecuteShoppingSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteShoppingSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteShoppingSearch
 type ExecuteShoppingSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -21468,6 +21997,8 @@ type ExecuteShoppingSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -21496,6 +22027,8 @@ type ExecuteShoppingSearchResponse struct {
 	Headers409 *ExecuteShoppingSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteShoppingSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteShoppingSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteShoppingSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -21548,6 +22081,11 @@ func (r ExecuteShoppingSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteShoppingSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteShoppingSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -21671,6 +22209,14 @@ type ExecuteSocialSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteSocialSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteSocialSearch
+type ExecuteSocialSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteSocialSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteSocialSearch
 type ExecuteSocialSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -21740,6 +22286,8 @@ type ExecuteSocialSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -21768,6 +22316,8 @@ type ExecuteSocialSearchResponse struct {
 	Headers409 *ExecuteSocialSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteSocialSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteSocialSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteSocialSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -21820,6 +22370,11 @@ func (r ExecuteSocialSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteSocialSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteSocialSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -21943,6 +22498,14 @@ type ExecuteTransitRoutesResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteTransitRoutesResponse415Headers the declared response headers of an HTTP 415 response for ExecuteTransitRoutes
+type ExecuteTransitRoutesResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteTransitRoutesResponse429Headers the declared response headers of an HTTP 429 response for ExecuteTransitRoutes
 type ExecuteTransitRoutesResponse429Headers struct {
 	RateLimitLimit     *int
@@ -22012,6 +22575,8 @@ type ExecuteTransitRoutesResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -22040,6 +22605,8 @@ type ExecuteTransitRoutesResponse struct {
 	Headers409 *ExecuteTransitRoutesResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteTransitRoutesResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteTransitRoutesResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteTransitRoutesResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -22092,6 +22659,11 @@ func (r ExecuteTransitRoutesResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteTransitRoutesResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteTransitRoutesResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -22215,6 +22787,14 @@ type ExecuteTrendsSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteTrendsSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteTrendsSearch
+type ExecuteTrendsSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteTrendsSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteTrendsSearch
 type ExecuteTrendsSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -22284,6 +22864,8 @@ type ExecuteTrendsSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -22312,6 +22894,8 @@ type ExecuteTrendsSearchResponse struct {
 	Headers409 *ExecuteTrendsSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteTrendsSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteTrendsSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteTrendsSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -22364,6 +22948,11 @@ func (r ExecuteTrendsSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteTrendsSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteTrendsSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -22487,6 +23076,14 @@ type ExecuteVideoSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteVideoSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteVideoSearch
+type ExecuteVideoSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteVideoSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteVideoSearch
 type ExecuteVideoSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -22556,6 +23153,8 @@ type ExecuteVideoSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -22584,6 +23183,8 @@ type ExecuteVideoSearchResponse struct {
 	Headers409 *ExecuteVideoSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteVideoSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteVideoSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteVideoSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -22636,6 +23237,11 @@ func (r ExecuteVideoSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteVideoSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteVideoSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -22759,6 +23365,14 @@ type ExecuteWeatherForecastResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteWeatherForecastResponse415Headers the declared response headers of an HTTP 415 response for ExecuteWeatherForecast
+type ExecuteWeatherForecastResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteWeatherForecastResponse429Headers the declared response headers of an HTTP 429 response for ExecuteWeatherForecast
 type ExecuteWeatherForecastResponse429Headers struct {
 	RateLimitLimit     *int
@@ -22828,6 +23442,8 @@ type ExecuteWeatherForecastResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -22856,6 +23472,8 @@ type ExecuteWeatherForecastResponse struct {
 	Headers409 *ExecuteWeatherForecastResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteWeatherForecastResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteWeatherForecastResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteWeatherForecastResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -22908,6 +23526,11 @@ func (r ExecuteWeatherForecastResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteWeatherForecastResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteWeatherForecastResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23031,6 +23654,14 @@ type ExecuteWebReadResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteWebReadResponse415Headers the declared response headers of an HTTP 415 response for ExecuteWebRead
+type ExecuteWebReadResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteWebReadResponse429Headers the declared response headers of an HTTP 429 response for ExecuteWebRead
 type ExecuteWebReadResponse429Headers struct {
 	RateLimitLimit     *int
@@ -23100,6 +23731,8 @@ type ExecuteWebReadResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -23128,6 +23761,8 @@ type ExecuteWebReadResponse struct {
 	Headers409 *ExecuteWebReadResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteWebReadResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteWebReadResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteWebReadResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -23180,6 +23815,11 @@ func (r ExecuteWebReadResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteWebReadResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteWebReadResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23303,6 +23943,14 @@ type ExecuteWebSearchResponse413Headers struct {
 	XRequestId         string
 }
 
+// ExecuteWebSearchResponse415Headers the declared response headers of an HTTP 415 response for ExecuteWebSearch
+type ExecuteWebSearchResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ExecuteWebSearchResponse429Headers the declared response headers of an HTTP 429 response for ExecuteWebSearch
 type ExecuteWebSearchResponse429Headers struct {
 	RateLimitLimit     *int
@@ -23372,6 +24020,8 @@ type ExecuteWebSearchResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -23400,6 +24050,8 @@ type ExecuteWebSearchResponse struct {
 	Headers409 *ExecuteWebSearchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecuteWebSearchResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecuteWebSearchResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecuteWebSearchResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -23452,6 +24104,11 @@ func (r ExecuteWebSearchResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecuteWebSearchResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecuteWebSearchResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23534,6 +24191,14 @@ type InspectCapabilityResponse404Headers struct {
 	XRequestId         string
 }
 
+// InspectCapabilityResponse415Headers the declared response headers of an HTTP 415 response for InspectCapability
+type InspectCapabilityResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // InspectCapabilityResponse429Headers the declared response headers of an HTTP 429 response for InspectCapability
 type InspectCapabilityResponse429Headers struct {
 	RateLimitLimit     *int
@@ -23577,6 +24242,8 @@ type InspectCapabilityResponse struct {
 	JSON401 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -23591,6 +24258,8 @@ type InspectCapabilityResponse struct {
 	Headers401 *InspectCapabilityResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *InspectCapabilityResponse404Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *InspectCapabilityResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *InspectCapabilityResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -23614,6 +24283,11 @@ func (r InspectCapabilityResponse) GetJSON401() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r InspectCapabilityResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r InspectCapabilityResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23678,6 +24352,14 @@ type GetCatalogResponse401Headers struct {
 	XRequestId string
 }
 
+// GetCatalogResponse415Headers the declared response headers of an HTTP 415 response for GetCatalog
+type GetCatalogResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetCatalogResponse429Headers the declared response headers of an HTTP 429 response for GetCatalog
 type GetCatalogResponse429Headers struct {
 	RateLimitLimit     *int
@@ -23719,6 +24401,8 @@ type GetCatalogResponse struct {
 	JSON200 *CatalogResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -23731,6 +24415,8 @@ type GetCatalogResponse struct {
 	Headers200 *GetCatalogResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetCatalogResponse401Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *GetCatalogResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCatalogResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -23749,6 +24435,11 @@ func (r GetCatalogResponse) GetJSON200() *CatalogResponse {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetCatalogResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r GetCatalogResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23870,6 +24561,14 @@ type FollowUpResponse413Headers struct {
 	XRequestId         string
 }
 
+// FollowUpResponse415Headers the declared response headers of an HTTP 415 response for FollowUp
+type FollowUpResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // FollowUpResponse429Headers the declared response headers of an HTTP 429 response for FollowUp
 type FollowUpResponse429Headers struct {
 	RateLimitLimit     *int
@@ -23941,6 +24640,8 @@ type FollowUpResponse struct {
 	JSON410 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -23971,6 +24672,8 @@ type FollowUpResponse struct {
 	Headers410 *FollowUpResponse410Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *FollowUpResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *FollowUpResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *FollowUpResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -24028,6 +24731,11 @@ func (r FollowUpResponse) GetJSON410() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r FollowUpResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r FollowUpResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -24102,6 +24810,14 @@ type GetGuideResponse401Headers struct {
 	XRequestId string
 }
 
+// GetGuideResponse415Headers the declared response headers of an HTTP 415 response for GetGuide
+type GetGuideResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetGuideResponse429Headers the declared response headers of an HTTP 429 response for GetGuide
 type GetGuideResponse429Headers struct {
 	RateLimitLimit     *int
@@ -24141,6 +24857,8 @@ type GetGuideResponse struct {
 	HTTPResponse *http.Response
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -24153,6 +24871,8 @@ type GetGuideResponse struct {
 	Headers200 *GetGuideResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetGuideResponse401Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *GetGuideResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetGuideResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -24166,6 +24886,11 @@ type GetGuideResponse struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetGuideResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r GetGuideResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -24222,6 +24947,11 @@ type GetOpenAPIResponse200Headers struct {
 	XRequestId string
 }
 
+// GetOpenAPIResponse415Headers the declared response headers of an HTTP 415 response for GetOpenAPI
+type GetOpenAPIResponse415Headers struct {
+	XRequestId string
+}
+
 // GetOpenAPIResponse431Headers the declared response headers of an HTTP 431 response for GetOpenAPI
 type GetOpenAPIResponse431Headers struct {
 	XRequestId string
@@ -24237,12 +24967,16 @@ type GetOpenAPIResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *map[string]interface{}
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
 	JSON431 *ErrorEnvelope
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *ErrorEnvelope
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOpenAPIResponse200Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *GetOpenAPIResponse415Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
 	Headers431 *GetOpenAPIResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -24252,6 +24986,11 @@ type GetOpenAPIResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetOpenAPIResponse) GetJSON200() *map[string]interface{} {
 	return r.JSON200
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r GetOpenAPIResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON431 returns the response for an HTTP 431 `application/json` response
@@ -24314,6 +25053,14 @@ type ListProjectsResponse401Headers struct {
 	XRequestId string
 }
 
+// ListProjectsResponse415Headers the declared response headers of an HTTP 415 response for ListProjects
+type ListProjectsResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // ListProjectsResponse429Headers the declared response headers of an HTTP 429 response for ListProjects
 type ListProjectsResponse429Headers struct {
 	RateLimitLimit     *int
@@ -24357,6 +25104,8 @@ type ListProjectsResponse struct {
 	JSON400 *ListProjects400JSONResponseBody
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -24371,6 +25120,8 @@ type ListProjectsResponse struct {
 	Headers400 *ListProjectsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListProjectsResponse401Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ListProjectsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListProjectsResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -24394,6 +25145,11 @@ func (r ListProjectsResponse) GetJSON400() *ListProjects400JSONResponseBody {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListProjectsResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ListProjectsResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -24491,6 +25247,14 @@ type CreateProjectResponse413Headers struct {
 	XRequestId         string
 }
 
+// CreateProjectResponse415Headers the declared response headers of an HTTP 415 response for CreateProject
+type CreateProjectResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // CreateProjectResponse429Headers the declared response headers of an HTTP 429 response for CreateProject
 type CreateProjectResponse429Headers struct {
 	RateLimitLimit     *int
@@ -24540,6 +25304,8 @@ type CreateProjectResponse struct {
 	JSON409 *CreateProject409JSONResponseBody
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *CreateProject413JSONResponseBody
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -24560,6 +25326,8 @@ type CreateProjectResponse struct {
 	Headers409 *CreateProjectResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateProjectResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateProjectResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateProjectResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -24598,6 +25366,11 @@ func (r CreateProjectResponse) GetJSON409() *CreateProject409JSONResponseBody {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateProjectResponse) GetJSON413() *CreateProject413JSONResponseBody {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateProjectResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -24662,6 +25435,14 @@ type GetProjectsStatusResponse401Headers struct {
 	XRequestId string
 }
 
+// GetProjectsStatusResponse415Headers the declared response headers of an HTTP 415 response for GetProjectsStatus
+type GetProjectsStatusResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetProjectsStatusResponse429Headers the declared response headers of an HTTP 429 response for GetProjectsStatus
 type GetProjectsStatusResponse429Headers struct {
 	RateLimitLimit     *int
@@ -24703,6 +25484,8 @@ type GetProjectsStatusResponse struct {
 	JSON200 *ProjectsStatusEnvelope
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -24715,6 +25498,8 @@ type GetProjectsStatusResponse struct {
 	Headers200 *GetProjectsStatusResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetProjectsStatusResponse401Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *GetProjectsStatusResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetProjectsStatusResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -24733,6 +25518,11 @@ func (r GetProjectsStatusResponse) GetJSON200() *ProjectsStatusEnvelope {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetProjectsStatusResponse) GetJSON401() *ErrorEnvelope {
 	return r.JSON401
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r GetProjectsStatusResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -24822,6 +25612,14 @@ type DeleteProjectResponse409Headers struct {
 	XRequestId         string
 }
 
+// DeleteProjectResponse415Headers the declared response headers of an HTTP 415 response for DeleteProject
+type DeleteProjectResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // DeleteProjectResponse429Headers the declared response headers of an HTTP 429 response for DeleteProject
 type DeleteProjectResponse429Headers struct {
 	RateLimitLimit     *int
@@ -24869,6 +25667,8 @@ type DeleteProjectResponse struct {
 	JSON404 *DeleteProject404JSONResponseBody
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *DeleteProject409JSONResponseBody
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -24887,6 +25687,8 @@ type DeleteProjectResponse struct {
 	Headers404 *DeleteProjectResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeleteProjectResponse409Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *DeleteProjectResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteProjectResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -24920,6 +25722,11 @@ func (r DeleteProjectResponse) GetJSON404() *DeleteProject404JSONResponseBody {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r DeleteProjectResponse) GetJSON409() *DeleteProject409JSONResponseBody {
 	return r.JSON409
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeleteProjectResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -25000,6 +25807,14 @@ type GetProjectResponse404Headers struct {
 	XRequestId         string
 }
 
+// GetProjectResponse415Headers the declared response headers of an HTTP 415 response for GetProject
+type GetProjectResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // GetProjectResponse429Headers the declared response headers of an HTTP 429 response for GetProject
 type GetProjectResponse429Headers struct {
 	RateLimitLimit     *int
@@ -25045,6 +25860,8 @@ type GetProjectResponse struct {
 	JSON401 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *GetProject404JSONResponseBody
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -25061,6 +25878,8 @@ type GetProjectResponse struct {
 	Headers401 *GetProjectResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetProjectResponse404Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *GetProjectResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetProjectResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -25089,6 +25908,11 @@ func (r GetProjectResponse) GetJSON401() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetProjectResponse) GetJSON404() *GetProject404JSONResponseBody {
 	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r GetProjectResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -25202,6 +26026,14 @@ type AddProjectItemResponse413Headers struct {
 	XRequestId         string
 }
 
+// AddProjectItemResponse415Headers the declared response headers of an HTTP 415 response for AddProjectItem
+type AddProjectItemResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // AddProjectItemResponse429Headers the declared response headers of an HTTP 429 response for AddProjectItem
 type AddProjectItemResponse429Headers struct {
 	RateLimitLimit     *int
@@ -25255,6 +26087,8 @@ type AddProjectItemResponse struct {
 	JSON410 *AddProjectItem410JSONResponseBody
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *AddProjectItem413JSONResponseBody
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -25279,6 +26113,8 @@ type AddProjectItemResponse struct {
 	Headers410 *AddProjectItemResponse410Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *AddProjectItemResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *AddProjectItemResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AddProjectItemResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -25327,6 +26163,11 @@ func (r AddProjectItemResponse) GetJSON410() *AddProjectItem410JSONResponseBody 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AddProjectItemResponse) GetJSON413() *AddProjectItem413JSONResponseBody {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AddProjectItemResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -25416,6 +26257,14 @@ type DeleteProjectItemResponse409Headers struct {
 	XRequestId         string
 }
 
+// DeleteProjectItemResponse415Headers the declared response headers of an HTTP 415 response for DeleteProjectItem
+type DeleteProjectItemResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // DeleteProjectItemResponse429Headers the declared response headers of an HTTP 429 response for DeleteProjectItem
 type DeleteProjectItemResponse429Headers struct {
 	RateLimitLimit     *int
@@ -25463,6 +26312,8 @@ type DeleteProjectItemResponse struct {
 	JSON404 *DeleteProjectItem404JSONResponseBody
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *DeleteProjectItem409JSONResponseBody
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -25481,6 +26332,8 @@ type DeleteProjectItemResponse struct {
 	Headers404 *DeleteProjectItemResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeleteProjectItemResponse409Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *DeleteProjectItemResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteProjectItemResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -25514,6 +26367,11 @@ func (r DeleteProjectItemResponse) GetJSON404() *DeleteProjectItem404JSONRespons
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r DeleteProjectItemResponse) GetJSON409() *DeleteProjectItem409JSONResponseBody {
 	return r.JSON409
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeleteProjectItemResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -25627,6 +26485,14 @@ type SharpenDraftResponse413Headers struct {
 	XRequestId         string
 }
 
+// SharpenDraftResponse415Headers the declared response headers of an HTTP 415 response for SharpenDraft
+type SharpenDraftResponse415Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	XRequestId         string
+}
+
 // SharpenDraftResponse429Headers the declared response headers of an HTTP 429 response for SharpenDraft
 type SharpenDraftResponse429Headers struct {
 	RateLimitLimit     *int
@@ -25696,6 +26562,8 @@ type SharpenDraftResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSON431 the response for an HTTP 431 `application/json` response
@@ -25724,6 +26592,8 @@ type SharpenDraftResponse struct {
 	Headers409 *SharpenDraftResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SharpenDraftResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SharpenDraftResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SharpenDraftResponse429Headers
 	// Headers431 the parsed response headers for an HTTP 431 response
@@ -25776,6 +26646,11 @@ func (r SharpenDraftResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SharpenDraftResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SharpenDraftResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -27202,6 +28077,13 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27229,6 +28111,16 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 415:
+		var headers GetHealthResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetHealthResponse431Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27275,6 +28167,13 @@ func ParseGetReadyResponse(rsp *http.Response) (*GetReadyResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27309,6 +28208,16 @@ func ParseGetReadyResponse(rsp *http.Response) (*GetReadyResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 415:
+		var headers GetReadyResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetReadyResponse431Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27378,6 +28287,13 @@ func ParseGetAccountResponse(rsp *http.Response) (*GetAccountResponse, error) {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -27451,6 +28367,37 @@ func ParseGetAccountResponse(rsp *http.Response) (*GetAccountResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 415:
+		var headers GetAccountResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetAccountResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -27663,6 +28610,13 @@ func ParseExecuteAcademicSearchResponse(rsp *http.Response) (*ExecuteAcademicSea
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -27943,6 +28897,37 @@ func ParseExecuteAcademicSearchResponse(rsp *http.Response) (*ExecuteAcademicSea
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteAcademicSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteAcademicSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -28217,6 +29202,13 @@ func ParseExecuteBooksSearchResponse(rsp *http.Response) (*ExecuteBooksSearchRes
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -28497,6 +29489,37 @@ func ParseExecuteBooksSearchResponse(rsp *http.Response) (*ExecuteBooksSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteBooksSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteBooksSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -28771,6 +29794,13 @@ func ParseExecuteClassicsSearchResponse(rsp *http.Response) (*ExecuteClassicsSea
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -29051,6 +30081,37 @@ func ParseExecuteClassicsSearchResponse(rsp *http.Response) (*ExecuteClassicsSea
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteClassicsSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteClassicsSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -29325,6 +30386,13 @@ func ParseExecuteCompaniesFinancialsResponse(rsp *http.Response) (*ExecuteCompan
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -29605,6 +30673,37 @@ func ParseExecuteCompaniesFinancialsResponse(rsp *http.Response) (*ExecuteCompan
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteCompaniesFinancialsResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteCompaniesFinancialsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -29879,6 +30978,13 @@ func ParseExecuteFitnessExercisesResponse(rsp *http.Response) (*ExecuteFitnessEx
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -30159,6 +31265,37 @@ func ParseExecuteFitnessExercisesResponse(rsp *http.Response) (*ExecuteFitnessEx
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteFitnessExercisesResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteFitnessExercisesResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -30433,6 +31570,13 @@ func ParseExecuteFlightsSearchResponse(rsp *http.Response) (*ExecuteFlightsSearc
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -30713,6 +31857,37 @@ func ParseExecuteFlightsSearchResponse(rsp *http.Response) (*ExecuteFlightsSearc
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteFlightsSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteFlightsSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -30987,6 +32162,13 @@ func ParseExecuteHotelsSearchResponse(rsp *http.Response) (*ExecuteHotelsSearchR
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -31267,6 +32449,37 @@ func ParseExecuteHotelsSearchResponse(rsp *http.Response) (*ExecuteHotelsSearchR
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteHotelsSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteHotelsSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -31541,6 +32754,13 @@ func ParseExecuteJobsSearchResponse(rsp *http.Response) (*ExecuteJobsSearchRespo
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -31821,6 +33041,37 @@ func ParseExecuteJobsSearchResponse(rsp *http.Response) (*ExecuteJobsSearchRespo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteJobsSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteJobsSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -32095,6 +33346,13 @@ func ParseExecuteJspkgDownloadsResponse(rsp *http.Response) (*ExecuteJspkgDownlo
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -32375,6 +33633,37 @@ func ParseExecuteJspkgDownloadsResponse(rsp *http.Response) (*ExecuteJspkgDownlo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteJspkgDownloadsResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteJspkgDownloadsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -32649,6 +33938,13 @@ func ParseExecuteJspkgPackageResponse(rsp *http.Response) (*ExecuteJspkgPackageR
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -32929,6 +34225,37 @@ func ParseExecuteJspkgPackageResponse(rsp *http.Response) (*ExecuteJspkgPackageR
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteJspkgPackageResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteJspkgPackageResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -33203,6 +34530,13 @@ func ParseExecuteJspkgSearchResponse(rsp *http.Response) (*ExecuteJspkgSearchRes
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -33483,6 +34817,37 @@ func ParseExecuteJspkgSearchResponse(rsp *http.Response) (*ExecuteJspkgSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteJspkgSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteJspkgSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -33757,6 +35122,13 @@ func ParseExecuteLegalReadResponse(rsp *http.Response) (*ExecuteLegalReadRespons
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -34037,6 +35409,37 @@ func ParseExecuteLegalReadResponse(rsp *http.Response) (*ExecuteLegalReadRespons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteLegalReadResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteLegalReadResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -34311,6 +35714,13 @@ func ParseExecuteLegalSearchResponse(rsp *http.Response) (*ExecuteLegalSearchRes
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -34591,6 +36001,37 @@ func ParseExecuteLegalSearchResponse(rsp *http.Response) (*ExecuteLegalSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteLegalSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteLegalSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -34865,6 +36306,13 @@ func ParseExecuteMarketsQuoteResponse(rsp *http.Response) (*ExecuteMarketsQuoteR
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -35145,6 +36593,37 @@ func ParseExecuteMarketsQuoteResponse(rsp *http.Response) (*ExecuteMarketsQuoteR
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteMarketsQuoteResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteMarketsQuoteResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -35419,6 +36898,13 @@ func ParseExecuteMusicSearchResponse(rsp *http.Response) (*ExecuteMusicSearchRes
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -35699,6 +37185,37 @@ func ParseExecuteMusicSearchResponse(rsp *http.Response) (*ExecuteMusicSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteMusicSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteMusicSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -35973,6 +37490,13 @@ func ParseExecuteNavigationMatrixResponse(rsp *http.Response) (*ExecuteNavigatio
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -36253,6 +37777,37 @@ func ParseExecuteNavigationMatrixResponse(rsp *http.Response) (*ExecuteNavigatio
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteNavigationMatrixResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteNavigationMatrixResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -36527,6 +38082,13 @@ func ParseExecuteNavigationRouteResponse(rsp *http.Response) (*ExecuteNavigation
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -36807,6 +38369,37 @@ func ParseExecuteNavigationRouteResponse(rsp *http.Response) (*ExecuteNavigation
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteNavigationRouteResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteNavigationRouteResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -37081,6 +38674,13 @@ func ParseExecuteNewsSearchResponse(rsp *http.Response) (*ExecuteNewsSearchRespo
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -37361,6 +38961,37 @@ func ParseExecuteNewsSearchResponse(rsp *http.Response) (*ExecuteNewsSearchRespo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteNewsSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteNewsSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -37635,6 +39266,13 @@ func ParseExecutePatentsSearchResponse(rsp *http.Response) (*ExecutePatentsSearc
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -37915,6 +39553,37 @@ func ParseExecutePatentsSearchResponse(rsp *http.Response) (*ExecutePatentsSearc
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecutePatentsSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecutePatentsSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -38189,6 +39858,13 @@ func ParseExecutePlacesSearchResponse(rsp *http.Response) (*ExecutePlacesSearchR
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -38469,6 +40145,37 @@ func ParseExecutePlacesSearchResponse(rsp *http.Response) (*ExecutePlacesSearchR
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecutePlacesSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecutePlacesSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -38743,6 +40450,13 @@ func ParseExecutePypkgDetailsResponse(rsp *http.Response) (*ExecutePypkgDetailsR
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -39023,6 +40737,37 @@ func ParseExecutePypkgDetailsResponse(rsp *http.Response) (*ExecutePypkgDetailsR
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecutePypkgDetailsResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecutePypkgDetailsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -39297,6 +41042,13 @@ func ParseExecutePypkgDownloadsResponse(rsp *http.Response) (*ExecutePypkgDownlo
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -39577,6 +41329,37 @@ func ParseExecutePypkgDownloadsResponse(rsp *http.Response) (*ExecutePypkgDownlo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecutePypkgDownloadsResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecutePypkgDownloadsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -39851,6 +41634,13 @@ func ParseExecutePypkgSearchResponse(rsp *http.Response) (*ExecutePypkgSearchRes
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -40131,6 +41921,37 @@ func ParseExecutePypkgSearchResponse(rsp *http.Response) (*ExecutePypkgSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecutePypkgSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecutePypkgSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -40405,6 +42226,13 @@ func ParseExecutePypkgVersionsResponse(rsp *http.Response) (*ExecutePypkgVersion
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -40685,6 +42513,37 @@ func ParseExecutePypkgVersionsResponse(rsp *http.Response) (*ExecutePypkgVersion
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecutePypkgVersionsResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecutePypkgVersionsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -40959,6 +42818,13 @@ func ParseExecuteRealestateSearchResponse(rsp *http.Response) (*ExecuteRealestat
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -41239,6 +43105,37 @@ func ParseExecuteRealestateSearchResponse(rsp *http.Response) (*ExecuteRealestat
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteRealestateSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteRealestateSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -41513,6 +43410,13 @@ func ParseExecuteRecipesSearchResponse(rsp *http.Response) (*ExecuteRecipesSearc
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -41793,6 +43697,37 @@ func ParseExecuteRecipesSearchResponse(rsp *http.Response) (*ExecuteRecipesSearc
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteRecipesSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteRecipesSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -42067,6 +44002,13 @@ func ParseExecuteRepoSearchResponse(rsp *http.Response) (*ExecuteRepoSearchRespo
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -42347,6 +44289,37 @@ func ParseExecuteRepoSearchResponse(rsp *http.Response) (*ExecuteRepoSearchRespo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteRepoSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteRepoSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -42621,6 +44594,13 @@ func ParseExecuteScriptureSearchResponse(rsp *http.Response) (*ExecuteScriptureS
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -42901,6 +44881,37 @@ func ParseExecuteScriptureSearchResponse(rsp *http.Response) (*ExecuteScriptureS
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteScriptureSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteScriptureSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -43175,6 +45186,13 @@ func ParseExecuteShoppingSearchResponse(rsp *http.Response) (*ExecuteShoppingSea
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -43455,6 +45473,37 @@ func ParseExecuteShoppingSearchResponse(rsp *http.Response) (*ExecuteShoppingSea
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteShoppingSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteShoppingSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -43729,6 +45778,13 @@ func ParseExecuteSocialSearchResponse(rsp *http.Response) (*ExecuteSocialSearchR
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -44009,6 +46065,37 @@ func ParseExecuteSocialSearchResponse(rsp *http.Response) (*ExecuteSocialSearchR
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteSocialSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteSocialSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -44283,6 +46370,13 @@ func ParseExecuteTransitRoutesResponse(rsp *http.Response) (*ExecuteTransitRoute
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -44563,6 +46657,37 @@ func ParseExecuteTransitRoutesResponse(rsp *http.Response) (*ExecuteTransitRoute
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteTransitRoutesResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteTransitRoutesResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -44837,6 +46962,13 @@ func ParseExecuteTrendsSearchResponse(rsp *http.Response) (*ExecuteTrendsSearchR
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -45117,6 +47249,37 @@ func ParseExecuteTrendsSearchResponse(rsp *http.Response) (*ExecuteTrendsSearchR
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteTrendsSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteTrendsSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -45391,6 +47554,13 @@ func ParseExecuteVideoSearchResponse(rsp *http.Response) (*ExecuteVideoSearchRes
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -45671,6 +47841,37 @@ func ParseExecuteVideoSearchResponse(rsp *http.Response) (*ExecuteVideoSearchRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteVideoSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteVideoSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -45945,6 +48146,13 @@ func ParseExecuteWeatherForecastResponse(rsp *http.Response) (*ExecuteWeatherFor
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -46225,6 +48433,37 @@ func ParseExecuteWeatherForecastResponse(rsp *http.Response) (*ExecuteWeatherFor
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteWeatherForecastResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteWeatherForecastResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -46499,6 +48738,13 @@ func ParseExecuteWebReadResponse(rsp *http.Response) (*ExecuteWebReadResponse, e
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -46779,6 +49025,37 @@ func ParseExecuteWebReadResponse(rsp *http.Response) (*ExecuteWebReadResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteWebReadResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteWebReadResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -47053,6 +49330,13 @@ func ParseExecuteWebSearchResponse(rsp *http.Response) (*ExecuteWebSearchRespons
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -47333,6 +49617,37 @@ func ParseExecuteWebSearchResponse(rsp *http.Response) (*ExecuteWebSearchRespons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecuteWebSearchResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExecuteWebSearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -47573,6 +49888,13 @@ func ParseInspectCapabilityResponse(rsp *http.Response) (*InspectCapabilityRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47676,6 +49998,37 @@ func ParseInspectCapabilityResponse(rsp *http.Response) (*InspectCapabilityRespo
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 415:
+		var headers InspectCapabilityResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers InspectCapabilityResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -47847,6 +50200,13 @@ func ParseGetCatalogResponse(rsp *http.Response) (*GetCatalogResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47919,6 +50279,37 @@ func ParseGetCatalogResponse(rsp *http.Response) (*GetCatalogResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 415:
+		var headers GetCatalogResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCatalogResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -48138,6 +50529,13 @@ func ParseFollowUpResponse(rsp *http.Response) (*FollowUpResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -48449,6 +50847,37 @@ func ParseFollowUpResponse(rsp *http.Response) (*FollowUpResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers FollowUpResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers FollowUpResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -48675,6 +51104,13 @@ func ParseGetGuideResponse(rsp *http.Response) (*GetGuideResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -48747,6 +51183,37 @@ func ParseGetGuideResponse(rsp *http.Response) (*GetGuideResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 415:
+		var headers GetGuideResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetGuideResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -48911,6 +51378,13 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -48938,6 +51412,16 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 415:
+		var headers GetOpenAPIResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 431:
 		var headers GetOpenAPIResponse431Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -48997,6 +51481,13 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -49101,6 +51592,37 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 415:
+		var headers ListProjectsResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListProjectsResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -49299,6 +51821,13 @@ func ParseCreateProjectResponse(rsp *http.Response) (*CreateProjectResponse, err
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -49503,6 +52032,37 @@ func ParseCreateProjectResponse(rsp *http.Response) (*CreateProjectResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateProjectResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateProjectResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -49674,6 +52234,13 @@ func ParseGetProjectsStatusResponse(rsp *http.Response) (*GetProjectsStatusRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -49746,6 +52313,37 @@ func ParseGetProjectsStatusResponse(rsp *http.Response) (*GetProjectsStatusRespo
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 415:
+		var headers GetProjectsStatusResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetProjectsStatusResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -49938,6 +52536,13 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -50110,6 +52715,37 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 415:
+		var headers DeleteProjectResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteProjectResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -50295,6 +52931,13 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -50429,6 +53072,37 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 415:
+		var headers GetProjectResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetProjectResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -50641,6 +53315,13 @@ func ParseAddProjectItemResponse(rsp *http.Response) (*AddProjectItemResponse, e
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -50907,6 +53588,37 @@ func ParseAddProjectItemResponse(rsp *http.Response) (*AddProjectItemResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers AddProjectItemResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers AddProjectItemResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -51099,6 +53811,13 @@ func ParseDeleteProjectItemResponse(rsp *http.Response) (*DeleteProjectItemRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -51271,6 +53990,37 @@ func ParseDeleteProjectItemResponse(rsp *http.Response) (*DeleteProjectItemRespo
 			headers.XRequestId = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 415:
+		var headers DeleteProjectItemResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteProjectItemResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
@@ -51483,6 +54233,13 @@ func ParseSharpenDraftResponse(rsp *http.Response) (*SharpenDraftResponse, error
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -51763,6 +54520,37 @@ func ParseSharpenDraftResponse(rsp *http.Response) (*SharpenDraftResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SharpenDraftResponse415Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers SharpenDraftResponse429Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
