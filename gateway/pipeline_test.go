@@ -3,8 +3,12 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +41,7 @@ func TestBilledCallFailuresLeaveNoTrace(t *testing.T) {
 			name       string
 			before     func()
 			after      func()
-			call       func(rid string) int // returns the HTTP status, 0 when none was read
+			call       func(rid string) int // returns the HTTP status
 			wantStatus int
 		}{
 			{name: "adapter panic", wantStatus: 500, call: func(rid string) int {
@@ -56,7 +60,7 @@ func TestBilledCallFailuresLeaveNoTrace(t *testing.T) {
 					return e.DoHeaders(http.MethodPost, "/v1/capabilities/test.page/execute", e.LiveKey, map[string]any{"query": "x"},
 						map[string]string{"X-Request-Id": rid}).Status
 				}},
-			{name: "caller hangs up", wantStatus: 0,
+			{name: "caller hangs up", wantStatus: 499,
 				before: func() { e.live.delay.Store(400) }, after: func() { e.live.delay.Store(0) },
 				call: func(rid string) int { return hangUp(t, e, rid) }},
 		}
@@ -92,7 +96,10 @@ func TestBilledCallFailuresLeaveNoTrace(t *testing.T) {
 	})
 }
 
-// hangUp sends an execute over a real TCP connection and closes it before the answer.
+// hangUp sends an execute over a real TCP connection and closes it once the upstream has the
+// call, before the answer; it returns the status the server recorded for the call (499 when it
+// saw the hang-up), read from /metrics once the call is finished. (It returned 0 whatever
+// happened, so the case passed even when the request never reached the pipeline.)
 func hangUp(t *testing.T, e *capEnv, rid string) int {
 	t.Helper()
 	// Served by Listen, as in production: the hang-up is seen through its listener's wrapping.
@@ -115,15 +122,50 @@ func hangUp(t *testing.T, e *capEnv, rid string) int {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	gone := func() int { return countStatus(t, e, "499") }
+	before, calls := gone(), e.live.Calls()
 	body := `{"query":"hang up"}`
 	fmt.Fprintf(conn, "POST /v1/capabilities/test.page/execute HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nX-Request-Id: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 		e.LiveKey, rid, len(body), body)
-	time.Sleep(100 * time.Millisecond)
+	// The barrier: the upstream has the call (it answers after the delay).
+	waitFor(t, "the upstream to receive the call", func() bool { return e.live.Calls() > calls })
 	_ = conn.Close()
-	// Wait until the server has finished the call: the upstream waits 400 ms, then the call is
-	// refunded and its answer logged as 499.
-	time.Sleep(900 * time.Millisecond)
-	return 0
+	// The call finishes after the upstream's delay: refunded and recorded as 499.
+	waitFor(t, "the server to record the hang-up", func() bool { return gone() > before })
+	return 499
+}
+
+// waitFor polls cond until it holds, failing the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// countStatus sums capgate_http_requests_total over the series with the given status.
+func countStatus(t *testing.T, e *capEnv, status string) int {
+	t.Helper()
+	// Not through e.Do: /metrics is outside the API document the contract checker holds to.
+	res, err := e.Server.App().Test(httptest.NewRequest(http.MethodGet, "/metrics", nil), 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	n := 0
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "capgate_http_requests_total{") && strings.Contains(line, `status="`+status+`"`) {
+			f := strings.Fields(line)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			n += int(v)
+		}
+	}
+	return n
 }
 
 func periodUsed(t *testing.T, e *capEnv) int64 {
