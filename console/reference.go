@@ -42,7 +42,7 @@ func (cn *Console) reference(ctx context.Context, cp *providers.Capability) view
 	s, err := cn.opts.Samples(ctx, cp.ID)
 	if err != nil {
 		cn.log.Warn("reference sample failed", "capability", cp.ID, "err", err)
-		r.SampleProblem = "test mode could not answer the example right now"
+		r.SampleProblem = "test mode gives no sample without a signed-in account for this capability; run it in test mode from the console"
 		return r
 	}
 	r.SampleRequest = indent(s.Request)

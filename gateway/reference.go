@@ -35,15 +35,33 @@ func (s *Server) Sample(ctx context.Context, id string) (*Sample, error) {
 		return nil, fmt.Errorf("no capability %q", id)
 	}
 	if v, ok := s.samples.Load(id); ok {
-		return v.(*Sample), nil
+		if e := v.(sampleEntry); e.err == nil || time.Since(e.at) < sampleRetry {
+			return e.sample, e.err
+		}
 	}
 	smp, err := s.sample(ctx, cp)
 	if err != nil {
+		// A failure is kept a while, so a page view does not rerun (and log) it each time.
+		s.samples.Store(id, sampleEntry{err: err, at: time.Now()})
 		return nil, err
 	}
-	v, _ := s.samples.LoadOrStore(id, smp)
-	return v.(*Sample), nil
+	v, loaded := s.samples.LoadOrStore(id, sampleEntry{sample: smp})
+	if e := v.(sampleEntry); loaded && e.err == nil {
+		return e.sample, nil
+	}
+	s.samples.Store(id, sampleEntry{sample: smp})
+	return smp, nil
 }
+
+// sampleEntry is a kept sample, or a failure and when it happened.
+type sampleEntry struct {
+	sample *Sample
+	err    error
+	at     time.Time
+}
+
+// sampleRetry is how long a failed sample is answered from memory.
+const sampleRetry = 5 * time.Minute
 
 func (s *Server) sample(ctx context.Context, cp *providers.Capability) (*Sample, error) {
 	body := map[string]any{}
