@@ -62,7 +62,8 @@ the same ` + "`Authorization: Bearer`" + ` key; a missing or bad key answers 401
   (the catalog's ` + "`enabled`" + ` and ` + "`available`" + `), named by its id, with the request JSON Schema as ` + "`inputSchema`" + `; plus
   ` + "`follow_up`" + ` (the follow-up body) and, when sharpen is on (the catalog's ` + "`sharpen.enabled`" + `), ` + "`sharpen`" + `.
 - ` + "`tools/call`" + ` runs exactly ` + "`POST /v1/capabilities/{id}/execute`" + `, ` + "`/v1/follow-up`" + ` or ` + "`/v1/sharpen`" + `: the result's
-  ` + "`structuredContent`" + ` is the response, its text a short summary and the response JSON. An error is a tool result with
+  ` + "`structuredContent`" + ` is the response; its first text block stands alone (the records, or a record action's
+  detail, in compact form, and the next step), the second is the response JSON. An error is a tool result with
   ` + "`isError: true`" + ` whose text is the error envelope (code, message, hint, violations); ` + "`_meta.retry_after`" + ` carries
   Retry-After. Send ` + "`_meta: {\"idempotency_key\": \"…\"}`" + ` on a call to make its retry replay instead of charging again.
 - Resources: ` + "`capgate://guide`" + ` (this guide) and ` + "`capgate://capabilities/{id}`" + ` (each inspect document).
@@ -237,7 +238,7 @@ func (e *mcpEndpoint) prepare() {
 	yes := true
 	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes}
 	e.tools = map[string]*mcp.Tool{}
-	execOut := rawJSON(selfContained(schemas, ref("ExecuteResponse")))
+	execOut := rawJSON(toolSchema(schemas, ref("ExecuteResponse")))
 	for name, cp := range e.byName {
 		e.tools[name] = &mcp.Tool{Name: name, Title: cp.Title, Description: toolDescription(cp),
 			InputSchema: rawJSON(cp.Schema().Doc), OutputSchema: execOut, Annotations: annotations}
@@ -249,14 +250,14 @@ func (e *mcpEndpoint) prepare() {
 			"(for example details). next.example in every search result is a valid body. Search-scope results are an ExecuteResponse, " +
 			"record-scope results a RecordFollowUpResponse.",
 		InputSchema:  rawJSON(schemas["FollowUpRequest"]),
-		OutputSchema: rawJSON(selfContained(schemas, map[string]any{"type": "object", "oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}})),
+		OutputSchema: rawJSON(toolSchema(schemas, map[string]any{"type": "object", "oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}})),
 		Annotations:  annotations}
 	e.tools[sharpenTool] = &mcp.Tool{Name: sharpenTool, Title: "Sharpen: second-opinion review of a draft answer",
 		Description: "Have a model of another vendor review a draft answer, exactly like POST /v1/sharpen. Give the task, the draft, " +
 			"caller_provider (your own model vendor, so the reviewer comes from another family) and optionally context, approach and a " +
 			fmt.Sprintf("per-call stage. Typical credits by tier: sharpen %d, plus %d, ultra %d, ultra2x %d.",
 				TierCredits["sharpen"], TierCredits["plus"], TierCredits["ultra"], TierCredits["ultra2x"]),
-		InputSchema: rawJSON(schemas["SharpenRequest"]), OutputSchema: rawJSON(selfContained(schemas, ref("SharpenResponse"))), Annotations: annotations}
+		InputSchema: rawJSON(schemas["SharpenRequest"]), OutputSchema: rawJSON(toolSchema(schemas, ref("SharpenResponse"))), Annotations: annotations}
 }
 
 // rawJSON encodes a schema once: the SDK then copies bytes instead of re-encoding a map on every
@@ -284,45 +285,6 @@ func toolDescription(cp *providers.Capability) string {
 		fmt.Fprintf(&b, "\nfollow_up {%s, action: %q}: %s.", scope, f.Action, f.Description)
 	}
 	return b.String()
-}
-
-// selfContained is an OpenAPI schema as a standalone JSON Schema: component references become
-// $defs holding every component it reaches.
-func selfContained(components map[string]any, root map[string]any) map[string]any {
-	defs := map[string]any{}
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch t := v.(type) {
-		case map[string]any:
-			out := make(map[string]any, len(t))
-			for k, x := range t {
-				if s, ok := x.(string); ok && k == "$ref" && strings.HasPrefix(s, "#/components/schemas/") {
-					name := strings.TrimPrefix(s, "#/components/schemas/")
-					out[k] = "#/$defs/" + name
-					top, _, _ := strings.Cut(name, "/")
-					if _, seen := defs[top]; !seen {
-						defs[top] = true // placeholder against cycles
-						defs[top] = walk(components[top])
-					}
-					continue
-				}
-				out[k] = walk(x)
-			}
-			return out
-		case []any:
-			out := make([]any, len(t))
-			for i, x := range t {
-				out[i] = walk(x)
-			}
-			return out
-		}
-		return v
-	}
-	out := walk(root).(map[string]any)
-	if len(defs) > 0 {
-		out["$defs"] = defs
-	}
-	return out
 }
 
 // serverFor builds the MCP server one message needs: the plan's tools for tools/list, the named
@@ -498,57 +460,6 @@ func (r v1Reply) toolResult() *mcp.CallToolResult {
 	}
 	return &mcp.CallToolResult{Meta: meta, StructuredContent: json.RawMessage(r.body), Content: []mcp.Content{
 		&mcp.TextContent{Text: renderResult(r.body)}, &mcp.TextContent{Text: string(r.body)}}}
-}
-
-// renderResult is a few lines an agent can read at a glance: counts, cost, titles, next step.
-func renderResult(body []byte) string {
-	var res struct {
-		SearchID    string `json:"search_id"`
-		ResultCount int    `json:"result_count"`
-		HasMore     bool   `json:"has_more"`
-		Results     []struct {
-			RecordID string `json:"record_id"`
-			Title    string `json:"title"`
-			URL      string `json:"url"`
-		} `json:"results"`
-		RecordID string `json:"record_id"`
-		Action   string `json:"action"`
-		Reviews  []struct {
-			Reviewer struct {
-				Family string `json:"family"`
-			} `json:"reviewer"`
-		} `json:"reviews"`
-		ChargedCredits int64 `json:"charged_credits"`
-		Balance        struct {
-			Used int64 `json:"used"`
-			Cap  int64 `json:"cap"`
-		} `json:"balance"`
-	}
-	_ = json.Unmarshal(body, &res)
-	var b strings.Builder
-	switch {
-	case res.SearchID != "":
-		fmt.Fprintf(&b, "search %s: %d results, has_more %t", res.SearchID, res.ResultCount, res.HasMore)
-		for i, x := range res.Results {
-			if i == 10 {
-				fmt.Fprintf(&b, "\n… %d more in structuredContent", len(res.Results)-i)
-				break
-			}
-			fmt.Fprintf(&b, "\n%d. %s [%s]", i+1, x.Title, x.RecordID)
-			if x.URL != "" {
-				b.WriteString(" " + x.URL)
-			}
-		}
-		if res.HasMore {
-			fmt.Fprintf(&b, "\nNext page: follow_up {\"search_id\": %q, \"action\": \"more\"}", res.SearchID)
-		}
-	case res.RecordID != "":
-		fmt.Fprintf(&b, "record %s: %s done", res.RecordID, res.Action)
-	default:
-		fmt.Fprintf(&b, "%d reviews", len(res.Reviews))
-	}
-	fmt.Fprintf(&b, "\nCharged %d credits; balance %d of %d used.", res.ChargedCredits, res.Balance.Used, res.Balance.Cap)
-	return b.String()
 }
 
 // bufferedResponse collects the SDK's answer (JSON responses only, so nothing needs to stream).

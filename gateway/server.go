@@ -51,6 +51,10 @@ type Options struct {
 	TrustedProxies []string
 	// MetricsToken, when set, is the bearer token /metrics requires.
 	MetricsToken string
+	// MCPAllowedOrigins and MCPAllowedHosts add to the origins and hosts /mcp accepts besides the
+	// public URL and loopback ("*": any); see mcp_origin.go.
+	MCPAllowedOrigins []string
+	MCPAllowedHosts   []string
 }
 
 // Server is the gateway.
@@ -65,6 +69,7 @@ type Server struct {
 	caps     map[string]*providers.Capability
 	order    []*providers.Capability
 	sessions Searches
+	origins  *originPolicy
 
 	openapiOnce sync.Once
 	openapiJSON []byte
@@ -99,6 +104,7 @@ func New(opts Options) *Server {
 		metrics: newMetrics(opts.Registry),
 	}
 	s.auth = newAuthCache(s.store, opts.KeyCacheTTL)
+	s.origins = newOriginPolicy(opts.PublicURL, opts.MCPAllowedOrigins, opts.MCPAllowedHosts)
 	s.sessions = opts.Sessions
 	s.caps = map[string]*providers.Capability{}
 	for _, c := range opts.Capabilities {

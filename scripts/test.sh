@@ -3,8 +3,10 @@
 #   1. start throwaway PostgreSQL and Redis (scripts/test-servers.sh)
 #   2. go vet ./...
 #   3. the committed Go client (e2e/client) is what `make generate` makes of today's document
-#   4. go test -race over every package
-#   5. a short fuzz run of every fuzz target
+#   4. the JavaScript of the e2e suite (scripts/js-deps.sh: Debian's nodejs and npm when missing,
+#      the official TypeScript MCP SDK and the MCP conformance suite from e2e/js's lock file)
+#   5. go test -race over every package
+#   6. a short fuzz run of every fuzz target
 # Exits non-zero on the first failure.
 set -euo pipefail
 
@@ -36,6 +38,9 @@ for f in openapi.json client.gen.go; do
 done
 rm -rf "$gen_dir"
 [ "$stale" = 0 ] || exit 1
+
+step "e2e JavaScript: the TypeScript MCP SDK and the MCP conformance suite (scripts/js-deps.sh)"
+bash scripts/js-deps.sh
 
 step "go test -race -count=1 -p 2 -timeout 30m ./..."
 go test -race -count=1 -p 2 -timeout 30m ./...
