@@ -147,7 +147,7 @@ func TestMCPTypeScriptSDK(t *testing.T) {
 	if err := json.Unmarshal(run.Steps[0].Result, &tools); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"follow_up"}
+	want := []string{"find_capabilities", "follow_up"}
 	for _, c := range in.get(t, "/v1/catalog", tk.Test).mustOK(t, "catalog").JSON["capabilities"].([]any) {
 		if cm := c.(map[string]any); cm["enabled"] == true && cm["available"] == true {
 			want = append(want, str(cm, "id"))
@@ -156,7 +156,7 @@ func TestMCPTypeScriptSDK(t *testing.T) {
 	var got []string
 	for _, tl := range tools {
 		got = append(got, tl.Name)
-		if tl.OutputSchema["type"] != "object" || tl.Title == "" || tl.Annotations["readOnlyHint"] != true || tl.Annotations["openWorldHint"] != true {
+		if tl.OutputSchema["type"] != "object" || tl.Title == "" || tl.Annotations["readOnlyHint"] != true || tl.Annotations["openWorldHint"] != (tl.Name != "find_capabilities") {
 			t.Errorf("%s: outputSchema type %v, title %q, annotations %v", tl.Name, tl.OutputSchema["type"], tl.Title, tl.Annotations)
 		}
 	}

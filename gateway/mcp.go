@@ -27,6 +27,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
 )
 
 // Tool names besides the capabilities (capability ids contain a dot, so they never collide).
@@ -66,6 +67,10 @@ the same ` + "`Authorization: Bearer`" + ` key; a missing or bad key answers 401
   detail, in compact form, and the next step), the second is the response JSON. An error is a tool result with
   ` + "`isError: true`" + ` whose text is the error envelope (code, message, hint, violations); ` + "`_meta.retry_after`" + ` carries
   Retry-After. Send ` + "`_meta: {\"idempotency_key\": \"…\"}`" + ` on a call to make its retry replay instead of charging again.
+- Fewer tools: ` + "`find_capabilities`" + ` (always listed) takes words and answers the matching capability ids and summaries
+  this key may use. ` + "`/mcp?tools=web.search,weather.forecast`" + ` and/or ` + "`?topics=dev`" + ` narrow the tool list (never widen
+  it); a key created with a scope (console or ` + "`gateway admin key create --capabilities … --topics …`" + `) lists and runs only
+  those capabilities, and a call outside answers ` + "`capability_disabled`" + ` naming the scope.
 - Resources: ` + "`capgate://guide`" + ` (this guide) and ` + "`capgate://capabilities/{id}`" + ` (each inspect document).
 - Each MCP message counts as one request against your rate limit; a tool call counts once, as its /v1 call.
 `
@@ -106,7 +111,8 @@ type mcpCall struct {
 	host    string
 	rid     string
 	msg     mcpMessage
-	catalog *mcpCatalog // tools/list only
+	catalog *mcpCatalog   // tools/list only
+	filter  tenants.Scope // the URL's narrowing filter (mcp_scope.go)
 
 	once   sync.Once
 	server *mcp.Server
@@ -121,6 +127,7 @@ type mcpCallKey struct{}
 type mcpCatalog struct {
 	Capabilities []struct {
 		ID        string `json:"id"`
+		Topic     string `json:"topic"`
 		Enabled   bool   `json:"enabled"`
 		Available bool   `json:"available"`
 	} `json:"capabilities"`
@@ -141,7 +148,7 @@ func (s *Server) newMCPEndpoint() *mcpEndpoint {
 	e := &mcpEndpoint{s: s, byName: map[string]*providers.Capability{}}
 	for _, cp := range s.order {
 		name := ToolName(cp.ID)
-		if _, dup := e.byName[name]; dup || name == followUpTool || name == sharpenTool {
+		if _, dup := e.byName[name]; dup || name == followUpTool || name == sharpenTool || name == findTool {
 			panic("gateway: capability " + cp.ID + " maps to the taken MCP tool name " + name)
 		}
 		e.byName[name] = cp
@@ -175,6 +182,10 @@ func (e *mcpEndpoint) serve(c *fiber.Ctx) error {
 	e.once.Do(e.prepare)
 	msg, _ := c.Locals(mcpMessageLocal).(mcpMessage)
 	call := &mcpCall{auth: c.Get(fiber.HeaderAuthorization), host: c.Get(fiber.HeaderHost), rid: requestID(c), msg: msg}
+	var err error
+	if call.filter, err = e.mcpFilter(c); err != nil {
+		return err
+	}
 	if msg.Method == toolListMethod {
 		// The tool list is the catalog as this key sees it; its failure is the catalog's error.
 		r := e.get("/v1/catalog", call)
@@ -297,16 +308,17 @@ func (e *mcpEndpoint) serverFor(call *mcpCall) *mcp.Server {
 	switch call.msg.Method {
 	case toolListMethod:
 		for _, c := range call.catalog.Capabilities {
-			if c.Enabled && c.Available {
+			if c.Enabled && c.Available && call.filter.Allows(c.ID, c.Topic) {
 				e.addTool(srv, call, ToolName(c.ID))
 			}
 		}
 		e.addTool(srv, call, followUpTool)
-		if call.catalog.Sharpen.Enabled {
+		e.addFindTool(srv, call)
+		if call.catalog.Sharpen.Enabled && e.filterAllows(call, sharpenTool) {
 			e.addTool(srv, call, sharpenTool)
 		}
 	case toolCallMethod:
-		e.addTool(srv, call, call.msg.Params.Name)
+		e.addCallTool(srv, call, call.msg.Params.Name)
 	default:
 		e.addResources(srv, call)
 	}
