@@ -57,7 +57,9 @@ const mcpInstructions = "Each capability is a tool taking its typed request body
 const mcpGuide = `
 ## Connecting an agent (MCP)
 ` + "`POST /mcp`" + ` serves the same API over the Model Context Protocol (Streamable HTTP, stateless, JSON responses) with
-the same ` + "`Authorization: Bearer`" + ` key; a missing or bad key answers 401 with the error envelope.
+the same ` + "`Authorization: Bearer`" + ` key; a missing or bad key answers 401 with the error envelope. Hosts connect by
+URL with the key as a header, for example ` + "`claude mcp add --transport http capgate <base URL>/mcp --header \"Authorization: Bearer cap_…\"`" + `
+(Cursor and VS Code: an ` + "`http`" + ` server with ` + "`url`" + ` and ` + "`headers`" + `).
 
 - ` + "`tools/list`" + `: one tool per capability your plan enables and this deployment makes available for the key's mode
   (the catalog's ` + "`enabled`" + ` and ` + "`available`" + `), named by its id, with the request JSON Schema as ` + "`inputSchema`" + `; plus
