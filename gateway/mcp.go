@@ -115,6 +115,7 @@ type mcpCall struct {
 	msg     mcpMessage
 	catalog *mcpCatalog   // tools/list only
 	filter  tenants.Scope // the URL's narrowing filter (mcp_scope.go)
+	p       *Principal    // the authenticated caller
 
 	once   sync.Once
 	server *mcp.Server
@@ -183,7 +184,7 @@ func (s *Server) mcpMessageRate(c *fiber.Ctx) error {
 func (e *mcpEndpoint) serve(c *fiber.Ctx) error {
 	e.once.Do(e.prepare)
 	msg, _ := c.Locals(mcpMessageLocal).(mcpMessage)
-	call := &mcpCall{auth: c.Get(fiber.HeaderAuthorization), host: c.Get(fiber.HeaderHost), rid: requestID(c), msg: msg}
+	call := &mcpCall{auth: c.Get(fiber.HeaderAuthorization), host: c.Get(fiber.HeaderHost), rid: requestID(c), msg: msg, p: principalOf(c)}
 	var err error
 	if call.filter, err = e.mcpFilter(c); err != nil {
 		return err

@@ -10,9 +10,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -90,17 +92,39 @@ func (e *mcpEndpoint) addCallTool(srv *mcp.Server, call *mcpCall, name string) {
 	if !ok {
 		return
 	}
-	srv.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv.AddTool(t, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// A tools/call counts by the /v1 call it runs; this one runs none, so it counts here.
+		if err := e.countCall(ctx, call); err != nil {
+			return errorResult(err, call.rid), nil
+		}
 		err := &Error{Code: providers.CodeCapabilityDisabled, Message: name + " is outside this connection's tool filter",
 			Hint: "this /mcp URL is narrowed to " + call.filter.String() + "; connect without the filter or add " + name + " to ?tools="}
 		return errorResult(err, call.rid), nil
 	})
 }
 
+// countCall counts a tools/call that dispatches no /v1 request against the plan's rate.
+func (e *mcpEndpoint) countCall(ctx context.Context, call *mcpCall) *Error {
+	if call.p == nil {
+		return nil
+	}
+	rr, err := e.s.opts.Limiter.Allow(ctx, call.p.Tenant.ID, call.p.Plan.RatePerMinute)
+	if err != nil || rr.Allowed { // a limiter outage fails open, as limitRate does
+		return nil
+	}
+	e.s.metrics.rateLimited.Inc()
+	return &Error{Code: providers.CodeRateLimited, Message: "rate limit reached for this account's plan", RetryAfter: rr.RetryAfter,
+		Hint: "wait for retry_after seconds"}
+}
+
 // errorResult is a gateway error as a tool error, like a /v1 error envelope.
 func errorResult(err *Error, rid string) *mcp.CallToolResult {
 	body, _ := json.Marshal(envelope{Error: errorBody{Code: err.Code, Message: err.Message, Retryable: err.IsRetryable(), Hint: err.Hint, RequestID: rid}})
-	return v1Reply{status: err.HTTPStatus(), body: body}.toolResult()
+	r := v1Reply{status: err.HTTPStatus(), body: body}
+	if err.RetryAfter > 0 {
+		r.retryAfter = strconv.Itoa(int(math.Ceil(err.RetryAfter.Seconds())))
+	}
+	return r.toolResult()
 }
 
 // find_capabilities: words in, the matching capabilities this key may use out.

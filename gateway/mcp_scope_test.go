@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -195,5 +196,50 @@ func TestFindCapabilities(t *testing.T) {
 	key := scopedKey(t, e, "books.search", "")
 	if ms := ids(find(key, "", "weather forecast books")); !slices.Equal(ms, []string{"books.search"}) {
 		t.Errorf("a scoped key found %v", ms)
+	}
+}
+
+// TestMCPFilteredCallCounts: a tools/call refused by the URL filter runs no /v1 call, so it counts
+// against the plan's rate itself; an agent cannot loop on refused calls for free.
+func TestMCPFilteredCallCounts(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{})
+	slow := &tenants.Plan{ID: "mcp-filter-slow", CreditCap: 1000, RatePerMinute: 3, CreditMultiplier: 1, Capabilities: "all", SharpenMax: "stock"}
+	if err := e.Store.CreatePlan(context.Background(), slow); err != nil {
+		t.Fatal(err)
+	}
+	_, _, key := e.NewTenant(slow.ID)
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recipes.search","arguments":{"query":"pasta"}}}`
+	var codes []string
+	for i := 0; i < 4; i++ {
+		req := httptest.NewRequest(http.MethodPost, "/mcp?tools=books.search", strings.NewReader(call))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := e.Server.App().Test(req, 60_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg struct {
+			Result struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		_ = json.NewDecoder(res.Body).Decode(&msg)
+		res.Body.Close()
+		if len(msg.Result.Content) != 2 {
+			t.Fatalf("call %d: %d %+v", i+1, res.StatusCode, msg)
+		}
+		var env struct {
+			Error struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal([]byte(msg.Result.Content[1].Text), &env)
+		codes = append(codes, env.Error.Code)
+	}
+	if !slices.Contains(codes, "rate_limited") {
+		t.Errorf("four refused calls on a plan of three a minute: %v", codes)
 	}
 }
