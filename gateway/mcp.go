@@ -361,6 +361,9 @@ func (e *mcpEndpoint) addResources(srv *mcp.Server, call *mcpCall) {
 		Description: "The Markdown guide for applications and AI agents (GET /v1/guide)."},
 		e.readResource(call, "/v1/guide", "text/markdown"))
 	for _, cp := range e.s.order {
+		if call.p != nil && !call.p.InScope(cp) {
+			continue // outside the key's scope (scope.go)
+		}
 		srv.AddResource(&mcp.Resource{URI: capabilityURIStart + cp.ID, Name: cp.ID, Title: cp.Title, MIMEType: "application/json",
 			Description: "Inspect document of " + cp.ID + " (GET /v1/capabilities/" + cp.ID + "): " + cp.Summary},
 			e.readResource(call, "/v1/capabilities/"+cp.ID, "application/json"))

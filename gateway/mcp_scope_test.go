@@ -100,6 +100,13 @@ func TestScopedKey(t *testing.T) {
 	if r := e.Do(http.MethodPost, "/v1/sharpen", key, map[string]any{"task": "t", "draft": "d", "caller_provider": "openai"}); r.ErrorCode() != "capability_disabled" {
 		t.Errorf("sharpen outside the scope: %d %s", r.Status, r.Body)
 	}
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil || len(list.Resources) != 3 {
+		t.Errorf("resources of a key scoped to two capabilities: %v (%v), want the guide and two", list, err)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "capgate://capabilities/recipes.search"}); err == nil {
+		t.Error("the inspect resource of a capability outside the scope was read")
+	}
 	cat := e.Do(http.MethodGet, "/v1/catalog", key, nil)
 	for _, c := range cat.JSON["capabilities"].([]any) {
 		cm := c.(map[string]any)
