@@ -57,7 +57,7 @@ func planState(p *tenants.Plan) state {
 }
 
 func keyState(k *tenants.APIKey) state {
-	return state{"tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix, "revoked": k.RevokedAt != nil}
+	return state{"tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix, "revoked": k.RevokedAt != nil, "scope": k.Scope.String()}
 }
 
 // secretField names fields whose values are never shown, whatever was stored.

@@ -219,9 +219,24 @@ func (cn *Console) keyRows(c *fiber.Ctx, mode string) ([]views.KeyRow, error) {
 		if k.Mode != mode {
 			continue
 		}
-		rows = append(rows, views.KeyRow{ID: k.ID, Prefix: k.Prefix, Label: k.Label, Mode: k.Mode, Created: k.CreatedAt, LastUsed: k.LastUsedAt, Revoked: k.RevokedAt != nil})
+		rows = append(rows, views.KeyRow{ID: k.ID, Prefix: k.Prefix, Label: k.Label, Mode: k.Mode, Created: k.CreatedAt, LastUsed: k.LastUsedAt, Revoked: k.RevokedAt != nil,
+			Scope: k.Scope.String()})
 	}
 	return rows, nil
+}
+
+// keyScope reads the key form's optional scope: capability ids and topics, comma-separated,
+// checked against this build's capabilities.
+func (cn *Console) keyScope(c *fiber.Ctx) (tenants.Scope, error) {
+	scope, err := tenants.ParseScope(c.FormValue("capabilities"), c.FormValue("topics"))
+	if err != nil {
+		return scope, err
+	}
+	var ids, topics []string
+	for _, cp := range cn.opts.Capabilities {
+		ids, topics = append(ids, cp.ID), append(topics, cp.Topic)
+	}
+	return scope, scope.CheckKnown(ids, topics)
 }
 
 func keysMode(mode string) views.ModeView { return views.ModeView{Path: "/console/keys", Mode: mode} }
@@ -239,7 +254,11 @@ func (cn *Console) keys(c *fiber.Ctx) error {
 func (cn *Console) createKey(c *fiber.Ctx) error {
 	v := viewerOf(c)
 	mode := c.FormValue("mode")
-	k, raw, err := cn.store.CreateKey(c.UserContext(), v.tenant.ID, mode, strings.TrimSpace(c.FormValue("label")))
+	scope, err := cn.keyScope(c)
+	if err != nil {
+		return back(c, "/console/keys", "", err)
+	}
+	k, raw, err := cn.store.CreateScopedKey(c.UserContext(), v.tenant.ID, mode, strings.TrimSpace(c.FormValue("label")), scope)
 	if err != nil {
 		return back(c, "/console/keys", "", err)
 	}

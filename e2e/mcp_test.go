@@ -154,7 +154,7 @@ func TestMCP(t *testing.T) {
 			tk := d.newTenant(t, name)
 			for _, key := range []string{tk.Live, tk.Test} {
 				cat := in.get(t, "/v1/catalog", key).mustOK(t, "catalog")
-				want := []string{"follow_up"}
+				want := []string{"find_capabilities", "follow_up"}
 				for _, c := range cat.JSON["capabilities"].([]any) {
 					if cm := c.(map[string]any); cm["enabled"] == true && cm["available"] == true {
 						want = append(want, str(cm, "id"))

@@ -36,7 +36,7 @@ func (s *Server) sharpenObject(c *fiber.Ctx, p *Principal) (catalogSharpen, erro
 		}
 	}
 	tier, ok := stageTier[saved]
-	out.Enabled = ok && p.Plan.AllowsStage(saved)
+	out.Enabled = ok && p.Plan.AllowsStage(saved) && p.sharpenInScope()
 	if !ok {
 		tier = "sharpen" // the tier stage1 would use once sharpen is switched on
 	}
@@ -51,11 +51,15 @@ func (s *Server) catalog(c *fiber.Ctx) error {
 	out := catalogResponse{Capabilities: make([]catalogCapability, 0, len(s.order)), Instructions: catalogInstructions}
 	for _, cp := range s.order {
 		ok, why := s.available(cp, p.Mode())
-		out.Capabilities = append(out.Capabilities, catalogCapability{
+		cc := catalogCapability{
 			ID: cp.ID, Title: cp.Title, Summary: cp.Summary, Topic: cp.Topic,
 			Enabled: p.Plan.Enables(cp.ID, cp.Cost.Typical), Available: ok, UnavailableReason: why,
 			TypicalCredits: cp.Cost.Typical, InspectURL: "/v1/capabilities/" + cp.ID,
-		})
+		}
+		if cc.Enabled && !p.InScope(cp) {
+			cc.Enabled, cc.DisabledReason = false, scopeReason(p)
+		}
+		out.Capabilities = append(out.Capabilities, cc)
 	}
 	sh, err := s.sharpenObject(c, p)
 	if err != nil {

@@ -49,6 +49,9 @@ func (s *Server) admit(p *Principal, cp *providers.Capability, needsProvider boo
 		return &Error{Code: providers.CodeCapabilityDisabled, Message: fmt.Sprintf("%s is not enabled on the %s plan", cp.ID, p.Plan.ID),
 			Hint: "the catalog's enabled flag shows what the plan includes"}
 	}
+	if !p.InScope(cp) {
+		return outOfScope(p, cp.ID)
+	}
 	if needsProvider {
 		if ok, why := s.available(cp, p.Mode()); !ok {
 			return &Error{Code: providers.CodeCapabilityUnavailable, Message: fmt.Sprintf("%s is not available in this deployment: %s", cp.ID, why)}

@@ -29,6 +29,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
 )
 
 // Tool names besides the capabilities (capability ids contain a dot, so they never collide).
@@ -58,15 +59,22 @@ const mcpInstructions = "Each capability is a tool taking its typed request body
 const mcpGuide = `
 ## Connecting an agent (MCP)
 ` + "`POST /mcp`" + ` serves the same API over the Model Context Protocol (Streamable HTTP, stateless, JSON responses) with
-the same ` + "`Authorization: Bearer`" + ` key; a missing or bad key answers 401 with the error envelope.
+the same ` + "`Authorization: Bearer`" + ` key; a missing or bad key answers 401 with the error envelope. Hosts connect by
+URL with the key as a header, for example ` + "`claude mcp add --transport http capgate <base URL>/mcp --header \"Authorization: Bearer cap_…\"`" + `
+(Cursor and VS Code: an ` + "`http`" + ` server with ` + "`url`" + ` and ` + "`headers`" + `).
 
 - ` + "`tools/list`" + `: one tool per capability your plan enables and this deployment makes available for the key's mode
   (the catalog's ` + "`enabled`" + ` and ` + "`available`" + `), named by its id, with the request JSON Schema as ` + "`inputSchema`" + `; plus
   ` + "`follow_up`" + ` (the follow-up body) and, when sharpen is on (the catalog's ` + "`sharpen.enabled`" + `), ` + "`sharpen`" + `.
 - ` + "`tools/call`" + ` runs exactly ` + "`POST /v1/capabilities/{id}/execute`" + `, ` + "`/v1/follow-up`" + ` or ` + "`/v1/sharpen`" + `: the result's
-  ` + "`structuredContent`" + ` is the response, its text a short summary and the response JSON. An error is a tool result with
+  ` + "`structuredContent`" + ` is the response; its first text block stands alone (the records, or a record action's
+  detail, in compact form, and the next step), the second is the response JSON. An error is a tool result with
   ` + "`isError: true`" + ` whose text is the error envelope (code, message, hint, violations); ` + "`_meta.retry_after`" + ` carries
   Retry-After. Send ` + "`_meta: {\"idempotency_key\": \"…\"}`" + ` on a call to make its retry replay instead of charging again.
+- Fewer tools: ` + "`find_capabilities`" + ` (always listed) takes words and answers the matching capability ids and summaries
+  this key may use. ` + "`/mcp?tools=web.search,weather.forecast`" + ` and/or ` + "`?topics=dev`" + ` narrow the tool list (never widen
+  it); a key created with a scope (console or ` + "`gateway admin key create --capabilities … --topics …`" + `) lists and runs only
+  those capabilities, and a call outside answers ` + "`capability_disabled`" + ` naming the scope.
 - Resources: ` + "`capgate://guide`" + ` (this guide) and ` + "`capgate://capabilities/{id}`" + ` (each inspect document).
 - Each MCP message counts as one request against your rate limit; a tool call counts once, as its /v1 call.
 `
@@ -108,7 +116,9 @@ type mcpCall struct {
 	host    string
 	rid     string
 	msg     mcpMessage
-	catalog *mcpCatalog // tools/list only
+	catalog *mcpCatalog   // tools/list only
+	filter  tenants.Scope // the URL's narrowing filter (mcp_scope.go)
+	p       *Principal    // the authenticated caller
 
 	once   sync.Once
 	server *mcp.Server
@@ -123,6 +133,7 @@ type mcpCallKey struct{}
 type mcpCatalog struct {
 	Capabilities []struct {
 		ID        string `json:"id"`
+		Topic     string `json:"topic"`
 		Enabled   bool   `json:"enabled"`
 		Available bool   `json:"available"`
 	} `json:"capabilities"`
@@ -143,7 +154,7 @@ func (s *Server) newMCPEndpoint() *mcpEndpoint {
 	e := &mcpEndpoint{s: s, byName: map[string]*providers.Capability{}}
 	for _, cp := range s.order {
 		name := ToolName(cp.ID)
-		if _, dup := e.byName[name]; dup || name == followUpTool || name == sharpenTool {
+		if _, dup := e.byName[name]; dup || name == followUpTool || name == sharpenTool || name == findTool {
 			panic("gateway: capability " + cp.ID + " maps to the taken MCP tool name " + name)
 		}
 		e.byName[name] = cp
@@ -214,7 +225,11 @@ func decodeMCPMessage(body []byte) mcpMessage {
 func (e *mcpEndpoint) serve(c *fiber.Ctx) error {
 	e.once.Do(e.prepare)
 	msg, _ := c.Locals(mcpMessageLocal).(mcpMessage)
-	call := &mcpCall{auth: c.Get(fiber.HeaderAuthorization), host: c.Get(fiber.HeaderHost), rid: requestID(c), msg: msg}
+	call := &mcpCall{auth: c.Get(fiber.HeaderAuthorization), host: c.Get(fiber.HeaderHost), rid: requestID(c), msg: msg, p: principalOf(c)}
+	var err error
+	if call.filter, err = e.mcpFilter(c); err != nil {
+		return err
+	}
 	if msg.Method == toolListMethod {
 		// The tool list is the catalog as this key sees it; its failure is the catalog's error.
 		r := e.get("/v1/catalog", call)
@@ -281,7 +296,7 @@ func (e *mcpEndpoint) prepare() {
 	yes := true
 	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes}
 	e.tools = map[string]*mcp.Tool{}
-	execOut := outputSchema(schemas, ref("ExecuteResponse"))
+	execOut := rawJSON(toolSchema(schemas, ref("ExecuteResponse")))
 	for name, cp := range e.byName {
 		e.tools[name] = &mcp.Tool{Name: name, Title: cp.Title, Description: toolDescription(cp),
 			InputSchema: rawJSON(cp.Schema().Doc), OutputSchema: execOut, Annotations: annotations}
@@ -293,22 +308,14 @@ func (e *mcpEndpoint) prepare() {
 			"(for example details). next.example in every search result is a valid body. Search-scope results are an ExecuteResponse, " +
 			"record-scope results a RecordFollowUpResponse.",
 		InputSchema:  rawJSON(schemas["FollowUpRequest"]),
-		OutputSchema: outputSchema(schemas, map[string]any{"oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}}),
+		OutputSchema: rawJSON(toolSchema(schemas, map[string]any{"type": "object", "oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}})),
 		Annotations:  annotations}
 	e.tools[sharpenTool] = &mcp.Tool{Name: sharpenTool, Title: "Sharpen: second-opinion review of a draft answer",
 		Description: "Have a model of another vendor review a draft answer, exactly like POST /v1/sharpen. Give the task, the draft, " +
 			"caller_provider (your own model vendor, so the reviewer comes from another family) and optionally context, approach and a " +
 			fmt.Sprintf("per-call stage. Typical credits by tier: sharpen %d, plus %d, ultra %d, ultra2x %d.",
 				TierCredits["sharpen"], TierCredits["plus"], TierCredits["ultra"], TierCredits["ultra2x"]),
-		InputSchema: rawJSON(schemas["SharpenRequest"]), OutputSchema: outputSchema(schemas, ref("SharpenResponse")), Annotations: annotations}
-}
-
-// outputSchema is a tool's output schema: the MCP schema of Tool requires an object at the root
-// ("type": "object"; the TypeScript SDK, and so the MCP Inspector, refuses tools/list without
-// it), next to the $ref or oneOf that describes it.
-func outputSchema(components map[string]any, root map[string]any) json.RawMessage {
-	root["type"] = "object"
-	return rawJSON(selfContained(components, root))
+		InputSchema: rawJSON(schemas["SharpenRequest"]), OutputSchema: rawJSON(toolSchema(schemas, ref("SharpenResponse"))), Annotations: annotations}
 }
 
 // rawJSON encodes a schema once: the SDK then copies bytes instead of re-encoding a map on every
@@ -338,45 +345,6 @@ func toolDescription(cp *providers.Capability) string {
 	return b.String()
 }
 
-// selfContained is an OpenAPI schema as a standalone JSON Schema: component references become
-// $defs holding every component it reaches.
-func selfContained(components map[string]any, root map[string]any) map[string]any {
-	defs := map[string]any{}
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch t := v.(type) {
-		case map[string]any:
-			out := make(map[string]any, len(t))
-			for k, x := range t {
-				if s, ok := x.(string); ok && k == "$ref" && strings.HasPrefix(s, "#/components/schemas/") {
-					name := strings.TrimPrefix(s, "#/components/schemas/")
-					out[k] = "#/$defs/" + name
-					top, _, _ := strings.Cut(name, "/")
-					if _, seen := defs[top]; !seen {
-						defs[top] = true // placeholder against cycles
-						defs[top] = walk(components[top])
-					}
-					continue
-				}
-				out[k] = walk(x)
-			}
-			return out
-		case []any:
-			out := make([]any, len(t))
-			for i, x := range t {
-				out[i] = walk(x)
-			}
-			return out
-		}
-		return v
-	}
-	out := walk(root).(map[string]any)
-	if len(defs) > 0 {
-		out["$defs"] = defs
-	}
-	return out
-}
-
 // serverFor builds the MCP server one message needs: the plan's tools for tools/list, the named
 // tool for tools/call (the /v1 call itself refuses a capability off the plan), and the resources.
 func (e *mcpEndpoint) serverFor(call *mcpCall) *mcp.Server {
@@ -387,16 +355,17 @@ func (e *mcpEndpoint) serverFor(call *mcpCall) *mcp.Server {
 	switch call.msg.Method {
 	case toolListMethod:
 		for _, c := range call.catalog.Capabilities {
-			if c.Enabled && c.Available {
+			if c.Enabled && c.Available && call.filter.Allows(c.ID, c.Topic) {
 				e.addTool(srv, call, ToolName(c.ID))
 			}
 		}
 		e.addTool(srv, call, followUpTool)
-		if call.catalog.Sharpen.Enabled {
+		e.addFindTool(srv, call)
+		if call.catalog.Sharpen.Enabled && e.filterAllows(call, sharpenTool) {
 			e.addTool(srv, call, sharpenTool)
 		}
 	case toolCallMethod:
-		e.addTool(srv, call, call.msg.Params.Name)
+		e.addCallTool(srv, call, call.msg.Params.Name)
 	default:
 		e.addResources(srv, call)
 	}
@@ -436,6 +405,9 @@ func (e *mcpEndpoint) addResources(srv *mcp.Server, call *mcpCall) {
 		Description: "The Markdown guide for applications and AI agents (GET /v1/guide)."},
 		e.readResource(call, "/v1/guide", "text/markdown"))
 	for _, cp := range e.s.order {
+		if call.p != nil && !call.p.InScope(cp) {
+			continue // outside the key's scope (scope.go)
+		}
 		srv.AddResource(&mcp.Resource{URI: capabilityURIStart + cp.ID, Name: cp.ID, Title: cp.Title, MIMEType: "application/json",
 			Description: "Inspect document of " + cp.ID + " (GET /v1/capabilities/" + cp.ID + "): " + cp.Summary},
 			e.readResource(call, "/v1/capabilities/"+cp.ID, "application/json"))
@@ -550,57 +522,6 @@ func (r v1Reply) toolResult() *mcp.CallToolResult {
 	}
 	return &mcp.CallToolResult{Meta: meta, StructuredContent: json.RawMessage(r.body), Content: []mcp.Content{
 		&mcp.TextContent{Text: renderResult(r.body)}, &mcp.TextContent{Text: string(r.body)}}}
-}
-
-// renderResult is a few lines an agent can read at a glance: counts, cost, titles, next step.
-func renderResult(body []byte) string {
-	var res struct {
-		SearchID    string `json:"search_id"`
-		ResultCount int    `json:"result_count"`
-		HasMore     bool   `json:"has_more"`
-		Results     []struct {
-			RecordID string `json:"record_id"`
-			Title    string `json:"title"`
-			URL      string `json:"url"`
-		} `json:"results"`
-		RecordID string `json:"record_id"`
-		Action   string `json:"action"`
-		Reviews  []struct {
-			Reviewer struct {
-				Family string `json:"family"`
-			} `json:"reviewer"`
-		} `json:"reviews"`
-		ChargedCredits int64 `json:"charged_credits"`
-		Balance        struct {
-			Used int64 `json:"used"`
-			Cap  int64 `json:"cap"`
-		} `json:"balance"`
-	}
-	_ = json.Unmarshal(body, &res)
-	var b strings.Builder
-	switch {
-	case res.SearchID != "":
-		fmt.Fprintf(&b, "search %s: %d results, has_more %t", res.SearchID, res.ResultCount, res.HasMore)
-		for i, x := range res.Results {
-			if i == 10 {
-				fmt.Fprintf(&b, "\n… %d more in structuredContent", len(res.Results)-i)
-				break
-			}
-			fmt.Fprintf(&b, "\n%d. %s [%s]", i+1, x.Title, x.RecordID)
-			if x.URL != "" {
-				b.WriteString(" " + x.URL)
-			}
-		}
-		if res.HasMore {
-			fmt.Fprintf(&b, "\nNext page: follow_up {\"search_id\": %q, \"action\": \"more\"}", res.SearchID)
-		}
-	case res.RecordID != "":
-		fmt.Fprintf(&b, "record %s: %s done", res.RecordID, res.Action)
-	default:
-		fmt.Fprintf(&b, "%d reviews", len(res.Reviews))
-	}
-	fmt.Fprintf(&b, "\nCharged %d credits; balance %d of %d used.", res.ChargedCredits, res.Balance.Used, res.Balance.Cap)
-	return b.String()
 }
 
 // bufferedResponse collects the SDK's answer (JSON responses only, so nothing needs to stream).

@@ -74,7 +74,7 @@ func TestMCPToolsAgreeWithCatalog(t *testing.T) {
 	agree := func(t *testing.T, key string) (sharpen bool) {
 		t.Helper()
 		cat := e.Do(http.MethodGet, "/v1/catalog", key, nil)
-		want := []string{"follow_up"}
+		want := []string{"find_capabilities", "follow_up"}
 		for _, c := range cat.JSON["capabilities"].([]any) {
 			cm := c.(map[string]any)
 			if cm["enabled"] == true && cm["available"] == true {

@@ -108,7 +108,8 @@ type catalogCapability struct {
 	Title             string `json:"title"`
 	Summary           string `json:"summary"`
 	Topic             string `json:"topic"`
-	Enabled           bool   `json:"enabled" doc:"the caller's plan includes it"`
+	Enabled           bool   `json:"enabled" doc:"the caller's plan includes it and the key's scope allows it"`
+	DisabledReason    string `json:"disabled_reason,omitempty" doc:"why enabled is false when the plan includes it: the key's scope"`
 	Available         bool   `json:"available" doc:"this deployment can run it now"`
 	UnavailableReason string `json:"unavailable_reason,omitempty"`
 	TypicalCredits    int    `json:"typical_credits" min:"0"`

@@ -14,7 +14,7 @@ func (s *Server) routes() {
 	app.Get("/readyz", s.readyz)
 	app.Get("/metrics", s.metricsAuth, adaptor.HTTPHandler(promhttp.HandlerFor(s.opts.Registry, promhttp.HandlerOpts{})))
 
-	app.All("/mcp", s.authenticate, s.mcpMessageRate, s.limitRate, s.newMCPEndpoint().serve) // MCP Streamable HTTP (mcp.go)
+	app.All("/mcp", s.mcpOrigin, s.authenticate, s.mcpMessageRate, s.limitRate, s.newMCPEndpoint().serve) // MCP Streamable HTTP (mcp.go)
 	v1 := app.Group("/v1")
 	v1.Get("/openapi.json", s.openapi)
 

@@ -61,6 +61,10 @@ type Options struct {
 	// MaxConnsPerIP caps the connections open at once from one client address (the TCP peer;
 	// TrustedProxies are exempt). 0 means DefaultMaxConnsPerIP, negative means no cap.
 	MaxConnsPerIP int
+	// MCPAllowedOrigins and MCPAllowedHosts add to the origins and hosts /mcp accepts besides the
+	// public URL and loopback ("*": any); see mcp_origin.go.
+	MCPAllowedOrigins []string
+	MCPAllowedHosts   []string
 }
 
 // Server is the gateway.
@@ -76,6 +80,7 @@ type Server struct {
 	caps     map[string]*providers.Capability
 	order    []*providers.Capability
 	sessions Searches
+	origins  *originPolicy
 
 	openapiOnce sync.Once
 	// samples keeps the API reference's test-mode samples by capability id (reference.go).
@@ -117,6 +122,7 @@ func New(opts Options) *Server {
 		retired: retired,
 	}
 	s.auth = newAuthCache(s.store, opts.KeyCacheTTL)
+	s.origins = newOriginPolicy(opts.PublicURL, opts.MCPAllowedOrigins, opts.MCPAllowedHosts)
 	s.sessions = opts.Sessions
 	s.caps = map[string]*providers.Capability{}
 	for _, c := range opts.Capabilities {

@@ -136,6 +136,9 @@ func familyByID(id string) *reviewers.Family {
 // sharpenStage resolves the stage of a call: a per-call stage needs sharpen enabled (a saved
 // stage other than stock) and allowed by the plan; omitted, the saved stage is used.
 func (s *Server) sharpenStage(c *fiber.Ctx, p *Principal, requested string) (string, error) {
+	if !p.sharpenInScope() {
+		return "", outOfScope(p, "sharpen")
+	}
 	saved, err := s.store.SharpenStage(c.UserContext(), p.Tenant.ID)
 	if err != nil {
 		return "", storeError(err)

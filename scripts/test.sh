@@ -5,8 +5,10 @@
 #   3. the committed Go client (e2e/client) is what `make generate` makes of today's document
 #   4. helm lint and helm template of deploy/helm/capgate (helm built as a Go tool of its own
 #      module, deploy/helm/tool, so the product's go.mod does not pull Kubernetes)
-#   5. go test -race over every package (the chart test reuses the helm of step 4)
-#   6. a short fuzz run of every fuzz target
+#   5. the JavaScript of the e2e suite (scripts/js-deps.sh: Debian's nodejs and npm when missing,
+#      the official TypeScript MCP SDK and the MCP conformance suite from e2e/js's lock file)
+#   6. go test -race over every package (the chart test reuses the helm of step 4)
+#   7. a short fuzz run of every fuzz target
 # Exits non-zero on the first failure.
 set -euo pipefail
 
@@ -45,6 +47,9 @@ go build -C deploy/helm/tool -o "$helm_dir/helm" helm.sh/helm/v3/cmd/helm
 "$helm_dir/helm" lint --strict deploy/helm/capgate -f deploy/helm/capgate/ci/test-values.yaml
 "$helm_dir/helm" template capgate deploy/helm/capgate -f deploy/helm/capgate/ci/test-values.yaml >/dev/null
 export CAPGATE_TEST_HELM="$helm_dir/helm"
+
+step "e2e JavaScript: the TypeScript MCP SDK and the MCP conformance suite (scripts/js-deps.sh)"
+bash scripts/js-deps.sh
 
 step "go test -race -count=1 -p 2 -timeout 30m ./... (a line per package as it finishes)"
 # gotestsum (a Go tool of this module) runs go test -json and prints each package's result when

@@ -30,6 +30,8 @@ type APIKey struct {
 	CreatedAt  time.Time  `bun:"created_at" json:"created_at"`
 	LastUsedAt *time.Time `bun:"last_used_at" json:"last_used_at"`
 	RevokedAt  *time.Time `bun:"revoked_at" json:"revoked_at"`
+	// Scope limits the key to some capabilities (zero: everything the plan enables); scope.go.
+	Scope Scope `bun:"scope,type:text" json:"scope"`
 }
 
 var keyPattern = regexp.MustCompile(`^cap_(live|test)_[0-9A-Za-z]{32}$`)
@@ -45,6 +47,11 @@ func HashKey(raw string) string {
 
 // CreateKey issues a key; the raw key is returned once and never stored.
 func (s *Store) CreateKey(ctx context.Context, tenantID, mode, label string) (*APIKey, string, error) {
+	return s.CreateScopedKey(ctx, tenantID, mode, label, Scope{})
+}
+
+// CreateScopedKey issues a key limited to scope (the zero Scope: unlimited).
+func (s *Store) CreateScopedKey(ctx context.Context, tenantID, mode, label string, scope Scope) (*APIKey, string, error) {
 	if mode != ModeLive && mode != ModeTest {
 		return nil, "", errors.New("mode must be live or test")
 	}
@@ -61,7 +68,7 @@ func (s *Store) CreateKey(ctx context.Context, tenantID, mode, label string) (*A
 		return nil, "", err
 	}
 	raw := "cap_" + mode + "_" + RandomString(32)
-	k := &APIKey{ID: NewID("key"), TenantID: tenantID, Mode: mode, Label: label, Prefix: raw[:12], Hash: HashKey(raw), CreatedAt: Now()}
+	k := &APIKey{ID: NewID("key"), TenantID: tenantID, Mode: mode, Label: label, Prefix: raw[:12], Hash: HashKey(raw), CreatedAt: Now(), Scope: scope}
 	if _, err := s.DB.NewInsert().Model(k).Exec(ctx); err != nil {
 		return nil, "", err
 	}

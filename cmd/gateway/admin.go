@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/capgate/capgate/gateway"
+	"github.com/capgate/capgate/providers/registry"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -200,6 +202,8 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 		id := fs.String("tenant", "", "tenant id")
 		test := fs.Bool("test", false, "a sandbox key")
 		label := fs.String("label", "", "label")
+		caps := fs.String("capabilities", "", "limit the key to these capability ids (comma-separated; sharpen for /v1/sharpen)")
+		topics := fs.String("topics", "", "limit the key to the capabilities of these topics (comma-separated, e.g. dev)")
 		return func(ctx context.Context, s *tenants.Store) (any, error) {
 			if err := required("tenant", *id); err != nil {
 				return nil, err
@@ -208,11 +212,19 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			if *test {
 				mode = tenants.ModeTest
 			}
-			k, raw, err := s.CreateKey(ctx, *id, mode, *label)
+			scope, err := tenants.ParseScope(*caps, *topics)
+			if err == nil {
+				err = scope.CheckKnown(gateway.ScopeVocabulary(registry.Capabilities()))
+			}
 			if err != nil {
 				return nil, invalid(err)
 			}
-			return map[string]any{"id": k.ID, "key": raw, "tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix}, nil
+			k, raw, err := s.CreateScopedKey(ctx, *id, mode, *label, scope)
+			if err != nil {
+				return nil, invalid(err)
+			}
+			return map[string]any{"id": k.ID, "key": raw, "tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix,
+				"scope": k.Scope}, nil
 		}
 	},
 	"key revoke": func(fs *flag.FlagSet) adminRun {

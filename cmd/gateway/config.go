@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,6 +59,11 @@ type Config struct {
 	// TraceProviders: GATEWAY_TRACE_PROVIDERS, comma-separated ids of the providers whose calls
 	// carry the W3C traceparent (none by default).
 	TraceProviders []string
+	// MCPAllowedOrigins, MCPAllowedHosts: GATEWAY_MCP_ALLOWED_ORIGINS and GATEWAY_MCP_ALLOWED_HOSTS,
+	// comma-separated origins (scheme://host[:port]) and hosts (host[:port]) /mcp accepts besides
+	// the public URL and loopback; "*" allows any.
+	MCPAllowedOrigins []string
+	MCPAllowedHosts   []string
 }
 
 type getenv func(string) string
@@ -149,6 +155,12 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	if c.TraceProviders, err = traceProviders(env("GATEWAY_TRACE_PROVIDERS"), providerIDs); err != nil {
 		return nil, err
 	}
+	if c.MCPAllowedOrigins, err = mcpOrigins(env("GATEWAY_MCP_ALLOWED_ORIGINS")); err != nil {
+		return nil, err
+	}
+	if c.MCPAllowedHosts, err = mcpHosts(env("GATEWAY_MCP_ALLOWED_HOSTS")); err != nil {
+		return nil, err
+	}
 	mk, err := secret(env, "GATEWAY_MASTER_KEY")
 	if err != nil {
 		return nil, err
@@ -218,6 +230,47 @@ func traceProviders(v string, known []string) ([]string, error) {
 		}
 		if known != nil && !slices.Contains(known, f) {
 			return nil, fmt.Errorf("GATEWAY_TRACE_PROVIDERS: %q is not a provider of this gateway", f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// mcpOrigins parses GATEWAY_MCP_ALLOWED_ORIGINS: "*" or origins such as https://app.example.com
+// (scheme, host and optional port; no path). A wrong entry is refused rather than ignored.
+func mcpOrigins(v string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if f != "*" {
+			u, err := url.Parse(f)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimRight(u.Path, "/") != "" ||
+				u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+				return nil, fmt.Errorf("GATEWAY_MCP_ALLOWED_ORIGINS: %q is not an origin such as https://app.example.com", f)
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// mcpHosts parses GATEWAY_MCP_ALLOWED_HOSTS: "*" or hosts such as mcp.example.com or
+// mcp.example.com:8443.
+func mcpHosts(v string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if f != "*" {
+			u, err := url.Parse("http://" + f)
+			if err != nil || u.Host != f || u.Hostname() == "" {
+				return nil, fmt.Errorf("GATEWAY_MCP_ALLOWED_HOSTS: %q is not a host such as mcp.example.com or mcp.example.com:8443", f)
+			}
 		}
 		out = append(out, f)
 	}

@@ -129,6 +129,7 @@ type KeyRow struct {
 	Created                 time.Time
 	LastUsed                *time.Time
 	Revoked                 bool
+	Scope                   string // "unlimited" or what the key is limited to
 }
 
 // Keys is the keys page.

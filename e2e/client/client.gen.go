@@ -1807,7 +1807,10 @@ type CatalogCapability struct {
 	// Available this deployment can run it now
 	Available bool `json:"available"`
 
-	// Enabled the caller's plan includes it
+	// DisabledReason why enabled is false when the plan includes it: the key's scope
+	DisabledReason *string `json:"disabled_reason,omitempty"`
+
+	// Enabled the caller's plan includes it and the key's scope allows it
 	Enabled           bool    `json:"enabled"`
 	Id                string  `json:"id"`
 	InspectUrl        string  `json:"inspect_url"`

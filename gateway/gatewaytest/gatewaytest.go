@@ -37,6 +37,9 @@ type Options struct {
 	// Plan of the default tenant (default "pro").
 	Plan           string
 	BreakerTimeout time.Duration
+	// MCPAllowedHosts: the hosts /mcp accepts besides loopback (default: capgate.test, the MCP
+	// tests' endpoint, and example.com, httptest's request host).
+	MCPAllowedHosts []string
 }
 
 // Env is a running gateway with one tenant and its keys.
@@ -73,6 +76,9 @@ func New(tb testing.TB, o Options) *Env {
 	if o.Plan == "" {
 		o.Plan = "pro"
 	}
+	if o.MCPAllowedHosts == nil {
+		o.MCPAllowedHosts = []string{"capgate.test", "example.com"}
+	}
 	if o.BreakerTimeout == 0 {
 		o.BreakerTimeout = 300 * time.Millisecond
 	}
@@ -99,7 +105,8 @@ func New(tb testing.TB, o Options) *Env {
 	meter := tenants.NewMeter(o.DB, tenants.MeterOptions{Logger: quietLogger(tb)})
 	tb.Cleanup(meter.Close)
 	srv := gateway.New(gateway.Options{DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
-		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: quietLogger(tb)})
+		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: quietLogger(tb),
+		MCPAllowedHosts: o.MCPAllowedHosts})
 	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions}
 	e.Tenant, e.LiveKey, e.TestKey = e.NewTenant(o.Plan)
 	e.contract = loadContract(tb, e)
