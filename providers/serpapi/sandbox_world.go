@@ -214,7 +214,10 @@ func generateHotels(doc map[string]any, q url.Values) ([]byte, int, bool) {
 		all = append(all, rec)
 	}
 	sortRecords(all, map[string]func(m map[string]any) float64{
-		"3":  func(m map[string]any) float64 { v, _ := providers.NumOf(m["rate_per_night"].(map[string]any)["extracted_lowest"]); return v },
+		"3": func(m map[string]any) float64 {
+			v, _ := providers.NumOf(m["rate_per_night"].(map[string]any)["extracted_lowest"])
+			return v
+		},
 		"8":  func(m map[string]any) float64 { v, _ := providers.NumOf(m["overall_rating"]); return -v },
 		"13": func(m map[string]any) float64 { v, _ := providers.NumOf(m["reviews"]); return -v },
 	}[q.Get("sort_by")])
@@ -297,7 +300,7 @@ func parseLL(ll string) (lat, lon float64, zoom int, ok bool) {
 	return lat, lon, zoom, err1 == nil && err2 == nil && err3 == nil
 }
 
-const mapsTotal, mapsPage = 60, 20
+const mapsTotal, mapsPage = 40, 20
 
 var weekdays = []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
