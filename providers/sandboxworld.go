@@ -164,20 +164,21 @@ func Hubs(from, to SandboxPlace, n int) []SandboxPlace {
 	return out
 }
 
+// climateTable is the yearly mean temperature (°C) and half the yearly swing by latitude, every
+// 10 degrees from the equator (rounded zonal means; coasts and mountains differ).
+var climateTable = [][2]float64{{27, 1}, {26, 2.5}, {25, 4}, {20, 7}, {15, 9}, {10, 10}, {5, 10}, {-5, 12}, {-15, 15}, {-25, 16}}
+
 // Climate is the sandbox's plausible weather for a place and day: a daily mean temperature in
 // °C from latitude and the day of the year (warmest mid-July in the north, mid-January in the
-// south; the yearly swing grows with latitude), and a daily range.
-func Climate(lat float64, day time.Time) (mean, swing float64) {
-	a := math.Abs(lat)
-	annual := 27 - 0.006*a*a - 0.12*a // ~27 °C at the equator, ~4 °C at 64°, below zero near the poles
-	amp := 0.25 * a                   // half the yearly swing
-	if amp > 18 {
-		amp = 18
-	}
-	phase := 2 * math.Pi * float64(day.YearDay()-196) / 365.25 // 15 July
-	season := math.Cos(phase)
+// south; the yearly swing grows with latitude), and the day's range between low and high.
+func Climate(lat float64, day time.Time) (mean, daily float64) {
+	a := math.Min(math.Abs(lat), 89.99) / 10
+	i, f := int(a), a-math.Floor(a)
+	annual := climateTable[i][0]*(1-f) + climateTable[i+1][0]*f
+	amp := climateTable[i][1]*(1-f) + climateTable[i+1][1]*f
+	season := math.Cos(2 * math.Pi * float64(day.YearDay()-196) / 365.25) // 1 on 15 July
 	if lat < 0 {
 		season = -season
 	}
-	return annual + amp*season, 5 + 0.1*a
+	return annual + amp*season, 6 + 0.05*math.Abs(lat)
 }
