@@ -327,3 +327,31 @@ func Scatter(seed string, i int, lat, lon, radius float64) (float64, float64) {
 	r := SeedOf("scatter", seed, strconv.Itoa(i))
 	return Destination(lat, lon, radius*math.Sqrt(r.Float64()), r.Float64()*360)
 }
+
+// GazetteerCities lists the gazetteer's cities of at least minPopulation inhabitants whose name
+// alone resolves to them (the largest of their name), largest first: places a test can ask for.
+func GazetteerCities(minPopulation int) []SandboxPlace {
+	g := loadGazetteer()
+	var out []SandboxPlace
+	for _, p := range g.places {
+		if p.IATA != "" || p.Population < minPopulation {
+			continue
+		}
+		if q, ok := g.lookup(p.Name, ""); ok && q.Lat == p.Lat && q.Lon == p.Lon {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// GazetteerAirports lists the gazetteer's international airports (by IATA code order of the file).
+func GazetteerAirports() []SandboxPlace {
+	g := loadGazetteer()
+	var out []SandboxPlace
+	for _, p := range g.places {
+		if p.IATA != "" && strings.Contains(p.Name, "International") {
+			out = append(out, p)
+		}
+	}
+	return out
+}

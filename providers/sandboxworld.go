@@ -85,10 +85,12 @@ var (
 )
 
 // SynthName is a made-up but plausible name: "<Adjective> <Noun>" optionally with a suffix (the
-// kind: Hotel, Café…), the same for the same seed and index.
+// kind: Hotel, Café…), the same for the same seed and index, and different for the indices
+// 0 to 399 of one seed.
 func SynthName(seed string, i int, suffix string) string {
-	r := SeedOf("name", seed, fmt.Sprint(i))
-	n := nameAdjectives[r.IntN(len(nameAdjectives))] + " " + nameNouns[r.IntN(len(nameNouns))]
+	h := int(SeedOf("name", seed).Uint32() % 400)
+	na, nn := len(nameAdjectives), len(nameNouns)
+	n := nameAdjectives[(h+i)%na] + " " + nameNouns[(h/na+7*i+i/na)%nn]
 	if suffix != "" {
 		n += " " + suffix
 	}
