@@ -437,7 +437,9 @@ func consistencyCases() []consistencyCase {
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			recs := results(r)
 			key := map[string]string{"stars": "stars", "forks": "forks", "updated": "updated_at"}[body["sort"].(string)]
-			if key != "" && !sort.SliceIsSorted(recs, func(i, j int) bool { return fmt.Sprint(recs[i][key]) > fmt.Sprint(recs[j][key]) && key == "updated_at" || numOr(recs[i][key]) > numOr(recs[j][key]) }) {
+			if key != "" && !sort.SliceIsSorted(recs, func(i, j int) bool {
+				return fmt.Sprint(recs[i][key]) > fmt.Sprint(recs[j][key]) && key == "updated_at" || numOr(recs[i][key]) > numOr(recs[j][key])
+			}) {
 				t.Errorf("%v: not sorted by %s", body, key)
 			}
 			if _, lang, ok := strings.Cut(body["query"].(string), "language:"); ok {
