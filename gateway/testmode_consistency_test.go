@@ -431,6 +431,79 @@ func consistencyCases() []consistencyCase {
 			}
 			checkMoreAdvances(t, c, body, r, "url")
 		}},
+		{"academic.search", func(r *rand.Rand, i int) map[string]any {
+			b := map[string]any{"query": pick(r, words), "num": 1 + r.IntN(10), "sort": []string{"relevance", "cited", "recent"}[i%3]}
+			if i%2 == 0 {
+				from := 1990 + r.IntN(30)
+				b["from_year"] = from
+				if i%4 == 0 {
+					b["to_year"] = from + r.IntN(10)
+				}
+			}
+			if i%5 == 0 {
+				b["open_access_only"] = true
+			}
+			return b
+		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
+			recs := results(r)
+			if len(recs) == 0 {
+				t.Fatalf("%v: no works", body)
+			}
+			first := strings.Fields(strings.ToLower(body["query"].(string)))[0]
+			for _, m := range recs {
+				y, _ := num(m["year"])
+				if from, ok := num(body["from_year"]); ok && y < from {
+					t.Errorf("%v: a work of %v", body, y)
+				}
+				if to, ok := num(body["to_year"]); ok && y > to {
+					t.Errorf("%v: a work of %v", body, y)
+				}
+				if body["open_access_only"] == true && m["open_access"] != true {
+					t.Errorf("%v: %q is not open access", body, m["title"])
+				}
+				if !strings.Contains(strings.ToLower(str(m["title"])), first) {
+					t.Errorf("%v: %q", body, m["title"])
+				}
+			}
+			switch body["sort"] {
+			case "cited":
+				if !sort.SliceIsSorted(recs, func(i, j int) bool { return numOr(recs[i]["cited_by"]) > numOr(recs[j]["cited_by"]) }) {
+					t.Errorf("%v: not by citations", body)
+				}
+			case "recent":
+				if !sort.SliceIsSorted(recs, func(i, j int) bool { return numOr(recs[i]["year"]) > numOr(recs[j]["year"]) }) {
+					t.Errorf("%v: not by recency", body)
+				}
+			}
+			checkMoreAdvances(t, c, body, r, "url")
+		}},
+		{"recipes.search", func(r *rand.Rand, i int) map[string]any {
+			v := pick(r, []string{"Peruvian", "Thai", "Greek", "Korean", "Lebanese", "lentils", "tofu", "Breakfast", "Goat"})
+			return map[string]any{[]string{"cuisine", "ingredient", "category", "query"}[i%4]: v, "num": 1 + r.IntN(5)}
+		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
+			var v string
+			for _, k := range []string{"cuisine", "ingredient", "category", "query"} {
+				if s, ok := body[k].(string); ok {
+					v = s
+				}
+			}
+			recs := results(r)
+			if len(recs) == 0 {
+				t.Fatalf("%v: no meals", body)
+			}
+			for _, m := range recs {
+				if !strings.Contains(strings.ToLower(str(m["title"])), strings.ToLower(v)) {
+					t.Errorf("%v: %q", body, m["title"])
+				}
+				if cu, ok := body["cuisine"].(string); ok {
+					d := c.e.Do(http.MethodPost, "/v1/follow-up", c.key, map[string]any{"record_id": m["record_id"], "action": "details"})
+					if !strings.Contains(string(d.Body), `"cuisine":"`+cu+`"`) {
+						t.Errorf("%v: the details of %q are not %s: %.300s", body, m["title"], cu, d.Body)
+					}
+				}
+			}
+			checkMoreAdvances(t, c, body, r, "url")
+		}},
 		{"repo.search", func(r *rand.Rand, i int) map[string]any {
 			return map[string]any{"query": pick(r, []string{"http router", "static site generator language:rust", "tetris", "markdown parser language:go"}),
 				"sort": []string{"best_match", "stars", "forks", "updated"}[i%4], "num": 2 + r.IntN(8)}
