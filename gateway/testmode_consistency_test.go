@@ -504,6 +504,48 @@ func consistencyCases() []consistencyCase {
 			}
 			checkMoreAdvances(t, c, body, r, "url")
 		}},
+		{"realestate.search", func(r *rand.Rand, i int) map[string]any {
+			c := pick(r, cities)
+			b := map[string]any{"query": c.Name, "listing_status": []string{"for_sale", "for_rent", "sold"}[i%3],
+				"sort": []string{"relevance", "newest", "price_asc", "price_desc", "beds", "baths", "sqft"}[i%7], "num": 1 + r.IntN(10)}
+			if i%4 == 0 {
+				b["min_beds"] = 1 + r.IntN(3)
+			}
+			if i%5 == 0 {
+				if b["listing_status"] == "for_rent" {
+					b["max_price"] = 2000 + r.IntN(3000)
+				} else {
+					b["max_price"] = 300000 + r.IntN(900000)
+				}
+			}
+			return b
+		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
+			place, _ := providers.PlaceNamed(body["query"].(string))
+			recs := results(r)
+			for _, m := range recs {
+				lat, _ := num(m["latitude"])
+				lon, _ := num(m["longitude"])
+				within(t, fmt.Sprintf("%v: listing %q", body, m["title"]), lat, lon, place, 10)
+				if mx, ok := num(body["max_price"]); ok && numOr(m["price"]) > mx {
+					t.Errorf("%v: %q at %v", body, m["title"], m["price"])
+				}
+				if mb, ok := num(body["min_beds"]); ok && numOr(m["beds"]) < mb {
+					t.Errorf("%v: %q has %v bedrooms", body, m["title"], m["beds"])
+				}
+			}
+			key := map[string]func(m map[string]any) float64{
+				"price_asc":  func(m map[string]any) float64 { return numOr(m["price"]) },
+				"price_desc": func(m map[string]any) float64 { return -numOr(m["price"]) },
+				"beds":       func(m map[string]any) float64 { return -numOr(m["beds"]) },
+				"baths":      func(m map[string]any) float64 { return -numOr(m["baths"]) },
+				"sqft":       func(m map[string]any) float64 { return -numOr(m["sqft"]) },
+				"newest":     func(m map[string]any) float64 { return numOr(m["days_on_zillow"]) },
+			}[body["sort"].(string)]
+			if key != nil && !sort.SliceIsSorted(recs, func(i, j int) bool { return key(recs[i]) < key(recs[j]) }) {
+				t.Errorf("%v: not in %s order", body, body["sort"])
+			}
+			checkMoreAdvances(t, c, body, r, "url")
+		}},
 		{"repo.search", func(r *rand.Rand, i int) map[string]any {
 			return map[string]any{"query": pick(r, []string{"http router", "static site generator language:rust", "tetris", "markdown parser language:go"}),
 				"sort": []string{"best_match", "stars", "forks", "updated"}[i%4], "num": 2 + r.IntN(8)}
