@@ -546,6 +546,29 @@ func consistencyCases() []consistencyCase {
 			}
 			checkMoreAdvances(t, c, body, r, "url")
 		}},
+		{"transit.routes", func(r *rand.Rand, i int) map[string]any {
+			a := pick(r, cities)
+			near := providers.PlacesNear(a.Lat, a.Lon, 300, 6)
+			b := near[r.IntN(len(near))]
+			return map[string]any{"origin": fmt.Sprintf("%d Market Street, %s", 1+r.IntN(90), a.Name), "destination": "Central Station, " + b.Name}
+		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
+			a, _ := providers.PlaceNamed(body["origin"].(string))
+			b, _ := providers.PlaceNamed(body["destination"].(string))
+			gc := providers.DistanceKm(a.Lat, a.Lon, b.Lat, b.Lon)
+			recs := results(r)
+			if len(recs) == 0 {
+				t.Fatalf("%v: no itineraries", body)
+			}
+			for _, m := range recs {
+				km := numOr(m["distance_m"]) / 1000
+				if km < gc-6 || km > 1.7*gc+8 {
+					t.Errorf("%v: %.1f km for %.1f km between the towns", body, km, gc)
+				}
+				if h := numOr(m["duration_seconds"]) / 3600; km > 0 && (km/h < 4 || km/h > 95) {
+					t.Errorf("%v: %.1f km in %.1f h", body, km, h)
+				}
+			}
+		}},
 		{"repo.search", func(r *rand.Rand, i int) map[string]any {
 			return map[string]any{"query": pick(r, []string{"http router", "static site generator language:rust", "tetris", "markdown parser language:go"}),
 				"sort": []string{"best_match", "stars", "forks", "updated"}[i%4], "num": 2 + r.IntN(8)}
