@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/capgate/capgate/providers"
@@ -170,7 +171,8 @@ func hotelRecord(tmpl map[string]any, place providers.SandboxPlace, h hotel) map
 			map[string]any{"stars": 3, "count": rest / 4}, map[string]any{"stars": 2, "count": rest / 8},
 			map[string]any{"stars": 1, "count": rest - rest/2 - rest/4 - rest/8}}
 	}
-	if ap, d := providers.NearestAirport(lat, lon); ap.IATA != "" {
+	if ap := airportOf(place); ap.IATA != "" {
+		d := providers.DistanceKm(lat, lon, ap.Lat, ap.Lon)
 		rec["nearby_places"] = []any{map[string]any{"name": ap.Name, "transportations": []any{
 			map[string]any{"type": "Taxi", "duration": fmt.Sprintf("%d min", 5+int(d*1.3/40*60))}}}}
 	}
@@ -179,6 +181,30 @@ func hotelRecord(tmpl map[string]any, place providers.SandboxPlace, h hotel) map
 	}
 	return rec
 }
+
+// airportOf is the airport nearest to a place, remembered per place (a scan of the gazetteer).
+func airportOf(p providers.SandboxPlace) providers.SandboxPlace {
+	key := fmt.Sprintf("%.4f,%.4f", p.Lat, p.Lon)
+	airportMu.Lock()
+	ap, ok := airportCache[key]
+	airportMu.Unlock()
+	if ok {
+		return ap
+	}
+	ap, _ = providers.NearestAirport(p.Lat, p.Lon)
+	airportMu.Lock()
+	if len(airportCache) > 10000 {
+		airportCache = map[string]providers.SandboxPlace{}
+	}
+	airportCache[key] = ap
+	airportMu.Unlock()
+	return ap
+}
+
+var (
+	airportMu    sync.Mutex
+	airportCache = map[string]providers.SandboxPlace{}
+)
 
 func generateHotels(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	var h hotel

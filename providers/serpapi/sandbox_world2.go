@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/capgate/capgate/providers"
@@ -309,7 +310,7 @@ func generateFlights(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	pax = max(pax, 1)
 	cls := travelClasses[q.Get("travel_class")]
 	direct := providers.DistanceKm(from.Lat, from.Lon, to.Lat, to.Lon)
-	hubs := providers.Hubs(from, to, 6)
+	hubs := hubsOf(from, to)
 	type itin struct {
 		m     map[string]any
 		price float64
@@ -412,4 +413,28 @@ func generateFlights(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	}
 	setParams(doc, q)
 	return providers.JSONBytes(doc), http.StatusOK, true
+}
+
+var (
+	hubsMu    sync.Mutex
+	hubsCache = map[string][]providers.SandboxPlace{}
+)
+
+// hubsOf is providers.Hubs for a pair of airports, remembered (a scan of the gazetteer).
+func hubsOf(from, to providers.SandboxPlace) []providers.SandboxPlace {
+	key := from.IATA + ">" + to.IATA
+	hubsMu.Lock()
+	h, ok := hubsCache[key]
+	hubsMu.Unlock()
+	if ok {
+		return h
+	}
+	h = providers.Hubs(from, to, 6)
+	hubsMu.Lock()
+	if len(hubsCache) > 10000 {
+		hubsCache = map[string][]providers.SandboxPlace{}
+	}
+	hubsCache[key] = h
+	hubsMu.Unlock()
+	return h
 }
