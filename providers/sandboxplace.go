@@ -355,3 +355,17 @@ func GazetteerAirports() []SandboxPlace {
 	}
 	return out
 }
+
+// PlacePhrase is the words after the last in, near, at or around of a text ("ramen near Shibuya"
+// → "Shibuya"), "" when there is none: the place a query asks about even when the gazetteer does
+// not hold it (PlaceNamed then makes it a synthetic place).
+func PlacePhrase(text string) string {
+	words := strings.Fields(text)
+	for i := len(words) - 2; i >= 0; i-- {
+		switch strings.ToLower(words[i]) {
+		case "in", "near", "at", "around":
+			return strings.Join(words[i+1:], " ")
+		}
+	}
+	return ""
+}

@@ -24,11 +24,12 @@ import (
 
 // worldEngines generate a whole answer; ok false leaves the answer to the topic rewrite.
 var worldEngines = map[string]func(doc map[string]any, q url.Values) (out []byte, status int, ok bool){
-	"google_hotels":  generateHotels,
-	"google_maps":    generateMaps,
-	"google_jobs":    generateJobs,
-	"google_finance": generateFinance,
-	"google_flights": generateFlights,
+	"google_hotels":   generateHotels,
+	"google_maps":     generateMaps,
+	"google_jobs":     generateJobs,
+	"google_finance":  generateFinance,
+	"google_flights":  generateFlights,
+	"google_shopping": generateShopping,
 }
 
 // incidental are the parameters that do not change which records an engine answers (dates,
@@ -394,6 +395,8 @@ func generateMaps(doc map[string]any, q url.Values) ([]byte, int, bool) {
 		radius = 0.5 * 62 * math.Pow(2, float64(21-zoom)) * math.Max(math.Cos(lat*math.Pi/180), 0.01) / 1000
 	} else if p, ok := providers.PlaceIn(query); ok {
 		city, lat, lon = p, p.Lat, p.Lon
+	} else if p, ok := providers.PlaceNamed(providers.PlacePhrase(query)); ok {
+		city, lat, lon = p, p.Lat, p.Lon // a place the gazetteer lacks: a synthetic one of that name
 	} else {
 		// No place asked: Google answers around the caller; the sandbox's caller is in a city
 		// chosen by the query (the same every time).

@@ -51,6 +51,9 @@ func jobsPlace(q url.Values) (providers.SandboxPlace, string, bool) {
 	if p, ok := providers.PlaceIn(query); ok {
 		return p, mapsTopic(query), true
 	}
+	if p, ok := providers.PlaceNamed(providers.PlacePhrase(query)); ok {
+		return p, mapsTopic(query), true
+	}
 	return providers.SandboxPlace{}, query, false
 }
 
@@ -437,4 +440,88 @@ func hubsOf(from, to providers.SandboxPlace) []providers.SandboxPlace {
 	hubsCache[key] = h
 	hubsMu.Unlock()
 	return h
+}
+
+const shoppingTotal, shoppingPage = 40, 20
+
+var productKinds = []string{"", " Pro", " Mini", " Plus", " Classic", " (2nd generation)", " Max", " Lite"}
+
+// generateShopping answers a google_shopping search with a synthetic set of products named after
+// the query, with the price bounds applied and the price and rating orders (sort_by, the
+// sandbox's rating token), paged by start.
+func generateShopping(doc map[string]any, q url.Values) ([]byte, int, bool) {
+	tmpls := providers.Templates(doc["shopping_results"])
+	query := strings.TrimSpace(q.Get("q"))
+	if len(tmpls) == 0 || query == "" || q.Get("engine") != "google_shopping" {
+		return nil, 0, false
+	}
+	if s := q.Get("shoprs"); s != "" && s != sandboxRatingToken {
+		return nil, 0, false // a recorded filter token: the recorded filtered answer
+	}
+	minP, hasMin := floatParam(q, "min_price")
+	maxP, hasMax := floatParam(q, "max_price")
+	seed := strings.ToLower(query)
+	base := 20 + providers.Rand("shopping", seed).Float64()*400
+	var all []map[string]any
+	for i := range shoppingTotal {
+		rr := providers.Rand("product", seed, strconv.Itoa(i))
+		price := math.Round(base*(0.4+1.4*rr.Float64())*100) / 100
+		if (hasMin && price < minP) || (hasMax && price > maxP) {
+			continue
+		}
+		rec := providers.FromTemplate(tmpls, i)
+		title := providers.TitleCase(query) + productKinds[i%len(productKinds)]
+		if i >= len(productKinds) {
+			title += fmt.Sprintf(" %d", i/len(productKinds)+1)
+		}
+		id := strconv.FormatUint(9e18+rr.Uint64()%1e17, 10)
+		rec["title"] = title
+		rec["product_id"] = id
+		rec["product_link"] = "https://www.google.com/shopping/product/" + id
+		delete(rec, "immersive_product_page_token")
+		delete(rec, "serpapi_immersive_product_api")
+		rec["source"] = providers.SynthName(seed, i, "Store")
+		rec["price"] = fmt.Sprintf("$%.2f", price)
+		rec["extracted_price"] = providers.Num(price, 2)
+		delete(rec, "old_price")
+		delete(rec, "extracted_old_price")
+		rec["rating"] = providers.Num(3+2*rr.Float64(), 1)
+		rec["reviews"] = rr.IntN(5000)
+		all = append(all, rec)
+	}
+	key := func(k string, desc bool) func(i, j int) bool {
+		return func(i, j int) bool {
+			a, _ := providers.NumOf(all[i][k])
+			b, _ := providers.NumOf(all[j][k])
+			if desc {
+				return a > b
+			}
+			return a < b
+		}
+	}
+	switch {
+	case q.Get("shoprs") == sandboxRatingToken:
+		sort.SliceStable(all, key("rating", true))
+	case q.Get("sort_by") == "1":
+		sort.SliceStable(all, key("extracted_price", false))
+	case q.Get("sort_by") == "2":
+		sort.SliceStable(all, key("extracted_price", true))
+	}
+	start, _ := strconv.Atoi(q.Get("start"))
+	start = max(start, 0)
+	page := []any{}
+	for i := start; i < min(start+shoppingPage, len(all)); i++ {
+		all[i]["position"] = i + 1
+		page = append(page, all[i])
+	}
+	doc["shopping_results"] = page
+	delete(doc, "inline_shopping_results")
+	pag := map[string]any{}
+	if start+shoppingPage < len(all) {
+		pag["next"] = "https://serpapi.com/search.json?engine=google_shopping&q=" + url.QueryEscape(query) + "&start=" + strconv.Itoa(start+shoppingPage)
+	}
+	doc["serpapi_pagination"] = pag
+	offerRatingOrder(doc)
+	setParams(doc, q)
+	return providers.JSONBytes(doc), http.StatusOK, true
 }
