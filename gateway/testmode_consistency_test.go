@@ -569,6 +569,43 @@ func consistencyCases() []consistencyCase {
 				}
 			}
 		}},
+		{"shopping.search", func(r *rand.Rand, i int) map[string]any {
+			b := map[string]any{"query": pick(r, []string{"espresso machine", "trail shoes", "desk lamp", "mirrorless camera", "kettle"}), "num": 1 + r.IntN(10)}
+			if i%3 == 0 {
+				b["price_max"] = 50 + r.IntN(300)
+			}
+			if i%4 == 1 {
+				b["price_min"] = 10 + r.IntN(40)
+			}
+			if s := []string{"", "price_low_to_high", "price_high_to_low", "rating_high_to_low"}[i%4]; s != "" {
+				b["sort"] = s
+			}
+			return b
+		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
+			recs := results(r)
+			first := strings.Fields(strings.ToLower(body["query"].(string)))[0]
+			for _, m := range recs {
+				p := numOr(m["price"])
+				if mx, ok := num(body["price_max"]); ok && p > mx {
+					t.Errorf("%v: %q at %v", body, m["title"], p)
+				}
+				if mn, ok := num(body["price_min"]); ok && p < mn {
+					t.Errorf("%v: %q at %v", body, m["title"], p)
+				}
+				if !strings.Contains(strings.ToLower(str(m["title"])), first) {
+					t.Errorf("%v: %q", body, m["title"])
+				}
+			}
+			key := map[string]func(m map[string]any) float64{
+				"price_low_to_high":  func(m map[string]any) float64 { return numOr(m["price"]) },
+				"price_high_to_low":  func(m map[string]any) float64 { return -numOr(m["price"]) },
+				"rating_high_to_low": func(m map[string]any) float64 { return -numOr(m["rating"]) },
+			}[str(body["sort"])]
+			if key != nil && !sort.SliceIsSorted(recs, func(i, j int) bool { return key(recs[i]) < key(recs[j]) }) {
+				t.Errorf("%v: not in %s order", body, body["sort"])
+			}
+			checkMoreAdvances(t, c, body, r, "url")
+		}},
 		{"repo.search", func(r *rand.Rand, i int) map[string]any {
 			return map[string]any{"query": pick(r, []string{"http router", "static site generator language:rust", "tetris", "markdown parser language:go"}),
 				"sort": []string{"best_match", "stars", "forks", "updated"}[i%4], "num": 2 + r.IntN(8)}
