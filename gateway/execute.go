@@ -113,6 +113,10 @@ func (s *Server) fetchPage(ctx context.Context, p *Principal, cp *providers.Capa
 	if page == nil {
 		page = &providers.Page{}
 	}
+	if p.Mode() == providers.ModeTest && !slices.Contains(page.Notes, providers.SandboxNote) {
+		// Honest labelling (issue 36): every test-mode page says its records are synthetic.
+		page.Notes = append([]string{providers.SandboxNote}, page.Notes...)
+	}
 	return page, nil
 }
 

@@ -102,10 +102,14 @@ func writeTestMode(b *strings.Builder) {
 ## Test mode
 A ` + "`cap_test_…`" + ` key runs every capability against a sandbox at the upstream transport: the same validation,
 rules, adapters, paging, sessions, follow-ups and error envelope as live, with a separate test balance (test calls
-never touch the live balance). Any body that passes the schema and the rules answers 200 with records made from
-your request: the query's words in titles, the requested place, package, dates, units, counts and paging. The same
-body always gives the same answer. Recorded provider answers are the base material (the examples answer them
-as recorded); everything else is synthetic: do not read facts, prices or texts from test mode. Every follow-up a
+never touch the live balance). Any body that passes the schema and the rules answers 200 with records consistent
+with your request: places resolve through a gazetteer of real cities and airports and results lie around them,
+routes and flights follow real distances and connect the requested places and airports, a requested package,
+ticker, repository or author appears as itself, filters and sort orders are applied, more advances, weather
+follows latitude and season, and past flight dates are refused as live refuses them. The same body always gives
+the same answer, and every test answer's notes say it is synthetic. Recorded provider answers are the base
+material and fix the shapes (the examples answer them as recorded); names, prices, ratings, schedules and texts
+are made up: do not read real-world facts from test mode. Every follow-up a
 test answer offers works: ` + "`more`" + ` until has_more is false, ` + "`update`" + `, and every record action (the read
 action of a search result reads any public-looking URL).
 

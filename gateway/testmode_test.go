@@ -357,7 +357,7 @@ func validBodies(tb testing.TB, cp *providers.Capability, n int) []map[string]an
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if _, err := cp.Prepare(req, nil); err != nil {
+		if _, err := cp.Prepare(req, nil); err != nil || refusedUpstream(cp, body) {
 			continue
 		}
 		brings := false
@@ -382,6 +382,21 @@ func validBodies(tb testing.TB, cp *providers.Capability, n int) []map[string]an
 		}
 	}
 	return out
+}
+
+// refusedUpstream tells whether live mode's upstream refuses a body the schema accepts, so test
+// mode refuses it too (issue 36): a flight departing or returning before yesterday.
+func refusedUpstream(cp *providers.Capability, body map[string]any) bool {
+	if cp.ID != "flights.search" {
+		return false
+	}
+	yesterday := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
+	for _, k := range []string{"departure_date", "return_date"} {
+		if d, ok := body[k].(string); ok && d < yesterday {
+			return true
+		}
+	}
+	return false
 }
 
 // schemaEnums lists the enums of a schema's properties (nested objects and array items included)

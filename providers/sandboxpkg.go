@@ -111,3 +111,105 @@ func SandboxPeriod(period string, now time.Time) (start, end time.Time, ok bool)
 	}
 	return s, e, true
 }
+
+// SyntheticIdentity rewrites the identity of a renamed recorded package to a clearly synthetic
+// one about name: descriptions, authors, maintainers, home pages, repositories and keywords of
+// the recorded package no longer appear (in a packument's versions too). The recorded shape,
+// versions and files stay.
+func SyntheticIdentity(fixture []byte, name string) []byte {
+	doc := decodeAny(fixture)
+	if doc == nil {
+		return fixture
+	}
+	slug := Slug(name)
+	if slug == "" {
+		slug = "package"
+	}
+	text := name + ": synthetic test-mode package metadata (the sandbox does not hold this package's real metadata)."
+	person := func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			if _, ok := x["name"]; ok {
+				x["name"] = "Sandbox Maintainer"
+			}
+			if _, ok := x["email"]; ok {
+				x["email"] = "maintainer@" + slug + ".example"
+			}
+			if _, ok := x["url"]; ok {
+				x["url"] = "https://" + slug + ".example/"
+			}
+			return x
+		case string:
+			if x == "" {
+				return x
+			}
+			return "Sandbox Maintainer <maintainer@" + slug + ".example>"
+		}
+		return v
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				switch k {
+				case "description", "summary", "readme":
+					if s, ok := c.(string); ok && s != "" {
+						x[k] = text
+					}
+				case "author", "maintainer", "_npmUser":
+					x[k] = person(c)
+				case "author_email", "maintainer_email":
+					if s, ok := c.(string); ok && s != "" {
+						x[k] = "maintainer@" + slug + ".example"
+					}
+				case "maintainers", "contributors":
+					if arr, ok := c.([]any); ok && len(arr) > 0 {
+						x[k] = []any{person(arr[0])}
+					}
+				case "homepage", "home_page", "download_url", "project_url", "package_url", "docs_url":
+					if s, ok := c.(string); ok && s != "" && !strings.Contains(s, "/pypi/") && !strings.Contains(s, "/project/") {
+						x[k] = "https://" + slug + ".example/"
+					}
+				case "bugs_url":
+					if s, ok := c.(string); ok && s != "" {
+						x[k] = "https://git.example/" + slug + "/issues"
+					}
+				case "repository", "bugs":
+					switch r := c.(type) {
+					case map[string]any:
+						if _, ok := r["url"]; ok {
+							r["url"] = "git+https://git.example/" + slug + ".git"
+							if k == "bugs" {
+								r["url"] = "https://git.example/" + slug + "/issues"
+							}
+						}
+					case string:
+						x[k] = "https://git.example/" + slug
+					}
+				case "project_urls":
+					if m, ok := c.(map[string]any); ok {
+						for pk := range m {
+							m[pk] = "https://" + slug + ".example/" + Slug(pk)
+						}
+					}
+				case "keywords":
+					switch c.(type) {
+					case []any:
+						x[k] = []any{name, "sandbox"}
+					case string:
+						x[k] = name + ", sandbox"
+					}
+				default:
+					walk(c)
+				}
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	return JSONBytes(doc)
+}

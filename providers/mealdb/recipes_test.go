@@ -774,7 +774,7 @@ func TestSandboxRoutes(t *testing.T) {
 		q     url.Values
 		count int
 	}{
-		{"/search.php", url.Values{"s": {"anything"}}, 5},
+		{"/search.php", url.Values{"s": {"stew"}}, 5}, // any other name: a synthetic set (sandbox.go)
 		{"/filter.php", url.Values{"i": {"garlic"}}, 5},
 		{"/filter.php", url.Values{"c": {"Seafood"}}, 4},
 		{"/filter.php", url.Values{"a": {"Italian"}}, 3},

@@ -161,6 +161,9 @@ func generateORSDirections(r *http.Request, fixture []byte, status int) ([]byte,
 	first := routes[0].(map[string]any)
 	sum, _ := first["summary"].(map[string]any)
 	speed := speedOf(sum["distance"], sum["duration"], 10)
+	if v, ok := profileSpeed(strings.TrimPrefix(r.URL.Path, "/v2/directions/"), pathKm(body.Coordinates)); ok {
+		speed = v
+	}
 	segs, _ := first["segments"].([]any)
 	var recordedSteps []any
 	if len(segs) > 0 {
@@ -179,7 +182,8 @@ func generateORSDirections(r *http.Request, fixture []byte, status int) ([]byte,
 			d := math.Max(haversine(body.Coordinates[i-1], body.Coordinates[i])*roadFactor*detour, 1)
 			t := d / speed
 			total, totalT = total+d, totalT+t
-			segments = append(segments, map[string]any{"distance": round1(d), "duration": round1(t), "steps": scaleSteps(recordedSteps, d, t)})
+			segments = append(segments, map[string]any{"distance": round1(d), "duration": round1(t),
+				"steps": renameSteps(scaleSteps(recordedSteps, d, t), body.Coordinates[i-1], body.Coordinates[i])})
 		}
 		rt := map[string]any{}
 		for key, v := range routes[k%len(routes)].(map[string]any) {
@@ -250,12 +254,7 @@ func generateORSMatrix(r *http.Request, fixture []byte, status int) ([]byte, int
 	if recordedWaypoints(srcs, pick(body.Locations, src)) && recordedWaypoints(dsts, pick(body.Locations, dst)) {
 		return fixture, status
 	}
-	speed := 10.0
-	if rows, ok := doc["distances"].([]any); ok && len(rows) > 0 {
-		if trow, ok := doc["durations"].([]any); ok && len(trow) > 0 {
-			speed = speedOf(rows[0].([]any)[0], trow[0].([]any)[0], speed)
-		}
-	}
+	speed, _ := profileSpeed(strings.TrimPrefix(r.URL.Path, "/v2/matrix/"), pathKm(body.Locations))
 	dist, dur := matrixOf(body.Locations, src, dst, speed)
 	doc["distances"], doc["durations"] = dist, dur
 	snap := func(idx []int) []any {
@@ -360,7 +359,7 @@ func generateOSRMRoute(r *http.Request, fixture []byte, status int) ([]byte, int
 		return fixture, status
 	}
 	first := routes[0].(map[string]any)
-	speed := speedOf(first["distance"], first["duration"], 15)
+	speed, _ := profileSpeed("driving-car", pathKm(pts))
 	legs, _ := first["legs"].([]any)
 	var recordedSteps []any
 	if len(legs) > 0 {
@@ -376,7 +375,7 @@ func generateOSRMRoute(r *http.Request, fixture []byte, status int) ([]byte, int
 			t := d / speed
 			total, totalT = total+d, totalT+t
 			leg := map[string]any{"summary": fmt.Sprintf("Sandbox Road %d", i), "weight": round1(t), "duration": round1(t), "distance": round1(d),
-				"steps": scaleSteps(recordedSteps, d, t)}
+				"steps": renameSteps(scaleSteps(recordedSteps, d, t), pts[i-1], pts[i])}
 			newLegs = append(newLegs, leg)
 		}
 		rt := map[string]any{}
@@ -409,7 +408,8 @@ func generateOSRMTable(r *http.Request, fixture []byte, status int) ([]byte, int
 	if (recordedWaypoints(srcs, srcPts) && recordedWaypoints(dsts, dstPts)) || len(srcs) == 0 || len(dsts) == 0 {
 		return fixture, status
 	}
-	dist, dur := matrixOf(pts, src, dst, 15)
+	speed, _ := profileSpeed("driving-car", pathKm(pts))
+	dist, dur := matrixOf(pts, src, dst, speed)
 	doc["distances"], doc["durations"] = dist, dur
 	var ns, nd []any
 	for i, p := range srcPts {
@@ -420,4 +420,54 @@ func generateOSRMTable(r *http.Request, fixture []byte, status int) ([]byte, int
 	}
 	doc["sources"], doc["destinations"] = ns, nd
 	return providers.JSONBytes(doc), http.StatusOK
+}
+
+// pathKm is the great-circle length of a lon/lat path in km.
+func pathKm(pts [][2]float64) float64 {
+	total := 0.0
+	for i := 1; i < len(pts); i++ {
+		total += haversine(pts[i-1], pts[i]) / 1000
+	}
+	return total
+}
+
+// profileSpeed is the sandbox's average speed (m/s) of a routing profile over a trip of km:
+// walking 5 km/h, cycling 16 km/h, driving 35 km/h in town rising to 85 km/h on long trips
+// (motorways); ok false for an unknown profile.
+func profileSpeed(profile string, km float64) (float64, bool) {
+	switch {
+	case strings.HasPrefix(profile, "foot"):
+		return 5 / 3.6, true
+	case strings.HasPrefix(profile, "cycling"):
+		return 16 / 3.6, true
+	case strings.HasPrefix(profile, "driving"):
+		kmh := 35 + 50*math.Min(km/150, 1)
+		return kmh / 3.6, true
+	}
+	return 0, false
+}
+
+var streetKinds = []string{"Street", "Avenue", "Road", "Boulevard", "Lane", "Way"}
+
+// renameSteps gives the steps of a leg made-up street names (the recorded ones are the recorded
+// city's), replacing each recorded name in its instruction too.
+func renameSteps(steps []any, from, to [2]float64) []any {
+	seed := fmt.Sprintf("%.4f,%.4f;%.4f,%.4f", from[0], from[1], to[0], to[1])
+	for i, s := range steps {
+		m, ok := s.(map[string]any)
+		if !ok {
+			continue
+		}
+		old, _ := m["name"].(string)
+		if old == "" || old == "-" {
+			continue
+		}
+		r := providers.SeedOf("street", seed, strconv.Itoa(i))
+		name := providers.SynthName(seed, i, streetKinds[r.IntN(len(streetKinds))])
+		m["name"] = name
+		if ins, ok := m["instruction"].(string); ok {
+			m["instruction"] = providers.ReplaceFold(ins, old, name)
+		}
+	}
+	return steps
 }

@@ -65,7 +65,10 @@ func generatePackage(r *http.Request, fixture []byte, status int) ([]byte, int) 
 		if err != nil {
 			return fixture, status
 		}
-		return providers.RenameFixture(b, base, name), http.StatusOK
+		if base == name {
+			return b, http.StatusOK
+		}
+		return providers.SyntheticIdentity(providers.RenameFixture(b, base, name), name), http.StatusOK
 	}
 	file := sandboxManifests["/"+base+"/latest"]
 	b, err := fs.ReadFile(sandboxFS(), file)
@@ -74,7 +77,7 @@ func generatePackage(r *http.Request, fixture []byte, status int) ([]byte, int) 
 	}
 	out := b
 	if base != name {
-		out = providers.RenameFixture(b, base, name)
+		out = providers.SyntheticIdentity(providers.RenameFixture(b, base, name), name)
 	}
 	if rest != "latest" && !strings.Contains(rest, "/") {
 		doc := providers.JSONObject(out)

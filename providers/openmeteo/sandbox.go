@@ -48,6 +48,9 @@ func generateGeocoding(r *http.Request, fixture []byte, status int) ([]byte, int
 	g["country"], g["country_code"], g["timezone"] = p.Country, p.CountryCode, p.Timezone
 	g["elevation"] = float64(rnd.IntN(900))
 	g["population"] = 1000 + rnd.IntN(3000000)
+	if p.Population > 0 {
+		g["population"] = p.Population
+	}
 	doc["results"] = []any{g}
 	return providers.JSONBytes(doc), http.StatusOK
 }
@@ -74,13 +77,23 @@ func generateAt(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	doc["timezone_abbreviation"] = fmt.Sprintf("GMT%+d", p.UTCOffset/3600)
 	rnd := providers.SandboxRand(r)
 	now := time.Now().UTC().Add(time.Duration(p.UTCOffset) * time.Second)
+	fahrenheit := r.URL.Query().Get("temperature_unit") == "fahrenheit"
 	if cur, ok := doc["current"].(map[string]any); ok {
 		cur["time"] = now.Truncate(15 * time.Minute).Format("2006-01-02T15:04")
+		mean, swing := providers.Climate(p.Lat, now)
+		// The day's cycle: coolest near 05:00, warmest near 15:00 local time.
+		hour := float64(now.Hour()) + float64(now.Minute())/60
+		t := mean + swing/2*math.Cos(2*math.Pi*(hour-15)/24) + (rnd.Float64()-0.5)*2
 		for _, k := range slices.Sorted(maps.Keys(cur)) {
-			if k != "time" && k != "interval" {
+			switch {
+			case k == "time" || k == "interval":
+			case isTemperature(k):
+				cur[k] = temperature(t+(rnd.Float64()-0.5)*2, fahrenheit)
+			default:
 				cur[k] = bounded(k, jitter(cur[k], rnd.Float64()))
 			}
 		}
+		snowy(cur, t)
 	}
 	return providers.JSONBytes(doc), http.StatusOK
 }
@@ -100,6 +113,7 @@ func generateForecast(r *http.Request, fixture []byte, status int) ([]byte, int)
 		days = 7
 	}
 	rnd := providers.SandboxRand(r, 1)
+	fahrenheit := r.URL.Query().Get("temperature_unit") == "fahrenheit"
 	today := time.Now().UTC().Add(time.Duration(p.UTCOffset) * time.Second)
 	for _, k := range slices.Sorted(maps.Keys(daily)) {
 		arr, _ := daily[k].([]any)
@@ -108,20 +122,31 @@ func generateForecast(r *http.Request, fixture []byte, status int) ([]byte, int)
 		}
 		next := make([]any, days)
 		for i := range next {
-			d := today.AddDate(0, 0, i).Format("2006-01-02")
+			day := today.AddDate(0, 0, i)
+			d := day.Format("2006-01-02")
 			src := arr[(i+rnd.IntN(3))%len(arr)]
-			switch k {
-			case "time":
+			mean, swing := providers.Climate(p.Lat, day)
+			mean += (providers.SeedOf("day", fmt.Sprint(p.Lat, p.Lon), d).Float64() - 0.5) * 4
+			switch {
+			case k == "time":
 				next[i] = d
-			case "sunrise", "sunset":
-				s, _ := src.(string)
-				if len(s) > 10 {
-					next[i] = d + s[10:]
-				} else {
+			case k == "sunrise" || k == "sunset":
+				rise, set, ok := sunTimes(p, day)
+				if s, isStr := src.(string); !ok || !isStr || len(s) < 10 {
 					next[i] = src
+				} else if k == "sunrise" {
+					next[i] = d + "T" + rise
+				} else {
+					next[i] = d + "T" + set
 				}
-			case "weather_code":
-				next[i] = src
+			case strings.HasSuffix(k, "_max") && isTemperature(k):
+				next[i] = temperature(mean+swing/2, fahrenheit)
+			case strings.HasSuffix(k, "_min") && isTemperature(k):
+				next[i] = temperature(mean-swing/2, fahrenheit)
+			case isTemperature(k):
+				next[i] = temperature(mean, fahrenheit)
+			case k == "weather_code":
+				next[i] = snowCode(src, mean+swing/2)
 			default:
 				next[i] = bounded(k, jitter(src, rnd.Float64()))
 			}
@@ -170,4 +195,63 @@ func jitter(v any, f float64) any {
 		return int64(math.Round(y))
 	}
 	return math.Round(y*10) / 10
+}
+
+// isTemperature tells whether an Open-Meteo variable is a temperature (°C or °F by the request).
+func isTemperature(k string) bool {
+	return strings.Contains(k, "temperature") || strings.HasPrefix(k, "dew_point")
+}
+
+// temperature is a value in °C, converted to °F when asked, with one decimal as Open-Meteo gives.
+func temperature(c float64, fahrenheit bool) json.Number {
+	if fahrenheit {
+		c = c*9/5 + 32
+	}
+	return providers.Num(c, 1)
+}
+
+// snowCode turns a rain weather code into the snow code of the same strength when the day's
+// highest temperature is below freezing (WMO codes: 61/63/65 rain, 71/73/75 snow; 80–82 showers, 85/86 snow showers).
+func snowCode(v any, maxC float64) any {
+	n, ok := v.(json.Number)
+	if !ok || maxC >= 0 {
+		return v
+	}
+	c, err := n.Int64()
+	if err != nil {
+		return v
+	}
+	switch {
+	case c >= 61 && c <= 65:
+		return json.Number(strconv.FormatInt(c+10, 10))
+	case c >= 80 && c <= 82:
+		return json.Number("85")
+	}
+	return v
+}
+
+// snowy makes the current weather code snow when it rains below freezing.
+func snowy(cur map[string]any, c float64) {
+	if v, ok := cur["weather_code"]; ok {
+		cur["weather_code"] = snowCode(v, c)
+	}
+}
+
+// sunTimes are the local sunrise and sunset ("15:04") at a place on a day, from the solar
+// declination (ok false in polar day or night: Open-Meteo then gives the recorded shape).
+func sunTimes(p providers.SandboxPlace, day time.Time) (rise, set string, ok bool) {
+	rad := math.Pi / 180
+	decl := -23.44 * math.Cos(2*math.Pi*float64(day.YearDay()+10)/365) * rad
+	x := -math.Tan(p.Lat*rad) * math.Tan(decl)
+	if x <= -1 || x >= 1 {
+		return "", "", false
+	}
+	half := math.Acos(x) / rad / 15 // hours from solar noon
+	noon := 12 - p.Lon/15 + float64(p.UTCOffset)/3600
+	clock := func(h float64) string {
+		h = math.Mod(h+24, 24)
+		m := int(math.Round(h * 60))
+		return fmt.Sprintf("%02d:%02d", (m/60)%24, m%60)
+	}
+	return clock(noon - half), clock(noon + half), true
 }

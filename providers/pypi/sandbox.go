@@ -56,6 +56,9 @@ func generateIndex(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	out := b
 	if !strings.EqualFold(name, baseProject) {
 		out = providers.RenameFixture(b, baseProject, name)
+		if segs[0] == "pypi" {
+			out = providers.SyntheticIdentity(out, name)
+		}
 	}
 	if version != "" {
 		var doc struct {

@@ -61,6 +61,13 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		}
 		return providers.EmptyAnswer(fixture), http.StatusOK
 	}
+	if gen := worldEngines[q.Get("engine")]; gen != nil {
+		recorded := isRecorded(doc, q)
+		work := providers.Clone(doc).(map[string]any)
+		if out, st, ok := gen(work, q); ok && (st != http.StatusOK || !recorded) {
+			return out, st
+		}
+	}
 	params, _ := doc["search_parameters"].(map[string]any)
 	recorded, _ := params["q"].(string)
 	asked := q.Get("q")

@@ -2,15 +2,23 @@ package transit
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
 
-// The sandbox routes between any places (issue 18): the recorded trip between two named places
-// (Vancouver to Burnaby) names the asked origin's and destination's towns instead; a trip asked
-// between the recorded places, or between coordinates, is the recorded one.
+// The sandbox routes between any places (issue 36): origin and destination resolve through the
+// gazetteer (an address resolves to the city it names; a name it lacks is a synthetic place),
+// and the recorded itineraries are redrawn between them: distances follow the great-circle
+// distance, walks run at 5 km/h and rides at a city bus's or an intercity train's speed, stops lie
+// along the way with made-up names, times start at the requested time (or now) in the place's
+// zone, and fares grow with the distance. The recorded trips (Vancouver to Burnaby by name, the
+// New York coordinates) get the recorded answers.
 func init() {
 	providers.RegisterGenerators(ProviderID, providers.GeneratedRoute{Method: http.MethodPost, Path: computeRoutesPath, Generate: generateRoutes})
 }
@@ -24,30 +32,208 @@ func townOf(address string) string {
 	return strings.TrimSpace(parts[len(parts)-1])
 }
 
+type sandboxWaypoint struct {
+	Address  string `json:"address"`
+	Location *struct {
+		LatLng struct {
+			Latitude  float64 `json:"latitude"`
+			Longitude float64 `json:"longitude"`
+		} `json:"latLng"`
+	} `json:"location"`
+}
+
+// resolve is a sandboxWaypoint's place and point: an address within a few km of its city's centre
+// (distinct addresses of one city lie apart), or the coordinates given.
+func resolve(w sandboxWaypoint) (providers.SandboxPlace, float64, float64, bool) {
+	if w.Location != nil {
+		lat, lon := w.Location.LatLng.Latitude, w.Location.LatLng.Longitude
+		return providers.PlaceAt("", lat, lon), lat, lon, true
+	}
+	p, ok := providers.PlaceNamed(w.Address)
+	if !ok {
+		return p, 0, 0, false
+	}
+	if strings.EqualFold(strings.TrimSpace(w.Address), p.Name) {
+		return p, p.Lat, p.Lon, true
+	}
+	lat, lon := providers.Scatter(strings.ToLower(w.Address), 0, p.Lat, p.Lon, 3)
+	return p, lat, lon, true
+}
+
 func generateRoutes(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	var body struct {
-		Origin      struct{ Address string } `json:"origin"`
-		Destination struct{ Address string } `json:"destination"`
+		Origin        sandboxWaypoint `json:"origin"`
+		Destination   sandboxWaypoint `json:"destination"`
+		DepartureTime string          `json:"departureTime"`
 	}
-	if status != http.StatusOK || r.Body == nil || json.NewDecoder(r.Body).Decode(&body) != nil ||
-		body.Origin.Address == "" || body.Destination.Address == "" {
+	if status != http.StatusOK || r.Body == nil || json.NewDecoder(r.Body).Decode(&body) != nil {
 		return fixture, status
 	}
-	towns := [2]string{townOf(body.Origin.Address), townOf(body.Destination.Address)}
-	if strings.EqualFold(towns[0], recordedTowns[0]) && strings.EqualFold(towns[1], recordedTowns[1]) {
-		return fixture, status
+	if body.Origin.Location != nil || body.Destination.Location != nil {
+		// The recorded coordinates trip (New York) stays recorded.
+		if body.Origin.Location != nil && math.Abs(body.Origin.Location.LatLng.Latitude-40.75) < 0.1 &&
+			math.Abs(body.Origin.Location.LatLng.Longitude+73.99) < 0.1 {
+			return fixture, status
+		}
+	} else {
+		towns := [2]string{townOf(body.Origin.Address), townOf(body.Destination.Address)}
+		if strings.EqualFold(towns[0], recordedTowns[0]) && strings.EqualFold(towns[1], recordedTowns[1]) {
+			return fixture, status
+		}
 	}
+	from, oLat, oLon, ok1 := resolve(body.Origin)
+	to, dLat, dLon, ok2 := resolve(body.Destination)
 	doc := providers.JSONObject(fixture)
-	if doc == nil {
+	routes := providers.Templates(doc["routes"])
+	if !ok1 || !ok2 || doc == nil || len(routes) == 0 {
 		return fixture, status
 	}
-	providers.RewriteStrings(doc, func(_, s string) string {
-		for i, t := range recordedTowns {
-			if towns[i] != "" {
-				s = providers.ReplaceWord(s, t, towns[i])
+	km := math.Max(providers.DistanceKm(oLat, oLon, dLat, dLon), 0.3)
+	start := time.Now().UTC().Truncate(time.Minute).Add(5 * time.Minute)
+	if t, err := time.Parse(time.RFC3339Nano, body.DepartureTime); err == nil {
+		start = t
+	}
+	// arrive_by requests get trips leaving now (the adapter reports the requested time's status).
+	zone := time.FixedZone(from.Timezone, from.UTCOffset)
+	rideKmh := 18.0
+	if km > 40 {
+		rideKmh = 90 // an intercity train or coach
+	}
+	var out []any
+	for k, rt := range routes {
+		steps := redraw(rt, k, km, rideKmh, start, zone, [2]float64{oLat, oLon}, [2]float64{dLat, dLon}, from, to)
+		if steps < 0 {
+			continue
+		}
+		out = append(out, rt)
+	}
+	doc["routes"] = out
+	return providers.JSONBytes(doc), http.StatusOK
+}
+
+func distText(m float64) string {
+	if m < 1000 {
+		return fmt.Sprintf("%d m", int(math.Round(m)))
+	}
+	return fmt.Sprintf("%.1f km", m/1000)
+}
+
+func durText(s float64) string {
+	mins := int(math.Max(1, math.Round(s/60)))
+	if mins < 60 {
+		return fmt.Sprintf("%d mins", mins)
+	}
+	return fmt.Sprintf("%d hours %d mins", mins/60, mins%60)
+}
+
+// redraw rewrites one recorded route between the requested points; it returns the number of
+// steps (-1 when the route has none).
+func redraw(rt map[string]any, k int, km, rideKmh float64, start time.Time, zone *time.Location, o, d [2]float64,
+	from, to providers.SandboxPlace) int {
+	legs := providers.Templates(rt["legs"])
+	if len(legs) == 0 {
+		return -1
+	}
+	leg := legs[0]
+	steps := providers.Templates(leg["steps"])
+	var recorded float64
+	for _, s := range steps {
+		f, _ := providers.NumOf(s["distanceMeters"])
+		recorded += f
+	}
+	if recorded <= 0 {
+		return -1
+	}
+	total := km * 1000 * (1.25 + 0.07*float64(k))
+	scale := total / recorded
+	seed := fmt.Sprintf("%.4f,%.4f;%.4f,%.4f;%d", o[0], o[1], d[0], d[1], k)
+	t := start.Add(time.Duration(k*7) * time.Minute)
+	done, totalSecs := 0.0, 0.0
+	stopName := func(i int) string { return providers.SynthName(seed, i, "Station") }
+	var newSteps []any
+	for i, s := range steps {
+		dist, _ := providers.NumOf(s["distanceMeters"])
+		dist = math.Round(dist * scale)
+		walk := s["travelMode"] == "WALK"
+		if walk {
+			dist = math.Min(dist, 1200) // walks stay walks
+		}
+		kmh := rideKmh
+		if walk {
+			kmh = 5
+		}
+		secs := math.Round(dist / 1000 / kmh * 3600)
+		s["distanceMeters"] = int(dist)
+		s["staticDuration"] = fmt.Sprintf("%ds", int(secs))
+		s["localizedValues"] = map[string]any{"distance": map[string]any{"text": distText(dist)}, "staticDuration": map[string]any{"text": durText(secs)}}
+		if ni, ok := s["navigationInstruction"].(map[string]any); ok {
+			switch {
+			case walk && i == 0:
+				ni["instructions"] = "Head out on " + providers.SynthName(seed, i, "Street")
+			case walk:
+				ni["instructions"] = "Walk to " + stopName(i+1)
+			default:
+				ni["instructions"] = "Ride towards " + to.Name
 			}
 		}
-		return s
-	})
-	return providers.JSONBytes(doc), status
+		if td, ok := s["transitDetails"].(map[string]any); ok {
+			frac0, frac1 := done/total, math.Min((done+dist)/total, 1)
+			pt := func(f float64) map[string]any {
+				return map[string]any{"latLng": map[string]any{"latitude": math.Round((o[0]+(d[0]-o[0])*f)*1e6) / 1e6,
+					"longitude": math.Round((o[1]+(d[1]-o[1])*f)*1e6) / 1e6}}
+			}
+			dep, arr := t, t.Add(time.Duration(secs)*time.Second)
+			td["stopDetails"] = map[string]any{
+				"departureStop": map[string]any{"name": stopName(i), "location": pt(frac0)},
+				"arrivalStop":   map[string]any{"name": stopName(i + 1), "location": pt(frac1)},
+				"departureTime": dep.UTC().Format(time.RFC3339), "arrivalTime": arr.UTC().Format(time.RFC3339)}
+			td["localizedValues"] = map[string]any{
+				"departureTime": map[string]any{"time": map[string]any{"text": dep.In(zone).Format("3:04 PM")}, "timeZone": from.Timezone},
+				"arrivalTime":   map[string]any{"time": map[string]any{"text": arr.In(zone).Format("3:04 PM")}, "timeZone": from.Timezone}}
+			td["headsign"] = to.Name
+			if line, ok := td["transitLine"].(map[string]any); ok {
+				if ags := providers.Templates(line["agencies"]); len(ags) > 0 {
+					ags[0]["name"] = "Sandbox Transit " + from.Name
+					delete(ags[0], "phoneNumber")
+					ags[0]["uri"] = "https://transit.example/"
+					line["agencies"] = []any{ags[0]}
+				}
+				n := 1 + providers.Rand("line", seed, strconv.Itoa(i)).IntN(99)
+				line["name"], line["nameShort"] = fmt.Sprintf("Line %d %s", n, to.Name), strconv.Itoa(n)
+				delete(line, "uri")
+			}
+			if stops, ok := providers.NumOf(td["stopCount"]); ok {
+				td["stopCount"] = int(math.Max(1, math.Round(stops*math.Sqrt(scale))))
+			}
+		}
+		t = t.Add(time.Duration(secs) * time.Second)
+		done += dist
+		totalSecs += secs
+		newSteps = append(newSteps, s)
+	}
+	leg["steps"] = newSteps
+	if ov, ok := leg["stepsOverview"].(map[string]any); ok {
+		for _, seg := range providers.Templates(ov["multiModalSegments"]) {
+			if ni, ok := seg["navigationInstruction"].(map[string]any); ok {
+				if seg["travelMode"] == "WALK" {
+					ni["instructions"] = "Walk"
+				} else {
+					ni["instructions"] = "Ride towards " + to.Name
+				}
+			}
+		}
+	}
+	rt["legs"] = []any{leg}
+	rt["distanceMeters"] = int(done)
+	rt["duration"] = fmt.Sprintf("%ds", int(totalSecs))
+	fare := 1.5 + 0.12*km
+	cur := "USD"
+	if eur := map[string]bool{"DE": true, "FR": true, "ES": true, "IT": true, "PT": true, "NL": true, "AT": true, "BE": true, "IE": true, "FI": true}; eur[from.CountryCode] {
+		cur = "EUR"
+	}
+	units, nanos := math.Modf(fare)
+	rt["localizedValues"] = map[string]any{"distance": map[string]any{"text": distText(done)}, "duration": map[string]any{"text": durText(totalSecs)},
+		"transitFare": map[string]any{"text": fmt.Sprintf("%s %.2f", cur, fare)}}
+	rt["travelAdvisory"] = map[string]any{"transitFare": map[string]any{"currencyCode": cur, "units": strconv.Itoa(int(units)), "nanos": int(math.Round(nanos*100)) * 10000000}}
+	return len(newSteps)
 }

@@ -1,0 +1,50 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/capgate/capgate/gateway/gatewaytest"
+	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/tenantstest"
+)
+
+// BenchmarkTestModeExecute: a test-key execute of real capabilities whose sandbox generates the
+// answer from the request (issue 36), in the shared bench's terms (req/s, p50, p99) beside
+// BenchmarkExecute's live execute against the zero-latency fake: the gazetteer lookup, the
+// generator and the real adapter all run in process, the rest of the pipeline is the same.
+func BenchmarkTestModeExecute(b *testing.B) {
+	in := func(d int) string { return time.Now().UTC().AddDate(0, 0, d).Format(time.DateOnly) }
+	cases := []struct {
+		id   string
+		body map[string]any
+	}{
+		{"hotels.search", map[string]any{"destination": "Rome", "check_in": in(30), "check_out": in(33), "sort": "lowest_price", "max_price": 300}},
+		{"weather.forecast", map[string]any{"location": "Reykjavik", "days": 7}},
+		{"books.search", map[string]any{"query": "the lord of the rings", "author": "Tolkien", "num": 10}},
+		{"flights.search", map[string]any{"origin": "JFK", "destination": "LHR", "departure_date": in(40)}},
+	}
+	for _, backend := range tenantstest.Backends(b) {
+		e := gatewaytest.New(b, gatewaytest.Options{DB: backend.Open(b), Limiter: unlimited{}})
+		plan := &tenants.Plan{ID: "bench", CreditCap: 1e12, RatePerMinute: 10_000_000, CreditMultiplier: 1,
+			Capabilities: "all", SharpenMax: "stock", ProjectLimit: 1, ItemLimit: 1}
+		if err := e.Store.CreatePlan(context.Background(), plan); err != nil {
+			b.Fatal(err)
+		}
+		_, _, test := e.NewTenant("bench")
+		env := &benchEnv{Env: e, key: test}
+		for _, c := range cases {
+			body, _ := json.Marshal(c.body)
+			path := "/v1/capabilities/" + c.id + "/execute"
+			if r := env.checked(b, path, json.RawMessage(body)); len(r.JSON["results"].([]any)) == 0 {
+				b.Fatalf("%s: no results", c.id)
+			}
+			b.Run(fmt.Sprintf("%s/%s", backend.Name, c.id), func(b *testing.B) {
+				timed(b, benchOp{run: func(b *testing.B) { env.post(b, path, body) }})
+			})
+		}
+	}
+}
