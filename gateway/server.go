@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
 )
@@ -51,6 +52,9 @@ type Options struct {
 	TrustedProxies []string
 	// MetricsToken, when set, is the bearer token /metrics requires.
 	MetricsToken string
+	// UpstreamCache, when set, is the shared cache of upstream answers (cache.go); nil answers
+	// every page from the upstream (Capgate-Cache: bypass).
+	UpstreamCache *sharedcache.Cache
 }
 
 // Server is the gateway.
@@ -65,6 +69,9 @@ type Server struct {
 	caps     map[string]*providers.Capability
 	order    []*providers.Capability
 	sessions Searches
+	upcache  *sharedcache.Cache
+
+	cacheMetrics *cacheMetrics
 
 	openapiOnce sync.Once
 	openapiJSON []byte
@@ -100,6 +107,8 @@ func New(opts Options) *Server {
 	}
 	s.auth = newAuthCache(s.store, opts.KeyCacheTTL)
 	s.sessions = opts.Sessions
+	s.upcache = opts.UpstreamCache
+	s.cacheMetrics = newCacheMetrics(opts.Registry, s.upcache)
 	s.caps = map[string]*providers.Capability{}
 	for _, c := range opts.Capabilities {
 		if _, dup := s.caps[c.ID]; dup {

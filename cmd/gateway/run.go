@@ -19,6 +19,7 @@ import (
 	"github.com/capgate/capgate/console"
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/registry"
@@ -173,7 +174,23 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 			}
 		}
 	}
-	sessions, err := session.NewStore(db, cfg.SessionTTL, cfg.CacheMB)
+	// GATEWAY_CACHE_MB is the whole in-process budget: a quarter holds the shared upstream
+	// cache's in-process tier, the rest the sessions.
+	sessionMB := cfg.CacheMB
+	var upcache *sharedcache.Cache
+	if cfg.SharedCache {
+		upMB := max(cfg.CacheMB/4, 1)
+		sessionMB = max(cfg.CacheMB-upMB, 1)
+		uo := sharedcache.Options{MemoryMB: upMB, Logger: log}
+		if rdb != nil {
+			uo.Redis = rdb
+		}
+		if upcache, err = sharedcache.New(uo); err != nil {
+			return err
+		}
+		defer upcache.Close()
+	}
+	sessions, err := session.NewStore(db, cfg.SessionTTL, sessionMB)
 	if err != nil {
 		return err
 	}
@@ -199,7 +216,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
 		Capabilities: registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)}),
 		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
-		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken}
+		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken,
+		UpstreamCache: upcache}
 	if rdb != nil {
 		opts.Limiter = lim
 		signIns = console.NewRedisSignInLimiter(rdb)
