@@ -107,11 +107,11 @@ func cacheControlOf(c *fiber.Ctx) (cacheControl, error) {
 
 // pageMeta is what an answer says besides its records.
 type pageMeta struct {
-	notes    []string
-	filters  []providers.Filter
-	credits  int // the page's full charge before the plan (a hit is charged a share of it)
-	status   cacheStatus
-	storedAt time.Time
+	notes   []string
+	filters []providers.Filter
+	credits int // the page's full charge before the plan (a hit is charged a share of it)
+	status  cacheStatus
+	age     time.Duration // of a hit
 }
 
 // cacheMetrics are the shared cache's Prometheus series.
@@ -194,7 +194,7 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 			if err == nil {
 				s.cacheMetrics.answers.WithLabelValues(cp.ID, "hit", string(e.Tier)).Inc()
 				s.cacheMetrics.saved.WithLabelValues(cp.ID).Inc()
-				return snap.place(sess, cp, req), snap.meta(cacheHit, e.StoredAt), nil
+				return snap.place(sess, cp, req), snap.meta(cp, cacheHit, e.Age), nil
 			}
 			o = sharedcache.Corrupt
 			e.Tier = "decode"
@@ -219,7 +219,7 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 		s.cacheMetrics.saved.WithLabelValues(cp.ID).Inc()
 	}
 	s.cacheMetrics.answers.WithLabelValues(cp.ID, status.String(), "none").Inc()
-	return snap.place(sess, cp, req), snap.meta(status, time.Time{}), nil
+	return snap.place(sess, cp, req), snap.meta(cp, status, 0), nil
 }
 
 // fetchShared makes the one upstream call of a coalesced miss. It runs apart from any one caller
@@ -448,9 +448,12 @@ func (sn *snapshot) place(sess *session.Session, cp *providers.Capability, req p
 	return arrange(sess, cp, req, sn.recs, sn.hasMore, next, sn.filters, sn.notes)
 }
 
-func (sn *snapshot) meta(status cacheStatus, storedAt time.Time) pageMeta {
-	m := pageMeta{notes: decodeStrings(sn.notes), filters: decodeFilters(sn.filters), status: status, storedAt: storedAt, credits: sn.credits}
-	return m
+func (sn *snapshot) meta(cp *providers.Capability, status cacheStatus, age time.Duration) pageMeta {
+	credits := sn.credits
+	if credits < 0 {
+		credits = cp.Cost.Typical
+	}
+	return pageMeta{notes: decodeStrings(sn.notes), filters: decodeFilters(sn.filters), status: status, age: age, credits: credits}
 }
 
 // pageCharge is what the page costs the caller (before the plan's multiplier): its full
@@ -472,7 +475,7 @@ func setCacheHeaders(c *fiber.Ctx, m *pageMeta) {
 	c.Set(CacheHeader, m.status.String())
 	switch m.status {
 	case cacheHit:
-		age := max(int64(time.Since(m.storedAt)/time.Second), 0)
+		age := int64(m.age / time.Second)
 		c.Set(fiber.HeaderAge, strconv.FormatInt(age, 10))
 		m.notes = append(m.notes[:len(m.notes):len(m.notes)], fmt.Sprintf("served from the shared cache: fetched from the upstream %d s ago; send Cache-Control: no-cache for a fresh answer or max-age=N to bound its age", age))
 	case cacheCoalesced:

@@ -131,6 +131,7 @@ func (c *Cache) Waiting() int64 { return c.waiting.Load() }
 type Entry struct {
 	Value    []byte // the caller's own copy
 	StoredAt time.Time
+	Age      time.Duration // by the cache's clock
 	Tier     Tier
 }
 
@@ -287,7 +288,7 @@ func (c *Cache) open(raw []byte, k Key, maxAge time.Duration) (Entry, Outcome) {
 	if err != nil {
 		return Entry{}, Corrupt
 	}
-	return Entry{Value: value, StoredAt: time.Unix(0, stored)}, Hit
+	return Entry{Value: value, StoredAt: time.Unix(0, stored), Age: time.Duration(max(now-stored, 0))}, Hit
 }
 
 func expiresAt(raw []byte) time.Time {
