@@ -125,6 +125,16 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	cacheUsage, err := cn.store.CacheUsageSince(ctx, v.tenant.ID, mode, start)
+	if err != nil {
+		return err
+	}
+	var cached []views.CacheUsage
+	for _, u := range cacheUsage {
+		if u.CallsSaved() > 0 {
+			cached = append(cached, views.CacheUsage{ID: u.Capability, Calls: u.Calls, Hits: u.Hits, CallsSaved: u.CallsSaved(), CreditsSaved: u.CreditsSaved})
+		}
+	}
 	var days []time.Time
 	// The whole period is laid out, days to come included, so bars keep their width as it fills.
 	for d := start.UTC().Truncate(24 * time.Hour); d.Before(end); d = d.Add(24 * time.Hour) {
@@ -136,7 +146,7 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 	}
 	o := views.Overview{Plan: v.plan.ID, Status: v.tenant.Status, Used: bal.Used, Cap: bal.Cap, Remaining: max(bal.Cap-bal.Used, 0), Percent: pct,
 		PeriodStart: start, PeriodEnd: bal.PeriodEnd, CallsToday: callsToday, CallsPeriod: callsPeriod,
-		Mode: views.ModeView{Path: "/console/", Mode: mode}, Chart: UsageChart(days, usage, cn.topicOf), Top: topCapabilities(usage, 5)}
+		Mode: views.ModeView{Path: "/console/", Mode: mode}, Chart: UsageChart(days, usage, cn.topicOf), Top: topCapabilities(usage, 5), Cache: cached}
 	return cn.page(c, "Overview", "overview", views.OverviewPage(o))
 }
 

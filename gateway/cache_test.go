@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/capgate/capgate/gateway"
@@ -576,4 +577,26 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// MCP tool results carry what the cache did in _meta, as the HTTP headers say it.
+func TestSharedCacheMCPMeta(t *testing.T) {
+	e := newCacheEnv(t, cacheEnvOptions{})
+	cs, err := mcpSession(t, e.Env, e.LiveKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"miss", "hit"}
+	for i, w := range want {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: gateway.ToolName("cachetest.search"), Arguments: map[string]any{"query": "agents", "num": 2}})
+		if err != nil || res.IsError {
+			t.Fatalf("call %d: %v %v", i, err, res)
+		}
+		if res.Meta["cache"] != w {
+			t.Errorf("call %d: _meta.cache %v, want %s", i, res.Meta["cache"], w)
+		}
+		if _, ok := res.Meta["age"]; ok != (w == "hit") {
+			t.Errorf("call %d: _meta.age present %v, want %v", i, ok, w == "hit")
+		}
+	}
 }

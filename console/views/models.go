@@ -33,6 +33,15 @@ type Overview struct {
 	Mode                    ModeView
 	Chart                   Chart
 	Top                     []TopCapability
+	// Cache is what the shared upstream cache gave the tenant this period, per capability that
+	// had at least one answer from it.
+	Cache []CacheUsage
+}
+
+// CacheUsage is one capability's row of the shared-cache card.
+type CacheUsage struct {
+	ID                                    string
+	Calls, Hits, CallsSaved, CreditsSaved int64
 }
 
 // TopCapability is a capability's share of the period.

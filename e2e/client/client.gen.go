@@ -3233,222 +3233,333 @@ type WorkoutResource struct {
 type ExecuteAcademicSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteBooksSearchParams defines parameters for ExecuteBooksSearch.
 type ExecuteBooksSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteClassicsSearchParams defines parameters for ExecuteClassicsSearch.
 type ExecuteClassicsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteCompaniesFinancialsParams defines parameters for ExecuteCompaniesFinancials.
 type ExecuteCompaniesFinancialsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteFitnessExercisesParams defines parameters for ExecuteFitnessExercises.
 type ExecuteFitnessExercisesParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteFlightsSearchParams defines parameters for ExecuteFlightsSearch.
 type ExecuteFlightsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteHotelsSearchParams defines parameters for ExecuteHotelsSearch.
 type ExecuteHotelsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteJobsSearchParams defines parameters for ExecuteJobsSearch.
 type ExecuteJobsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteJspkgDownloadsParams defines parameters for ExecuteJspkgDownloads.
 type ExecuteJspkgDownloadsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteJspkgPackageParams defines parameters for ExecuteJspkgPackage.
 type ExecuteJspkgPackageParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteJspkgSearchParams defines parameters for ExecuteJspkgSearch.
 type ExecuteJspkgSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteLegalReadParams defines parameters for ExecuteLegalRead.
 type ExecuteLegalReadParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteLegalSearchParams defines parameters for ExecuteLegalSearch.
 type ExecuteLegalSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteMarketsQuoteParams defines parameters for ExecuteMarketsQuote.
 type ExecuteMarketsQuoteParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteMusicSearchParams defines parameters for ExecuteMusicSearch.
 type ExecuteMusicSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteNavigationMatrixParams defines parameters for ExecuteNavigationMatrix.
 type ExecuteNavigationMatrixParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteNavigationRouteParams defines parameters for ExecuteNavigationRoute.
 type ExecuteNavigationRouteParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteNewsSearchParams defines parameters for ExecuteNewsSearch.
 type ExecuteNewsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePatentsSearchParams defines parameters for ExecutePatentsSearch.
 type ExecutePatentsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePlacesSearchParams defines parameters for ExecutePlacesSearch.
 type ExecutePlacesSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePypkgDetailsParams defines parameters for ExecutePypkgDetails.
 type ExecutePypkgDetailsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePypkgDownloadsParams defines parameters for ExecutePypkgDownloads.
 type ExecutePypkgDownloadsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePypkgSearchParams defines parameters for ExecutePypkgSearch.
 type ExecutePypkgSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePypkgVersionsParams defines parameters for ExecutePypkgVersions.
 type ExecutePypkgVersionsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteRealestateSearchParams defines parameters for ExecuteRealestateSearch.
 type ExecuteRealestateSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteRecipesSearchParams defines parameters for ExecuteRecipesSearch.
 type ExecuteRecipesSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteRepoSearchParams defines parameters for ExecuteRepoSearch.
 type ExecuteRepoSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteScriptureSearchParams defines parameters for ExecuteScriptureSearch.
 type ExecuteScriptureSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteShoppingSearchParams defines parameters for ExecuteShoppingSearch.
 type ExecuteShoppingSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteSocialSearchParams defines parameters for ExecuteSocialSearch.
 type ExecuteSocialSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteTransitRoutesParams defines parameters for ExecuteTransitRoutes.
 type ExecuteTransitRoutesParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteTrendsSearchParams defines parameters for ExecuteTrendsSearch.
 type ExecuteTrendsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteVideoSearchParams defines parameters for ExecuteVideoSearch.
 type ExecuteVideoSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteWeatherForecastParams defines parameters for ExecuteWeatherForecast.
 type ExecuteWeatherForecastParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteWebReadParams defines parameters for ExecuteWebRead.
 type ExecuteWebReadParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteWebSearchParams defines parameters for ExecuteWebSearch.
 type ExecuteWebSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // FollowUpParams defines parameters for FollowUp.
 type FollowUpParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // FollowUp200JSONResponseBody defines parameters for FollowUp.
@@ -10039,6 +10150,17 @@ func NewExecuteAcademicSearchRequestWithBody(server string, params *ExecuteAcade
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10092,6 +10214,17 @@ func NewExecuteBooksSearchRequestWithBody(server string, params *ExecuteBooksSea
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10149,6 +10282,17 @@ func NewExecuteClassicsSearchRequestWithBody(server string, params *ExecuteClass
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10202,6 +10346,17 @@ func NewExecuteCompaniesFinancialsRequestWithBody(server string, params *Execute
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10259,6 +10414,17 @@ func NewExecuteFitnessExercisesRequestWithBody(server string, params *ExecuteFit
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10312,6 +10478,17 @@ func NewExecuteFlightsSearchRequestWithBody(server string, params *ExecuteFlight
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10369,6 +10546,17 @@ func NewExecuteHotelsSearchRequestWithBody(server string, params *ExecuteHotelsS
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10422,6 +10610,17 @@ func NewExecuteJobsSearchRequestWithBody(server string, params *ExecuteJobsSearc
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10479,6 +10678,17 @@ func NewExecuteJspkgDownloadsRequestWithBody(server string, params *ExecuteJspkg
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10532,6 +10742,17 @@ func NewExecuteJspkgPackageRequestWithBody(server string, params *ExecuteJspkgPa
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10589,6 +10810,17 @@ func NewExecuteJspkgSearchRequestWithBody(server string, params *ExecuteJspkgSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10642,6 +10874,17 @@ func NewExecuteLegalReadRequestWithBody(server string, params *ExecuteLegalReadP
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10699,6 +10942,17 @@ func NewExecuteLegalSearchRequestWithBody(server string, params *ExecuteLegalSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10752,6 +11006,17 @@ func NewExecuteMarketsQuoteRequestWithBody(server string, params *ExecuteMarkets
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10809,6 +11074,17 @@ func NewExecuteMusicSearchRequestWithBody(server string, params *ExecuteMusicSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10862,6 +11138,17 @@ func NewExecuteNavigationMatrixRequestWithBody(server string, params *ExecuteNav
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10919,6 +11206,17 @@ func NewExecuteNavigationRouteRequestWithBody(server string, params *ExecuteNavi
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10972,6 +11270,17 @@ func NewExecuteNewsSearchRequestWithBody(server string, params *ExecuteNewsSearc
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11029,6 +11338,17 @@ func NewExecutePatentsSearchRequestWithBody(server string, params *ExecutePatent
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11082,6 +11402,17 @@ func NewExecutePlacesSearchRequestWithBody(server string, params *ExecutePlacesS
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11139,6 +11470,17 @@ func NewExecutePypkgDetailsRequestWithBody(server string, params *ExecutePypkgDe
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11192,6 +11534,17 @@ func NewExecutePypkgDownloadsRequestWithBody(server string, params *ExecutePypkg
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11249,6 +11602,17 @@ func NewExecutePypkgSearchRequestWithBody(server string, params *ExecutePypkgSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11302,6 +11666,17 @@ func NewExecutePypkgVersionsRequestWithBody(server string, params *ExecutePypkgV
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11359,6 +11734,17 @@ func NewExecuteRealestateSearchRequestWithBody(server string, params *ExecuteRea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11412,6 +11798,17 @@ func NewExecuteRecipesSearchRequestWithBody(server string, params *ExecuteRecipe
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11469,6 +11866,17 @@ func NewExecuteRepoSearchRequestWithBody(server string, params *ExecuteRepoSearc
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11522,6 +11930,17 @@ func NewExecuteScriptureSearchRequestWithBody(server string, params *ExecuteScri
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11579,6 +11998,17 @@ func NewExecuteShoppingSearchRequestWithBody(server string, params *ExecuteShopp
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11632,6 +12062,17 @@ func NewExecuteSocialSearchRequestWithBody(server string, params *ExecuteSocialS
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11689,6 +12130,17 @@ func NewExecuteTransitRoutesRequestWithBody(server string, params *ExecuteTransi
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11742,6 +12194,17 @@ func NewExecuteTrendsSearchRequestWithBody(server string, params *ExecuteTrendsS
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11799,6 +12262,17 @@ func NewExecuteVideoSearchRequestWithBody(server string, params *ExecuteVideoSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11852,6 +12326,17 @@ func NewExecuteWeatherForecastRequestWithBody(server string, params *ExecuteWeat
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11909,6 +12394,17 @@ func NewExecuteWebReadRequestWithBody(server string, params *ExecuteWebReadParam
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11962,6 +12458,17 @@ func NewExecuteWebSearchRequestWithBody(server string, params *ExecuteWebSearchP
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -12078,6 +12585,17 @@ func NewFollowUpRequestWithBody(server string, params *FollowUpParams, contentTy
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -13723,6 +14241,8 @@ func (r GetAccountResponse) ContentType() string {
 
 // ExecuteAcademicSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteAcademicSearch
 type ExecuteAcademicSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -13995,6 +14515,8 @@ func (r ExecuteAcademicSearchResponse) ContentType() string {
 
 // ExecuteBooksSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteBooksSearch
 type ExecuteBooksSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -14267,6 +14789,8 @@ func (r ExecuteBooksSearchResponse) ContentType() string {
 
 // ExecuteClassicsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteClassicsSearch
 type ExecuteClassicsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -14539,6 +15063,8 @@ func (r ExecuteClassicsSearchResponse) ContentType() string {
 
 // ExecuteCompaniesFinancialsResponse200Headers the declared response headers of an HTTP 200 response for ExecuteCompaniesFinancials
 type ExecuteCompaniesFinancialsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -14811,6 +15337,8 @@ func (r ExecuteCompaniesFinancialsResponse) ContentType() string {
 
 // ExecuteFitnessExercisesResponse200Headers the declared response headers of an HTTP 200 response for ExecuteFitnessExercises
 type ExecuteFitnessExercisesResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -15083,6 +15611,8 @@ func (r ExecuteFitnessExercisesResponse) ContentType() string {
 
 // ExecuteFlightsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteFlightsSearch
 type ExecuteFlightsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -15355,6 +15885,8 @@ func (r ExecuteFlightsSearchResponse) ContentType() string {
 
 // ExecuteHotelsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteHotelsSearch
 type ExecuteHotelsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -15627,6 +16159,8 @@ func (r ExecuteHotelsSearchResponse) ContentType() string {
 
 // ExecuteJobsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteJobsSearch
 type ExecuteJobsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -15899,6 +16433,8 @@ func (r ExecuteJobsSearchResponse) ContentType() string {
 
 // ExecuteJspkgDownloadsResponse200Headers the declared response headers of an HTTP 200 response for ExecuteJspkgDownloads
 type ExecuteJspkgDownloadsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -16171,6 +16707,8 @@ func (r ExecuteJspkgDownloadsResponse) ContentType() string {
 
 // ExecuteJspkgPackageResponse200Headers the declared response headers of an HTTP 200 response for ExecuteJspkgPackage
 type ExecuteJspkgPackageResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -16443,6 +16981,8 @@ func (r ExecuteJspkgPackageResponse) ContentType() string {
 
 // ExecuteJspkgSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteJspkgSearch
 type ExecuteJspkgSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -16715,6 +17255,8 @@ func (r ExecuteJspkgSearchResponse) ContentType() string {
 
 // ExecuteLegalReadResponse200Headers the declared response headers of an HTTP 200 response for ExecuteLegalRead
 type ExecuteLegalReadResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -16987,6 +17529,8 @@ func (r ExecuteLegalReadResponse) ContentType() string {
 
 // ExecuteLegalSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteLegalSearch
 type ExecuteLegalSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -17259,6 +17803,8 @@ func (r ExecuteLegalSearchResponse) ContentType() string {
 
 // ExecuteMarketsQuoteResponse200Headers the declared response headers of an HTTP 200 response for ExecuteMarketsQuote
 type ExecuteMarketsQuoteResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -17531,6 +18077,8 @@ func (r ExecuteMarketsQuoteResponse) ContentType() string {
 
 // ExecuteMusicSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteMusicSearch
 type ExecuteMusicSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -17803,6 +18351,8 @@ func (r ExecuteMusicSearchResponse) ContentType() string {
 
 // ExecuteNavigationMatrixResponse200Headers the declared response headers of an HTTP 200 response for ExecuteNavigationMatrix
 type ExecuteNavigationMatrixResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -18075,6 +18625,8 @@ func (r ExecuteNavigationMatrixResponse) ContentType() string {
 
 // ExecuteNavigationRouteResponse200Headers the declared response headers of an HTTP 200 response for ExecuteNavigationRoute
 type ExecuteNavigationRouteResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -18347,6 +18899,8 @@ func (r ExecuteNavigationRouteResponse) ContentType() string {
 
 // ExecuteNewsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteNewsSearch
 type ExecuteNewsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -18619,6 +19173,8 @@ func (r ExecuteNewsSearchResponse) ContentType() string {
 
 // ExecutePatentsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecutePatentsSearch
 type ExecutePatentsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -18891,6 +19447,8 @@ func (r ExecutePatentsSearchResponse) ContentType() string {
 
 // ExecutePlacesSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecutePlacesSearch
 type ExecutePlacesSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -19163,6 +19721,8 @@ func (r ExecutePlacesSearchResponse) ContentType() string {
 
 // ExecutePypkgDetailsResponse200Headers the declared response headers of an HTTP 200 response for ExecutePypkgDetails
 type ExecutePypkgDetailsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -19435,6 +19995,8 @@ func (r ExecutePypkgDetailsResponse) ContentType() string {
 
 // ExecutePypkgDownloadsResponse200Headers the declared response headers of an HTTP 200 response for ExecutePypkgDownloads
 type ExecutePypkgDownloadsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -19707,6 +20269,8 @@ func (r ExecutePypkgDownloadsResponse) ContentType() string {
 
 // ExecutePypkgSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecutePypkgSearch
 type ExecutePypkgSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -19979,6 +20543,8 @@ func (r ExecutePypkgSearchResponse) ContentType() string {
 
 // ExecutePypkgVersionsResponse200Headers the declared response headers of an HTTP 200 response for ExecutePypkgVersions
 type ExecutePypkgVersionsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -20251,6 +20817,8 @@ func (r ExecutePypkgVersionsResponse) ContentType() string {
 
 // ExecuteRealestateSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteRealestateSearch
 type ExecuteRealestateSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -20523,6 +21091,8 @@ func (r ExecuteRealestateSearchResponse) ContentType() string {
 
 // ExecuteRecipesSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteRecipesSearch
 type ExecuteRecipesSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -20795,6 +21365,8 @@ func (r ExecuteRecipesSearchResponse) ContentType() string {
 
 // ExecuteRepoSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteRepoSearch
 type ExecuteRepoSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -21067,6 +21639,8 @@ func (r ExecuteRepoSearchResponse) ContentType() string {
 
 // ExecuteScriptureSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteScriptureSearch
 type ExecuteScriptureSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -21339,6 +21913,8 @@ func (r ExecuteScriptureSearchResponse) ContentType() string {
 
 // ExecuteShoppingSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteShoppingSearch
 type ExecuteShoppingSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -21611,6 +22187,8 @@ func (r ExecuteShoppingSearchResponse) ContentType() string {
 
 // ExecuteSocialSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteSocialSearch
 type ExecuteSocialSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -21883,6 +22461,8 @@ func (r ExecuteSocialSearchResponse) ContentType() string {
 
 // ExecuteTransitRoutesResponse200Headers the declared response headers of an HTTP 200 response for ExecuteTransitRoutes
 type ExecuteTransitRoutesResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -22155,6 +22735,8 @@ func (r ExecuteTransitRoutesResponse) ContentType() string {
 
 // ExecuteTrendsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteTrendsSearch
 type ExecuteTrendsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -22427,6 +23009,8 @@ func (r ExecuteTrendsSearchResponse) ContentType() string {
 
 // ExecuteVideoSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteVideoSearch
 type ExecuteVideoSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -22699,6 +23283,8 @@ func (r ExecuteVideoSearchResponse) ContentType() string {
 
 // ExecuteWeatherForecastResponse200Headers the declared response headers of an HTTP 200 response for ExecuteWeatherForecast
 type ExecuteWeatherForecastResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -22971,6 +23557,8 @@ func (r ExecuteWeatherForecastResponse) ContentType() string {
 
 // ExecuteWebReadResponse200Headers the declared response headers of an HTTP 200 response for ExecuteWebRead
 type ExecuteWebReadResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -23243,6 +23831,8 @@ func (r ExecuteWebReadResponse) ContentType() string {
 
 // ExecuteWebSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteWebSearch
 type ExecuteWebSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -23802,6 +24392,8 @@ func (r GetCatalogResponse) ContentType() string {
 
 // FollowUpResponse200Headers the declared response headers of an HTTP 200 response for FollowUp
 type FollowUpResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -27711,6 +28303,20 @@ func ParseExecuteAcademicSearchResponse(rsp *http.Response) (*ExecuteAcademicSea
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteAcademicSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28265,6 +28871,20 @@ func ParseExecuteBooksSearchResponse(rsp *http.Response) (*ExecuteBooksSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteBooksSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28819,6 +29439,20 @@ func ParseExecuteClassicsSearchResponse(rsp *http.Response) (*ExecuteClassicsSea
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteClassicsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29373,6 +30007,20 @@ func ParseExecuteCompaniesFinancialsResponse(rsp *http.Response) (*ExecuteCompan
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteCompaniesFinancialsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29927,6 +30575,20 @@ func ParseExecuteFitnessExercisesResponse(rsp *http.Response) (*ExecuteFitnessEx
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteFitnessExercisesResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30481,6 +31143,20 @@ func ParseExecuteFlightsSearchResponse(rsp *http.Response) (*ExecuteFlightsSearc
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteFlightsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31035,6 +31711,20 @@ func ParseExecuteHotelsSearchResponse(rsp *http.Response) (*ExecuteHotelsSearchR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteHotelsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31589,6 +32279,20 @@ func ParseExecuteJobsSearchResponse(rsp *http.Response) (*ExecuteJobsSearchRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteJobsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -32143,6 +32847,20 @@ func ParseExecuteJspkgDownloadsResponse(rsp *http.Response) (*ExecuteJspkgDownlo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteJspkgDownloadsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -32697,6 +33415,20 @@ func ParseExecuteJspkgPackageResponse(rsp *http.Response) (*ExecuteJspkgPackageR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteJspkgPackageResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -33251,6 +33983,20 @@ func ParseExecuteJspkgSearchResponse(rsp *http.Response) (*ExecuteJspkgSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteJspkgSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -33805,6 +34551,20 @@ func ParseExecuteLegalReadResponse(rsp *http.Response) (*ExecuteLegalReadRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteLegalReadResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -34359,6 +35119,20 @@ func ParseExecuteLegalSearchResponse(rsp *http.Response) (*ExecuteLegalSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteLegalSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -34913,6 +35687,20 @@ func ParseExecuteMarketsQuoteResponse(rsp *http.Response) (*ExecuteMarketsQuoteR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteMarketsQuoteResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35467,6 +36255,20 @@ func ParseExecuteMusicSearchResponse(rsp *http.Response) (*ExecuteMusicSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteMusicSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36021,6 +36823,20 @@ func ParseExecuteNavigationMatrixResponse(rsp *http.Response) (*ExecuteNavigatio
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteNavigationMatrixResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36575,6 +37391,20 @@ func ParseExecuteNavigationRouteResponse(rsp *http.Response) (*ExecuteNavigation
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteNavigationRouteResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -37129,6 +37959,20 @@ func ParseExecuteNewsSearchResponse(rsp *http.Response) (*ExecuteNewsSearchRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteNewsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -37683,6 +38527,20 @@ func ParseExecutePatentsSearchResponse(rsp *http.Response) (*ExecutePatentsSearc
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePatentsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -38237,6 +39095,20 @@ func ParseExecutePlacesSearchResponse(rsp *http.Response) (*ExecutePlacesSearchR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePlacesSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -38791,6 +39663,20 @@ func ParseExecutePypkgDetailsResponse(rsp *http.Response) (*ExecutePypkgDetailsR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePypkgDetailsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -39345,6 +40231,20 @@ func ParseExecutePypkgDownloadsResponse(rsp *http.Response) (*ExecutePypkgDownlo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePypkgDownloadsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -39899,6 +40799,20 @@ func ParseExecutePypkgSearchResponse(rsp *http.Response) (*ExecutePypkgSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePypkgSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -40453,6 +41367,20 @@ func ParseExecutePypkgVersionsResponse(rsp *http.Response) (*ExecutePypkgVersion
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePypkgVersionsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41007,6 +41935,20 @@ func ParseExecuteRealestateSearchResponse(rsp *http.Response) (*ExecuteRealestat
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteRealestateSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41561,6 +42503,20 @@ func ParseExecuteRecipesSearchResponse(rsp *http.Response) (*ExecuteRecipesSearc
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteRecipesSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -42115,6 +43071,20 @@ func ParseExecuteRepoSearchResponse(rsp *http.Response) (*ExecuteRepoSearchRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteRepoSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -42669,6 +43639,20 @@ func ParseExecuteScriptureSearchResponse(rsp *http.Response) (*ExecuteScriptureS
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteScriptureSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43223,6 +44207,20 @@ func ParseExecuteShoppingSearchResponse(rsp *http.Response) (*ExecuteShoppingSea
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteShoppingSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43777,6 +44775,20 @@ func ParseExecuteSocialSearchResponse(rsp *http.Response) (*ExecuteSocialSearchR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteSocialSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44331,6 +45343,20 @@ func ParseExecuteTransitRoutesResponse(rsp *http.Response) (*ExecuteTransitRoute
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteTransitRoutesResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44885,6 +45911,20 @@ func ParseExecuteTrendsSearchResponse(rsp *http.Response) (*ExecuteTrendsSearchR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteTrendsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -45439,6 +46479,20 @@ func ParseExecuteVideoSearchResponse(rsp *http.Response) (*ExecuteVideoSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteVideoSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -45993,6 +47047,20 @@ func ParseExecuteWeatherForecastResponse(rsp *http.Response) (*ExecuteWeatherFor
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteWeatherForecastResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46547,6 +47615,20 @@ func ParseExecuteWebReadResponse(rsp *http.Response) (*ExecuteWebReadResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteWebReadResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -47101,6 +48183,20 @@ func ParseExecuteWebSearchResponse(rsp *http.Response) (*ExecuteWebSearchRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteWebSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -48186,6 +49282,20 @@ func ParseFollowUpResponse(rsp *http.Response) (*FollowUpResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers FollowUpResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

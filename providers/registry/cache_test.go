@@ -77,6 +77,7 @@ func TestCapabilityCacheFor(t *testing.T) {
 		{"music.search", []string{"deezer", "musicbrainz"}, time.Hour},
 		{"recipes.search", nil, 24 * time.Hour},
 		{"markets.quote", nil, time.Minute},
+		{"companies.financials", nil, time.Hour}, // bounded by data.sec.gov's hour
 	} {
 		t.Run(tc.capability+"/"+func() string {
 			if len(tc.used) == 0 {
@@ -96,5 +97,15 @@ func TestCapabilityCacheFor(t *testing.T) {
 				t.Errorf("CacheFor = %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// Every capability decides how fresh its answers must be (or that they are personal): a new
+// capability cannot reach the shared cache, or stay out of it, by omission.
+func TestEveryCapabilityDeclaresFreshness(t *testing.T) {
+	for _, c := range Capabilities() {
+		if c.Fresh <= 0 && !c.Personal {
+			t.Errorf("%s declares neither Fresh nor Personal", c.ID)
+		}
 	}
 }
