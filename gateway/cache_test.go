@@ -375,12 +375,13 @@ func TestSharedCacheCoalescesMisses(t *testing.T) {
 	var wg sync.WaitGroup
 	statuses := make([]string, n)
 	sids := make([]string, n)
+	bodies := make([][]byte, n)
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			r := e.exec(t, e.LiveKey, "together", nil)
-			statuses[i], sids[i] = r.Header.Get(gateway.CacheHeader), r.JSON["search_id"].(string)
+			statuses[i], sids[i], bodies[i] = r.Header.Get(gateway.CacheHeader), r.JSON["search_id"].(string), r.Body
 		}()
 	}
 	// Wait for the event: every caller waiting on the one upstream call.
@@ -400,6 +401,24 @@ func TestSharedCacheCoalescesMisses(t *testing.T) {
 			t.Errorf("search_id %s answered twice", sids[i])
 		}
 		seen[sids[i]] = true
+	}
+	// Each answer's records carry its own session's ids (a shared buffer written by every caller
+	// would show another caller's ids).
+	for i := range n {
+		var resp struct {
+			SearchID string `json:"search_id"`
+			Results  []struct {
+				RecordID string `json:"record_id"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(bodies[i], &resp); err != nil || len(resp.Results) != 3 {
+			t.Fatalf("answer %d: %v %s", i, err, bodies[i])
+		}
+		for _, r := range resp.Results {
+			if r.RecordID[4:16] != resp.SearchID[5:17] {
+				t.Errorf("answer %d: record %s is not of its session %s", i, r.RecordID, resp.SearchID)
+			}
+		}
 	}
 	if count["miss"] != 1 || count["coalesced"] != n-1 {
 		t.Errorf("Capgate-Cache values %v, want one miss and %d coalesced", count, n-1)

@@ -11,6 +11,7 @@
 package sharedcache
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -202,7 +203,7 @@ func (c *Cache) Put(ctx context.Context, k Key, value []byte, ttl time.Duration)
 // Coalesce runs fetch once for all concurrent callers of the same key on this instance: the
 // first caller's fetch runs detached from any one caller (so one caller leaving does not fail
 // the others), and each caller waits for it no longer than its own ctx allows. shared is true
-// for every caller but the one whose call started the fetch.
+// for every caller but the one whose call started the fetch. Each caller gets a copy of its own.
 func (c *Cache) Coalesce(ctx context.Context, k Key, fetch func() ([]byte, error)) (value []byte, shared bool, err error) {
 	started := false
 	ch := c.flight.DoChan(memKey(k), func() (any, error) {
@@ -218,7 +219,8 @@ func (c *Cache) Coalesce(ctx context.Context, k Key, fetch func() ([]byte, error
 		if r.Err != nil {
 			return nil, r.Shared && !started, r.Err
 		}
-		return r.Val.([]byte), r.Shared && !started, nil
+		// Every caller gets its own copy: callers write into what they are given.
+		return bytes.Clone(r.Val.([]byte)), r.Shared && !started, nil
 	case <-ctx.Done():
 		return nil, true, ctx.Err()
 	}
