@@ -378,6 +378,18 @@ func TestComponentsRender(t *testing.T) {
 	if v, _ := d.Find(`[data-testid="balance-bar"]`).Attr("value"); v != "20" {
 		t.Fatalf("progress %s", v)
 	}
+	if d.Find(`[data-testid="cache-empty"]`).Length() != 1 {
+		t.Fatal("no shared-cache answers: the card says so")
+	}
+	buf.Reset()
+	o.Cache = []views.CacheUsage{{ID: "web.search", Calls: 9, Hits: 5, CallsSaved: 6, CreditsSaved: 24}}
+	if err := views.OverviewPage(o).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	cells := doc(t, buf.String()).Find(`[data-testid="cache-usage"] tbody td`)
+	if got := strings.Join(cells.Map(func(_ int, s *goquery.Selection) string { return strings.TrimSpace(s.Text()) }), "|"); got != "web.search|9|5|6|24" {
+		t.Fatalf("shared-cache card: %q", got)
+	}
 	buf.Reset()
 	opts := []views.StageOption{{Stage: "stock", Allowed: true}, {Stage: "stage1", Tier: "sharpen", Credits: 5, Allowed: true, Selected: true}, {Stage: "stage3+", Tier: "ultra2x", Credits: 80}}
 	if err := views.SharpenPage(views.Nav{CSRF: "tok"}, opts).Render(context.Background(), &buf); err != nil {

@@ -167,6 +167,16 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	cacheUsage, err := cn.store.CacheUsageSince(ctx, v.tenant.ID, mode, start)
+	if err != nil {
+		return err
+	}
+	var cached []views.CacheUsage
+	for _, u := range cacheUsage {
+		if u.CallsSaved() > 0 {
+			cached = append(cached, views.CacheUsage{ID: u.Capability, Calls: u.Calls, Hits: u.Hits, CallsSaved: u.CallsSaved(), CreditsSaved: u.CreditsSaved})
+		}
+	}
 	days := chartDays(start, end, time.Now())
 	pct := 0
 	if bal.Cap > 0 {
@@ -174,7 +184,7 @@ func (cn *Console) overview(c *fiber.Ctx) error {
 	}
 	o := views.Overview{Plan: v.plan.ID, Status: v.tenant.Status, Used: bal.Used, Cap: bal.Cap, Remaining: max(bal.Cap-bal.Used, 0), Percent: pct,
 		PeriodStart: start, PeriodEnd: bal.PeriodEnd, CallsToday: callsToday, CallsPeriod: callsPeriod,
-		Mode: views.ModeView{Path: "/console/", Mode: mode}, Chart: UsageChart(days, usage, cn.topicOf), Top: topCapabilities(usage, 5)}
+		Mode: views.ModeView{Path: "/console/", Mode: mode}, Chart: UsageChart(days, usage, cn.topicOf), Top: topCapabilities(usage, 5), Cache: cached}
 	if v.user.Role == tenants.RoleAdmin {
 		g := cn.goingLive()
 		o.GoingLive = &g

@@ -67,6 +67,7 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 }
 
 func writeError(c *fiber.Ctx, e *Error, rid string) error {
+	c.Response().Header.Del(CacheHeader) // an error is no answer of the cache's
 	if e.RetryAfter > 0 {
 		c.Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}

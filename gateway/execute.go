@@ -77,18 +77,18 @@ func (s *Server) execute(c *fiber.Ctx) error {
 	if err := s.admit(p, cp, true); err != nil {
 		return err
 	}
+	cc, err := cacheControlOf(c)
+	if err != nil {
+		return err
+	}
 	return s.bill(c, p, billedFor(cp, "execute", cp.Cost.Typical), func(ctx context.Context) (*outcome, error) {
-		page, err := s.fetchPage(ctx, p, cp, req, nil)
-		if err != nil {
-			return nil, err
-		}
 		query, _ := json.Marshal(req)
 		sess := s.sessions.New(p.Tenant.ID, p.Key.Mode, cp.ID, query)
-		shown, err := fillSession(sess, cp, req, page)
+		shown, meta, err := s.loadPage(ctx, p, cp, req, query, nil, sess, cc)
 		if err != nil {
 			return nil, err
 		}
-		return s.pageOutcome(cp, sess, shown, page, s.sessions.Create(sess)), nil
+		return s.pageOutcome(p, cp, sess, shown, meta, s.sessions.Create(sess)), nil
 	})
 }
 
@@ -120,33 +120,47 @@ func (s *Server) fetchPage(ctx context.Context, p *Principal, cp *providers.Capa
 	return page, nil
 }
 
-// pageOutcome charges a page and renders it once the charge is committed with the session.
-func (s *Server) pageOutcome(cp *providers.Capability, sess *session.Session, shown []*session.Record, page *providers.Page, save tenants.Write) *outcome {
-	return &outcome{credits: pageCredits(cp, page), writes: []tenants.Write{save},
+// pageOutcome charges a page (a share of it when the shared cache answered) and renders it once
+// the charge is committed with the session, saying what the cache did.
+func (s *Server) pageOutcome(p *Principal, cp *providers.Capability, sess *session.Session, shown []*session.Record, meta pageMeta, save tenants.Write) *outcome {
+	out := &outcome{credits: pageCharge(p, meta), writes: []tenants.Write{save},
 		render: func(c *fiber.Ctx, charged int64, bal balanceJSON) error {
-			return respondPage(c, cp, sess, shown, page.Notes, page.Filters, charged, bal)
+			setCacheHeaders(c, &meta)
+			return respondPage(c, cp, sess, shown, meta.notes, meta.filters, charged, bal)
 		}}
+	if meta.status.saved() {
+		out.cache, out.fullCredits = meta.status.String(), meta.credits
+	}
+	return out
 }
 
 // fillSession adds a page's records to the session, rendered once, and sets the paging
-// position; it returns the records shown now. Local paging holds the whole set and shows the
-// first page.
+// position; it returns the records shown now.
 func fillSession(sess *session.Session, cp *providers.Capability, req providers.Request, page *providers.Page) ([]*session.Record, error) {
-	start := 0
-	if cp.Paging != providers.PagingLocal {
-		start = sess.LocalTotal
-	}
 	recs := make([]*session.Record, 0, len(page.Records))
 	for i := range page.Records {
-		r := &session.Record{Generation: sess.Generation, Position: start + i}
+		r := &session.Record{}
 		sess.Add(r)
 		if err := renderRecord(r, &page.Records[i]); err != nil {
 			return nil, err
 		}
 		recs = append(recs, r)
 	}
-	sess.Filters = mustJSON(orEmpty(page.Filters))
-	sess.Notes = mustJSON(orEmpty(page.Notes))
+	return arrange(sess, cp, req, recs, page.HasMore, page.Next, mustJSON(orEmpty(page.Filters)), mustJSON(orEmpty(page.Notes))), nil
+}
+
+// arrange sets the paging position after a page's records were added to the session (fresh or
+// from the shared cache) and returns the records shown now. Local paging holds the whole set and
+// shows the first page.
+func arrange(sess *session.Session, cp *providers.Capability, req providers.Request, recs []*session.Record, hasMore bool, next json.RawMessage, filters, notes json.RawMessage) []*session.Record {
+	start := 0
+	if cp.Paging != providers.PagingLocal {
+		start = sess.LocalTotal
+	}
+	for i, r := range recs {
+		r.Generation, r.Position = sess.Generation, start+i
+	}
+	sess.Filters, sess.Notes = filters, notes
 	if cp.Paging == providers.PagingLocal {
 		n := cp.PageSize(req)
 		shown := recs
@@ -156,15 +170,15 @@ func fillSession(sess *session.Session, cp *providers.Capability, req providers.
 		sess.LocalTotal, sess.LocalOffset = len(recs), len(shown)
 		sess.HasMore = len(recs) > len(shown)
 		sess.NextState = ""
-		return shown, nil
+		return shown
 	}
 	sess.LocalTotal = start + len(recs)
-	sess.HasMore = page.HasMore && cp.Paging != providers.PagingSingle
+	sess.HasMore = hasMore && cp.Paging != providers.PagingSingle
 	sess.NextState = ""
 	if sess.HasMore {
-		sess.NextState = string(page.Next)
+		sess.NextState = string(next)
 	}
-	return recs, nil
+	return recs
 }
 
 func mustJSON(v any) json.RawMessage {

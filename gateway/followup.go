@@ -107,6 +107,9 @@ func (s *Server) followUp(c *fiber.Ctx) error {
 		return err
 	}
 	action := req.Str("action")
+	// Record actions and local pages answer from the caller's own session; a provider page says
+	// what the shared cache did instead.
+	c.Set(CacheHeader, cacheBypass.String())
 	if rid := req.Str("record_id"); rid != "" {
 		if req.Has("params") {
 			return providers.InvalidField("/params", "params are only accepted with update")
@@ -221,21 +224,25 @@ func (s *Server) more(c *fiber.Ctx, searchID string) error {
 // pageFollowUp fetches one provider page into the session and answers it. restart begins the
 // search again (update).
 func (s *Server) pageFollowUp(c *fiber.Ctx, p *Principal, cp *providers.Capability, sess *session.Session, req providers.Request, state json.RawMessage, action string, restart bool) error {
+	cc, err := cacheControlOf(c)
+	if err != nil {
+		return err
+	}
 	return s.bill(c, p, billedFor(cp, action, cp.Cost.Typical), func(ctx context.Context) (*outcome, error) {
-		page, err := s.fetchPage(ctx, p, cp, req, state)
-		if err != nil {
-			return nil, err
-		}
+		// The session is this call's own copy: changed before the page is fetched, it is written
+		// only with a page that arrived.
+		var query []byte
 		if restart {
 			sess.Query, _ = json.Marshal(req)
 			sess.Generation++
 			sess.LocalTotal, sess.LocalOffset = 0, 0
+			query = sess.Query
 		}
-		shown, err := fillSession(sess, cp, req, page)
+		shown, meta, err := s.loadPage(ctx, p, cp, req, query, state, sess, cc)
 		if err != nil {
 			return nil, err
 		}
-		return s.pageOutcome(cp, sess, shown, page, s.sessions.Advance(sess)), nil
+		return s.pageOutcome(p, cp, sess, shown, meta, s.sessions.Advance(sess)), nil
 	})
 }
 

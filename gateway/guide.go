@@ -37,6 +37,12 @@ Every execute and follow-up response carries ` + "`charged_credits`" + ` and ` +
 stored details are free; provider lookups are billed once and cached for the session. When the cap is used up calls answer
 ` + "`402 credits_exhausted`" + ` until ` + "`period_end`" + `.
 
+## Shared cache
+Identical searches by any caller are answered once: a page may come from the shared upstream cache, free unless your plan
+sets a share. ` + "`Capgate-Cache: hit | miss | coalesced | bypass`" + ` says what happened (` + "`Age`" + ` gives a hit's age in seconds,
+and its ` + "`notes`" + ` say so); a cached answer is still your own search (own ` + "`search_id`" + ` and record ids). Send
+` + "`Cache-Control: max-age=N`" + ` to accept at most N seconds old, ` + "`no-cache`" + ` for a fresh answer, ` + "`no-store`" + ` to keep the cache out.
+
 ## Errors
 ` + "`{\"error\": {\"code\", \"message\", \"retryable\", \"hint\", \"violations\": [{\"path\", \"message\"}], \"requestId\"}}`" + `.
 Retry only when ` + "`retryable`" + ` is true, after ` + "`Retry-After`" + ` seconds when it is sent. Quote ` + "`requestId`" + ` when asking for help.

@@ -53,7 +53,7 @@ const mcpInstructions = "Each capability is a tool taking its typed request body
 	"{search_id, action: \"more\"} while has_more (stop after a bounded number of pages), {search_id, action: \"update\", params} " +
 	"to change the query, {record_id, action} for a record action such as details. A failed call is a tool error whose " +
 	"content is the error envelope {code, message, retryable, hint, violations}; retry only when retryable is true, after the " +
-	"retry_after seconds in the result's _meta. The resource " + guideURI + " is the full guide."
+	"retry_after seconds in the result's _meta; a page's _meta.cache says what the shared upstream cache did (hit, miss, coalesced, bypass) and _meta.age its age in seconds. The resource " + guideURI + " is the full guide."
 
 // mcpGuide is the guide's section on MCP (appended by Guide).
 const mcpGuide = `
@@ -430,6 +430,7 @@ type v1Reply struct {
 	body       []byte
 	retryAfter string
 	rateLimit  [][2]string
+	cache, age string // Capgate-Cache and Age of a page (the shared upstream cache)
 }
 
 // get dispatches a read-only /v1 request; the MCP message already counted against the rate.
@@ -463,7 +464,8 @@ func (e *mcpEndpoint) do(method, path string, body []byte, idem string, call *mc
 	}
 	e.dispatch(&ctx)
 	r := v1Reply{status: ctx.Response.StatusCode(), body: append([]byte(nil), ctx.Response.Body()...),
-		retryAfter: string(ctx.Response.Header.Peek(fiber.HeaderRetryAfter))}
+		retryAfter: string(ctx.Response.Header.Peek(fiber.HeaderRetryAfter)),
+		cache:      string(ctx.Response.Header.Peek(CacheHeader)), age: string(ctx.Response.Header.Peek(fiber.HeaderAge))}
 	for _, h := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
 		if v := ctx.Response.Header.Peek(h); len(v) > 0 {
 			r.rateLimit = append(r.rateLimit, [2]string{h, string(v)})
@@ -515,6 +517,12 @@ func (r v1Reply) toolResult() *mcp.CallToolResult {
 	meta := mcp.Meta{"http_status": r.status}
 	if n, err := strconv.Atoi(r.retryAfter); err == nil {
 		meta["retry_after"] = n
+	}
+	if r.cache != "" { // what the shared upstream cache did, as the HTTP headers say it
+		meta["cache"] = r.cache
+		if n, err := strconv.Atoi(r.age); err == nil {
+			meta["age"] = n
+		}
 	}
 	if r.status >= 300 {
 		return &mcp.CallToolResult{IsError: true, Meta: meta, Content: []mcp.Content{

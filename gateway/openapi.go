@@ -206,6 +206,9 @@ func headerComponents() map[string]any {
 		"Retry-After":         header("seconds to wait before retrying", intSchema, false),
 		"Idempotent-Replayed": header("true when the answer is the replay of an earlier request with the same Idempotency-Key",
 			map[string]any{"type": "string", "enum": []any{"true"}}, false),
+		CacheHeader: header("what the shared upstream cache did for this answer: hit (served from it; notes say so), miss (fetched from the upstream by this call), coalesced (answered by a concurrent identical call's upstream answer), bypass (not looked up: no-store, a personal capability, a provider whose terms forbid storing, or a record action or local page answered from the caller's own session)",
+			map[string]any{"type": "string", "enum": []any{"hit", "miss", "coalesced", "bypass"}}, false),
+		"Age": header("seconds since the upstream answered, on a hit (0 when coalesced)", intSchema, false),
 	}
 }
 
@@ -243,6 +246,7 @@ type operation struct {
 	public                   bool // no key needed
 	idempotent               bool // accepts Idempotency-Key (replays)
 	projects                 bool
+	cached                   bool // pages may come from the shared upstream cache (Cache-Control, Capgate-Cache, Age)
 }
 
 func pathParam(name, desc string) map[string]any {
@@ -257,6 +261,10 @@ var idempotencyParam = map[string]any{"name": "Idempotency-Key", "in": "header",
 	"description": "a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again",
 	"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": 255}}
 
+var cacheControlParam = map[string]any{"name": "Cache-Control", "in": "header", "required": false,
+	"description": "freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored",
+	"schema":      map[string]any{"type": "string", "maxLength": 256}}
+
 var pageParams3 = []any{
 	queryParam("limit", "page size, 1..100 (default 20)", map[string]any{"type": "integer", "minimum": 1, "maximum": 100}),
 	queryParam("offset", "how many to skip (default 0); next_offset of the previous page", map[string]any{"type": "integer", "minimum": 0}),
@@ -270,6 +278,9 @@ func (o operation) render(g *schemaGen) map[string]any {
 	params := append([]any{}, o.params...)
 	if o.idempotent {
 		params = append(params, idempotencyParam)
+	}
+	if o.cached {
+		params = append(params, cacheControlParam)
 	}
 	if len(params) > 0 {
 		out["parameters"] = params
@@ -292,6 +303,10 @@ func (o operation) render(g *schemaGen) map[string]any {
 	okHeaders := headersFor(status, !o.public)
 	if o.idempotent {
 		okHeaders["Idempotent-Replayed"] = map[string]any{"$ref": "#/components/headers/Idempotent-Replayed"}
+	}
+	if o.cached {
+		okHeaders[CacheHeader] = map[string]any{"$ref": "#/components/headers/" + CacheHeader}
+		okHeaders["Age"] = map[string]any{"$ref": "#/components/headers/Age"}
 	}
 	ct := o.okType
 	if ct == "" {
@@ -331,7 +346,7 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		"/v1/follow-up": {"post": {id: OpFollowUp, summary: "Continue a search (more, update) or act on one record (details, …)", tags: []string{"Searches"},
 			description: "Search scope (search_id with more or update) answers an ExecuteResponse; record scope (record_id with a record action) a RecordFollowUpResponse.",
 			body:        ref("FollowUpRequest"), ok: map[string]any{"oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}},
-			errors: append([]int{404, 410}, billedErrors...), idempotent: true}},
+			errors: append([]int{404, 410}, billedErrors...), idempotent: true, cached: true}},
 		"/v1/sharpen": {"post": {id: OpSharpen, summary: "Second-opinion review of a draft answer by another model vendor", tags: []string{"Sharpen"},
 			body: ref("SharpenRequest"), ok: ref("SharpenResponse"), errors: billedErrors, idempotent: true}},
 		"/v1/account": {"get": {id: OpGetAccount, summary: "The caller's plan, status and credit balance", tags: []string{"Account"},
@@ -370,7 +385,7 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		topics[cp.Topic] = true
 		ops["/v1/capabilities/"+cp.ID+"/execute"] = map[string]operation{"post": {
 			id: ExecuteOperationID(cp.ID), summary: cp.Title + ": " + cp.Summary, description: cp.Description,
-			tags: []string{cp.Topic}, body: ref(name), ok: ref("ExecuteResponse"), errors: billedErrors, idempotent: true,
+			tags: []string{cp.Topic}, body: ref(name), ok: ref("ExecuteResponse"), errors: billedErrors, idempotent: true, cached: true,
 		}}
 	}
 	paths := map[string]any{}

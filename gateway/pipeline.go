@@ -44,6 +44,10 @@ type outcome struct {
 	credits int
 	writes  []tenants.Write
 	render  func(c *fiber.Ctx, charged int64, bal balanceJSON) error
+	// cache marks an answer the shared upstream cache gave (hit or coalesced) in the ledger;
+	// fullCredits is what it would have cost without (the credits saved are the difference).
+	cache       string
+	fullCredits int
 }
 
 // errCallerGone ends a call whose client closed its connection before the answer was ready
@@ -80,8 +84,13 @@ func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx contex
 		return errCallerGone
 	}
 	e := tenants.LedgerEntry{RequestID: requestID(c), KeyID: p.Key.ID, Capability: b.capability, Action: b.action}
+	charge := p.Plan.Charge(int64(out.credits), b.noMultiplier)
+	if out.cache != "" {
+		e.Cache, e.CreditsSaved = out.cache, max(p.Plan.Charge(int64(out.fullCredits), b.noMultiplier)-charge, 0)
+		s.cacheMetrics.credits.WithLabelValues(b.capability).Add(float64(e.CreditsSaved))
+	}
 	sctx, span := telemetry.Start(ctx, "credits.settle")
-	charged, bal, err := s.meter.Settle(sctx, res, p.Plan.Charge(int64(out.credits), b.noMultiplier), e, out.writes...)
+	charged, bal, err := s.meter.Settle(sctx, res, charge, e, out.writes...)
 	telemetry.End(span, err, spanCode(err))
 	if err != nil {
 		if errors.Is(err, session.ErrConflict) {

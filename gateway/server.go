@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
+	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/tenants"
@@ -26,7 +27,7 @@ import (
 const maxBody = 1 << 20
 
 // DefaultMaxConnsPerIP is the default cap on connections open at once from one client address.
-const DefaultMaxConnsPerIP = 128
+const DefaultMaxConnsPerIP = 512
 
 // DrainTimeout is how long a stopping server lets running requests finish (SIGTERM): a
 // deployment's termination grace period must cover it (deploy/helm checks).
@@ -65,6 +66,9 @@ type Options struct {
 	// public URL and loopback ("*": any); see mcp_origin.go.
 	MCPAllowedOrigins []string
 	MCPAllowedHosts   []string
+	// UpstreamCache, when set, is the shared cache of upstream answers (cache.go); nil answers
+	// every page from the upstream (Capgate-Cache: bypass).
+	UpstreamCache *sharedcache.Cache
 }
 
 // Server is the gateway.
@@ -81,6 +85,9 @@ type Server struct {
 	order    []*providers.Capability
 	sessions Searches
 	origins  *originPolicy
+	upcache  *sharedcache.Cache
+
+	cacheMetrics *cacheMetrics
 
 	openapiOnce sync.Once
 	// samples keeps the API reference's test-mode samples by capability id (reference.go).
@@ -124,6 +131,8 @@ func New(opts Options) *Server {
 	s.auth = newAuthCache(s.store, opts.KeyCacheTTL)
 	s.origins = newOriginPolicy(opts.PublicURL, opts.MCPAllowedOrigins, opts.MCPAllowedHosts)
 	s.sessions = opts.Sessions
+	s.upcache = opts.UpstreamCache
+	s.cacheMetrics = newCacheMetrics(opts.Registry, s.upcache)
 	s.caps = map[string]*providers.Capability{}
 	for _, c := range opts.Capabilities {
 		if _, dup := s.caps[c.ID]; dup {

@@ -85,6 +85,13 @@ type Capability struct {
 	Examples []Example
 	// Execute runs one page of the search (the first when call.State is nil).
 	Execute func(ctx context.Context, call *Call) (*Page, error)
+	// Fresh is how long an answer stays fresh enough to serve from the shared upstream cache by
+	// default (a caller's Cache-Control max-age asks for less); 0 keeps its answers out of it.
+	// The providers' terms (Provider.Cache) bound it further (cache.go).
+	Fresh time.Duration
+	// Personal marks answers that depend on who asks (they write to or link into the caller's
+	// account): never shared between callers.
+	Personal bool
 }
 
 // Cost is what a call typically costs and how the actual charge is computed.
@@ -184,6 +191,7 @@ type Call struct {
 	// PublicURL is the gateway's public base URL (for links to console pages).
 	PublicURL string
 	client    *Client
+	used      usedUpstreams
 }
 
 // NewCall binds a call to a client; the gateway and tests make calls this way.
@@ -192,7 +200,10 @@ func NewCall(c *Capability, req Request, state json.RawMessage, mode Mode, tenan
 }
 
 // Upstream is the named provider as this call reaches it (live or sandbox).
-func (c *Call) Upstream(id string) *Upstream { return c.client.Upstream(id, c.Mode) }
+func (c *Call) Upstream(id string) *Upstream {
+	c.used.add(id)
+	return c.client.Upstream(id, c.Mode)
+}
 
 // Credits returns a pointer to n, for Page.Credits and Detail.Credits.
 func Credits(n int) *int { return &n }

@@ -65,6 +65,8 @@ type Provider struct {
 	ContactRequired bool
 	// MaxBody overrides DefaultMaxBody.
 	MaxBody int64
+	// Cache is what the provider's terms allow the shared upstream cache to keep (cache.go).
+	Cache CacheRule
 }
 
 // AcceptsKey tells whether the provider takes a key of its own, required or optional (keyless

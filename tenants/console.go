@@ -245,3 +245,29 @@ func (s *Store) UsageByDay(ctx context.Context, tenantID, mode string, since tim
 		GroupExpr("1, 2").OrderExpr("1, 2").Scan(ctx, &rows)
 	return rows, err
 }
+
+// CacheUsage is, per capability, what the shared upstream cache gave a tenant.
+type CacheUsage struct {
+	Capability   string `bun:"capability"`
+	Calls        int64  `bun:"calls"`
+	Hits         int64  `bun:"hits"`      // answered from the cache
+	Coalesced    int64  `bun:"coalesced"` // answered by a concurrent caller's upstream call
+	CreditsSaved int64  `bun:"credits_saved"`
+}
+
+// CallsSaved is the upstream calls the tenant's calls did not make.
+func (u CacheUsage) CallsSaved() int64 { return u.Hits + u.Coalesced }
+
+// CacheUsageSince sums a tenant's ledger per capability since t: calls, cache hits, coalesced
+// answers and the credits they saved.
+func (s *Store) CacheUsageSince(ctx context.Context, tenantID, mode string, since time.Time) ([]CacheUsage, error) {
+	var rows []CacheUsage
+	err := s.DB.NewSelect().Table("ledger").
+		ColumnExpr("capability").ColumnExpr("COUNT(*) AS calls").
+		ColumnExpr("SUM(CASE WHEN cache = 'hit' THEN 1 ELSE 0 END) AS hits").
+		ColumnExpr("SUM(CASE WHEN cache = 'coalesced' THEN 1 ELSE 0 END) AS coalesced").
+		ColumnExpr("SUM(credits_saved) AS credits_saved").
+		Where("tenant_id = ? AND mode = ? AND created_at >= ?", tenantID, mode, since).
+		GroupExpr("capability").OrderExpr("capability").Scan(ctx, &rows)
+	return rows, err
+}

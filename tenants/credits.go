@@ -36,6 +36,10 @@ type LedgerEntry struct {
 	Action      string    `bun:"action" json:"action"`
 	Credits     int64     `bun:"credits" json:"credits"`
 	CreatedAt   time.Time `bun:"created_at" json:"created_at"`
+	// Cache is "hit" or "coalesced" when the shared upstream cache gave the answer ("" otherwise);
+	// CreditsSaved is what the call would have cost more without it.
+	Cache        string `bun:"cache" json:"cache,omitempty"`
+	CreditsSaved int64  `bun:"credits_saved" json:"credits_saved,omitempty"`
 }
 
 // Balance is the spec's Balance object.

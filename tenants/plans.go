@@ -34,16 +34,19 @@ func StageRank(stage string) int {
 type Plan struct {
 	bun.BaseModel `bun:"table:plans"`
 
-	ID               string    `bun:"id,pk" json:"name"`
-	CreditCap        int64     `bun:"credit_cap" json:"credit_cap"`
-	RatePerMinute    int       `bun:"rate_per_minute" json:"rate_per_minute"`
-	CreditMultiplier float64   `bun:"credit_multiplier" json:"credit_multiplier"`
-	Capabilities     string    `bun:"capabilities" json:"capabilities"`
-	SharpenMax       string    `bun:"sharpen_max" json:"sharpen_max"`
-	ProjectLimit     int       `bun:"project_limit" json:"project_limit"`
-	ItemLimit        int       `bun:"item_limit" json:"item_limit"`
-	CreatedAt        time.Time `bun:"created_at" json:"created_at"`
-	UpdatedAt        time.Time `bun:"updated_at" json:"updated_at"`
+	ID               string  `bun:"id,pk" json:"name"`
+	CreditCap        int64   `bun:"credit_cap" json:"credit_cap"`
+	RatePerMinute    int     `bun:"rate_per_minute" json:"rate_per_minute"`
+	CreditMultiplier float64 `bun:"credit_multiplier" json:"credit_multiplier"`
+	Capabilities     string  `bun:"capabilities" json:"capabilities"`
+	SharpenMax       string  `bun:"sharpen_max" json:"sharpen_max"`
+	ProjectLimit     int     `bun:"project_limit" json:"project_limit"`
+	ItemLimit        int     `bun:"item_limit" json:"item_limit"`
+	// CacheHitPercent is what an answer from the shared upstream cache costs, as a percentage of
+	// the capability's charge (0, the default, makes hits free).
+	CacheHitPercent int       `bun:"cache_hit_percent" json:"cache_hit_percent"`
+	CreatedAt       time.Time `bun:"created_at" json:"created_at"`
+	UpdatedAt       time.Time `bun:"updated_at" json:"updated_at"`
 }
 
 // Enables tells whether the plan enables a capability of the given typical cost.
@@ -145,6 +148,8 @@ func (p *Plan) Validate() error {
 		return invalidf("projects", fmt.Sprintf("project quota must be from 0 to %d", MaxProjects))
 	case p.ItemLimit < 0 || p.ItemLimit > MaxItems:
 		return invalidf("items", fmt.Sprintf("item quota must be from 0 to %d", MaxItems))
+	case p.CacheHitPercent < 0 || p.CacheHitPercent > 100:
+		return invalidf("cache_hit_percent", "a cache hit's share of the charge must be a percentage from 0 to 100")
 	}
 	return nil
 }

@@ -280,7 +280,7 @@ type writerSQL struct {
 // fewest statements of these sizes.
 var ledgerChunks = []int{64, 16, 4, 1}
 
-const ledgerColumns = 9
+const ledgerColumns = 11
 
 func newWriterSQL(db *DB) writerSQL {
 	const period = " WHERE tenant_id = ? AND mode = ? AND period_start = ?"
@@ -293,7 +293,7 @@ func newWriterSQL(db *DB) writerSQL {
 	}
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", ledgerColumns), ", ") + ")"
 	for _, n := range ledgerChunks {
-		q.ledger[n] = db.Rebind("INSERT INTO ledger (request_id, tenant_id, key_id, mode, period_start, capability, action, credits, created_at) VALUES " +
+		q.ledger[n] = db.Rebind("INSERT INTO ledger (request_id, tenant_id, key_id, mode, period_start, capability, action, credits, created_at, cache, credits_saved) VALUES " +
 			strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
 	}
 	return q
@@ -317,7 +317,7 @@ func (w *Writer) insertLedger(ctx context.Context, tx bun.Tx, entries []LedgerEn
 				created = Now()
 			}
 			args = append(args, e.RequestID, e.TenantID, e.KeyID, e.Mode, w.db.TimeArg(e.PeriodStart),
-				e.Capability, e.Action, e.Credits, w.db.TimeArg(created))
+				e.Capability, e.Action, e.Credits, w.db.TimeArg(created), e.Cache, e.CreditsSaved)
 		}
 		if _, err := w.db.Exec(ctx, tx, w.sql.ledger[n], args...); err != nil {
 			return err

@@ -77,6 +77,7 @@ func planFlags(fs *flag.FlagSet, p *tenants.Plan, set map[string]bool) func() {
 	sharpen := fs.String("sharpen-max", "", "highest sharpen stage")
 	projects := fs.Int("projects", -1, "project quota")
 	items := fs.Int("items", -1, "project item quota")
+	hit := fs.Int("cache-hit-percent", -1, "what an answer from the shared upstream cache costs, in percent of the capability's charge (0 = free)")
 	return func() {
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		p.ID = *name
@@ -100,6 +101,9 @@ func planFlags(fs *flag.FlagSet, p *tenants.Plan, set map[string]bool) func() {
 		}
 		if set["items"] {
 			p.ItemLimit = *items
+		}
+		if set["cache-hit-percent"] {
+			p.CacheHitPercent = *hit
 		}
 	}
 }
@@ -139,7 +143,7 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 				"cap": func() { p.CreditCap = edit.CreditCap }, "rate": func() { p.RatePerMinute = edit.RatePerMinute },
 				"multiplier": func() { p.CreditMultiplier = edit.CreditMultiplier }, "capabilities": func() { p.Capabilities = edit.Capabilities },
 				"sharpen-max": func() { p.SharpenMax = edit.SharpenMax }, "projects": func() { p.ProjectLimit = edit.ProjectLimit },
-				"items": func() { p.ItemLimit = edit.ItemLimit },
+				"items": func() { p.ItemLimit = edit.ItemLimit }, "cache-hit-percent": func() { p.CacheHitPercent = edit.CacheHitPercent },
 			} {
 				if set[flagName] {
 					apply()

@@ -38,10 +38,12 @@ type Config struct {
 	// returns them to the period (GATEWAY_LEASE_TTL, default 60s).
 	LeaseTTL time.Duration
 	// PprofAddr serves net/http/pprof on a separate listener (GATEWAY_PPROF_ADDR, loopback only).
-	PprofAddr    string
-	LogLevel     slog.Level
-	LogFormat    string
-	CacheMB      int
+	PprofAddr string
+	LogLevel  slog.Level
+	LogFormat string
+	CacheMB   int
+	// SharedCache enables the shared upstream cache (GATEWAY_SHARED_CACHE, default on).
+	SharedCache  bool
 	ProviderURLs map[string]string
 	ProviderKeys map[string]string
 	// SharpenModels: SHARPEN_MODEL_<FAMILY>_<TIER> (for example SHARPEN_MODEL_OPENAI_ULTRA).
@@ -52,7 +54,7 @@ type Config struct {
 	// MetricsToken: METRICS_TOKEN (or METRICS_TOKEN_FILE), the bearer token /metrics requires.
 	MetricsToken string
 	// MaxConnsPerIP: GATEWAY_MAX_CONNS_PER_IP, connections open at once from one client address
-	// (default 128; 0 turns the cap off; GATEWAY_TRUSTED_PROXIES are exempt).
+	// (default 512; 0 turns the cap off; GATEWAY_TRUSTED_PROXIES are exempt).
 	MaxConnsPerIP int
 	// Tracing: on when the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set.
 	Tracing telemetry.Config
@@ -93,6 +95,7 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 		ProviderURLs: map[string]string{},
 		ProviderKeys: map[string]string{},
 		CacheMB:      32,
+		SharedCache:  true,
 	}
 	var err error
 	if c.DatabaseURL, err = secret(env, "DATABASE_URL"); err != nil {
@@ -117,6 +120,13 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 		if c.CacheMB, err = strconv.Atoi(v); err != nil || c.CacheMB < 1 || c.CacheMB > 1<<16 {
 			return nil, fmt.Errorf("GATEWAY_CACHE_MB %q: want megabytes of session cache, 1 to 65536", v)
 		}
+	}
+	switch v := env("GATEWAY_SHARED_CACHE"); v {
+	case "", "on":
+	case "off":
+		c.SharedCache = false
+	default:
+		return nil, fmt.Errorf("GATEWAY_SHARED_CACHE %q: want on or off", v)
 	}
 	if c.PprofAddr = env("GATEWAY_PPROF_ADDR"); c.PprofAddr != "" {
 		host, _, err := net.SplitHostPort(c.PprofAddr)

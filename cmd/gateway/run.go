@@ -20,6 +20,7 @@ import (
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/internal/telemetry"
+	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/registry"
@@ -191,7 +192,23 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 			}
 		}
 	}
-	sessions, err := session.NewStore(db, cfg.SessionTTL, cfg.CacheMB)
+	// GATEWAY_CACHE_MB is the whole in-process budget: a quarter holds the shared upstream
+	// cache's in-process tier, the rest the sessions.
+	sessionMB := cfg.CacheMB
+	var upcache *sharedcache.Cache
+	if cfg.SharedCache {
+		upMB := max(cfg.CacheMB/4, 1)
+		sessionMB = max(cfg.CacheMB-upMB, 1)
+		uo := sharedcache.Options{MemoryMB: upMB, Logger: log}
+		if rdb != nil {
+			uo.Redis = rdb
+		}
+		if upcache, err = sharedcache.New(uo); err != nil {
+			return err
+		}
+		defer upcache.Close()
+	}
+	sessions, err := session.NewStore(db, cfg.SessionTTL, sessionMB)
 	if err != nil {
 		return err
 	}
@@ -218,7 +235,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		Capabilities: registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)}),
 		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken, MaxConnsPerIP: cfg.MaxConnsPerIP,
-		MCPAllowedOrigins: cfg.MCPAllowedOrigins, MCPAllowedHosts: cfg.MCPAllowedHosts}
+		MCPAllowedOrigins: cfg.MCPAllowedOrigins, MCPAllowedHosts: cfg.MCPAllowedHosts, UpstreamCache: upcache}
 	if rdb != nil {
 		opts.Limiter = lim
 		signIns = console.NewRedisSignInLimiter(rdb)

@@ -35,6 +35,15 @@ type Overview struct {
 	Top                     []TopCapability
 	// GoingLive is the operator's going-live card (admins only; nil otherwise).
 	GoingLive *GoingLive
+	// Cache is what the shared upstream cache gave the tenant this period, per capability that
+	// had at least one answer from it.
+	Cache []CacheUsage
+}
+
+// CacheUsage is one capability's row of the shared-cache card.
+type CacheUsage struct {
+	ID                                    string
+	Calls, Hits, CallsSaved, CreditsSaved int64
 }
 
 // TopCapability is a capability's share of the period.

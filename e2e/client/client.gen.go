@@ -3236,222 +3236,333 @@ type WorkoutResource struct {
 type ExecuteAcademicSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteBooksSearchParams defines parameters for ExecuteBooksSearch.
 type ExecuteBooksSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteClassicsSearchParams defines parameters for ExecuteClassicsSearch.
 type ExecuteClassicsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteCompaniesFinancialsParams defines parameters for ExecuteCompaniesFinancials.
 type ExecuteCompaniesFinancialsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteFitnessExercisesParams defines parameters for ExecuteFitnessExercises.
 type ExecuteFitnessExercisesParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteFlightsSearchParams defines parameters for ExecuteFlightsSearch.
 type ExecuteFlightsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteHotelsSearchParams defines parameters for ExecuteHotelsSearch.
 type ExecuteHotelsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteJobsSearchParams defines parameters for ExecuteJobsSearch.
 type ExecuteJobsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteJspkgDownloadsParams defines parameters for ExecuteJspkgDownloads.
 type ExecuteJspkgDownloadsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteJspkgPackageParams defines parameters for ExecuteJspkgPackage.
 type ExecuteJspkgPackageParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteJspkgSearchParams defines parameters for ExecuteJspkgSearch.
 type ExecuteJspkgSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteLegalReadParams defines parameters for ExecuteLegalRead.
 type ExecuteLegalReadParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteLegalSearchParams defines parameters for ExecuteLegalSearch.
 type ExecuteLegalSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteMarketsQuoteParams defines parameters for ExecuteMarketsQuote.
 type ExecuteMarketsQuoteParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteMusicSearchParams defines parameters for ExecuteMusicSearch.
 type ExecuteMusicSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteNavigationMatrixParams defines parameters for ExecuteNavigationMatrix.
 type ExecuteNavigationMatrixParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteNavigationRouteParams defines parameters for ExecuteNavigationRoute.
 type ExecuteNavigationRouteParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteNewsSearchParams defines parameters for ExecuteNewsSearch.
 type ExecuteNewsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePatentsSearchParams defines parameters for ExecutePatentsSearch.
 type ExecutePatentsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePlacesSearchParams defines parameters for ExecutePlacesSearch.
 type ExecutePlacesSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePypkgDetailsParams defines parameters for ExecutePypkgDetails.
 type ExecutePypkgDetailsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePypkgDownloadsParams defines parameters for ExecutePypkgDownloads.
 type ExecutePypkgDownloadsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePypkgSearchParams defines parameters for ExecutePypkgSearch.
 type ExecutePypkgSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecutePypkgVersionsParams defines parameters for ExecutePypkgVersions.
 type ExecutePypkgVersionsParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteRealestateSearchParams defines parameters for ExecuteRealestateSearch.
 type ExecuteRealestateSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteRecipesSearchParams defines parameters for ExecuteRecipesSearch.
 type ExecuteRecipesSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteRepoSearchParams defines parameters for ExecuteRepoSearch.
 type ExecuteRepoSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteScriptureSearchParams defines parameters for ExecuteScriptureSearch.
 type ExecuteScriptureSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteShoppingSearchParams defines parameters for ExecuteShoppingSearch.
 type ExecuteShoppingSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteSocialSearchParams defines parameters for ExecuteSocialSearch.
 type ExecuteSocialSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteTransitRoutesParams defines parameters for ExecuteTransitRoutes.
 type ExecuteTransitRoutesParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteTrendsSearchParams defines parameters for ExecuteTrendsSearch.
 type ExecuteTrendsSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteVideoSearchParams defines parameters for ExecuteVideoSearch.
 type ExecuteVideoSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteWeatherForecastParams defines parameters for ExecuteWeatherForecast.
 type ExecuteWeatherForecastParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteWebReadParams defines parameters for ExecuteWebRead.
 type ExecuteWebReadParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // ExecuteWebSearchParams defines parameters for ExecuteWebSearch.
 type ExecuteWebSearchParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // FollowUpParams defines parameters for FollowUp.
 type FollowUpParams struct {
 	// IdempotencyKey a durable request id (1..255 printable ASCII): a retry with the same key and body within 24 hours replays the first answer and is not charged again
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// CacheControl freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored
+	CacheControl *string `json:"Cache-Control,omitempty"`
 }
 
 // FollowUp200JSONResponseBody defines parameters for FollowUp.
@@ -10042,6 +10153,17 @@ func NewExecuteAcademicSearchRequestWithBody(server string, params *ExecuteAcade
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10095,6 +10217,17 @@ func NewExecuteBooksSearchRequestWithBody(server string, params *ExecuteBooksSea
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10152,6 +10285,17 @@ func NewExecuteClassicsSearchRequestWithBody(server string, params *ExecuteClass
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10205,6 +10349,17 @@ func NewExecuteCompaniesFinancialsRequestWithBody(server string, params *Execute
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10262,6 +10417,17 @@ func NewExecuteFitnessExercisesRequestWithBody(server string, params *ExecuteFit
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10315,6 +10481,17 @@ func NewExecuteFlightsSearchRequestWithBody(server string, params *ExecuteFlight
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10372,6 +10549,17 @@ func NewExecuteHotelsSearchRequestWithBody(server string, params *ExecuteHotelsS
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10425,6 +10613,17 @@ func NewExecuteJobsSearchRequestWithBody(server string, params *ExecuteJobsSearc
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10482,6 +10681,17 @@ func NewExecuteJspkgDownloadsRequestWithBody(server string, params *ExecuteJspkg
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10535,6 +10745,17 @@ func NewExecuteJspkgPackageRequestWithBody(server string, params *ExecuteJspkgPa
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10592,6 +10813,17 @@ func NewExecuteJspkgSearchRequestWithBody(server string, params *ExecuteJspkgSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10645,6 +10877,17 @@ func NewExecuteLegalReadRequestWithBody(server string, params *ExecuteLegalReadP
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10702,6 +10945,17 @@ func NewExecuteLegalSearchRequestWithBody(server string, params *ExecuteLegalSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10755,6 +11009,17 @@ func NewExecuteMarketsQuoteRequestWithBody(server string, params *ExecuteMarkets
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10812,6 +11077,17 @@ func NewExecuteMusicSearchRequestWithBody(server string, params *ExecuteMusicSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10865,6 +11141,17 @@ func NewExecuteNavigationMatrixRequestWithBody(server string, params *ExecuteNav
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -10922,6 +11209,17 @@ func NewExecuteNavigationRouteRequestWithBody(server string, params *ExecuteNavi
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10975,6 +11273,17 @@ func NewExecuteNewsSearchRequestWithBody(server string, params *ExecuteNewsSearc
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11032,6 +11341,17 @@ func NewExecutePatentsSearchRequestWithBody(server string, params *ExecutePatent
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11085,6 +11405,17 @@ func NewExecutePlacesSearchRequestWithBody(server string, params *ExecutePlacesS
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11142,6 +11473,17 @@ func NewExecutePypkgDetailsRequestWithBody(server string, params *ExecutePypkgDe
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11195,6 +11537,17 @@ func NewExecutePypkgDownloadsRequestWithBody(server string, params *ExecutePypkg
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11252,6 +11605,17 @@ func NewExecutePypkgSearchRequestWithBody(server string, params *ExecutePypkgSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11305,6 +11669,17 @@ func NewExecutePypkgVersionsRequestWithBody(server string, params *ExecutePypkgV
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11362,6 +11737,17 @@ func NewExecuteRealestateSearchRequestWithBody(server string, params *ExecuteRea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11415,6 +11801,17 @@ func NewExecuteRecipesSearchRequestWithBody(server string, params *ExecuteRecipe
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11472,6 +11869,17 @@ func NewExecuteRepoSearchRequestWithBody(server string, params *ExecuteRepoSearc
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11525,6 +11933,17 @@ func NewExecuteScriptureSearchRequestWithBody(server string, params *ExecuteScri
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11582,6 +12001,17 @@ func NewExecuteShoppingSearchRequestWithBody(server string, params *ExecuteShopp
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11635,6 +12065,17 @@ func NewExecuteSocialSearchRequestWithBody(server string, params *ExecuteSocialS
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11692,6 +12133,17 @@ func NewExecuteTransitRoutesRequestWithBody(server string, params *ExecuteTransi
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11745,6 +12197,17 @@ func NewExecuteTrendsSearchRequestWithBody(server string, params *ExecuteTrendsS
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11802,6 +12265,17 @@ func NewExecuteVideoSearchRequestWithBody(server string, params *ExecuteVideoSea
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11855,6 +12329,17 @@ func NewExecuteWeatherForecastRequestWithBody(server string, params *ExecuteWeat
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -11912,6 +12397,17 @@ func NewExecuteWebReadRequestWithBody(server string, params *ExecuteWebReadParam
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -11965,6 +12461,17 @@ func NewExecuteWebSearchRequestWithBody(server string, params *ExecuteWebSearchP
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -12081,6 +12588,17 @@ func NewFollowUpRequestWithBody(server string, params *FollowUpParams, contentTy
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.CacheControl != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Cache-Control", *params.CacheControl, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Cache-Control", headerParam1)
 		}
 
 	}
@@ -13771,6 +14289,8 @@ func (r GetAccountResponse) ContentType() string {
 
 // ExecuteAcademicSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteAcademicSearch
 type ExecuteAcademicSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -14060,6 +14580,8 @@ func (r ExecuteAcademicSearchResponse) ContentType() string {
 
 // ExecuteBooksSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteBooksSearch
 type ExecuteBooksSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -14349,6 +14871,8 @@ func (r ExecuteBooksSearchResponse) ContentType() string {
 
 // ExecuteClassicsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteClassicsSearch
 type ExecuteClassicsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -14638,6 +15162,8 @@ func (r ExecuteClassicsSearchResponse) ContentType() string {
 
 // ExecuteCompaniesFinancialsResponse200Headers the declared response headers of an HTTP 200 response for ExecuteCompaniesFinancials
 type ExecuteCompaniesFinancialsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -14927,6 +15453,8 @@ func (r ExecuteCompaniesFinancialsResponse) ContentType() string {
 
 // ExecuteFitnessExercisesResponse200Headers the declared response headers of an HTTP 200 response for ExecuteFitnessExercises
 type ExecuteFitnessExercisesResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -15216,6 +15744,8 @@ func (r ExecuteFitnessExercisesResponse) ContentType() string {
 
 // ExecuteFlightsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteFlightsSearch
 type ExecuteFlightsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -15505,6 +16035,8 @@ func (r ExecuteFlightsSearchResponse) ContentType() string {
 
 // ExecuteHotelsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteHotelsSearch
 type ExecuteHotelsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -15794,6 +16326,8 @@ func (r ExecuteHotelsSearchResponse) ContentType() string {
 
 // ExecuteJobsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteJobsSearch
 type ExecuteJobsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -16083,6 +16617,8 @@ func (r ExecuteJobsSearchResponse) ContentType() string {
 
 // ExecuteJspkgDownloadsResponse200Headers the declared response headers of an HTTP 200 response for ExecuteJspkgDownloads
 type ExecuteJspkgDownloadsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -16372,6 +16908,8 @@ func (r ExecuteJspkgDownloadsResponse) ContentType() string {
 
 // ExecuteJspkgPackageResponse200Headers the declared response headers of an HTTP 200 response for ExecuteJspkgPackage
 type ExecuteJspkgPackageResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -16661,6 +17199,8 @@ func (r ExecuteJspkgPackageResponse) ContentType() string {
 
 // ExecuteJspkgSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteJspkgSearch
 type ExecuteJspkgSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -16950,6 +17490,8 @@ func (r ExecuteJspkgSearchResponse) ContentType() string {
 
 // ExecuteLegalReadResponse200Headers the declared response headers of an HTTP 200 response for ExecuteLegalRead
 type ExecuteLegalReadResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -17239,6 +17781,8 @@ func (r ExecuteLegalReadResponse) ContentType() string {
 
 // ExecuteLegalSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteLegalSearch
 type ExecuteLegalSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -17528,6 +18072,8 @@ func (r ExecuteLegalSearchResponse) ContentType() string {
 
 // ExecuteMarketsQuoteResponse200Headers the declared response headers of an HTTP 200 response for ExecuteMarketsQuote
 type ExecuteMarketsQuoteResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -17817,6 +18363,8 @@ func (r ExecuteMarketsQuoteResponse) ContentType() string {
 
 // ExecuteMusicSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteMusicSearch
 type ExecuteMusicSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -18106,6 +18654,8 @@ func (r ExecuteMusicSearchResponse) ContentType() string {
 
 // ExecuteNavigationMatrixResponse200Headers the declared response headers of an HTTP 200 response for ExecuteNavigationMatrix
 type ExecuteNavigationMatrixResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -18395,6 +18945,8 @@ func (r ExecuteNavigationMatrixResponse) ContentType() string {
 
 // ExecuteNavigationRouteResponse200Headers the declared response headers of an HTTP 200 response for ExecuteNavigationRoute
 type ExecuteNavigationRouteResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -18684,6 +19236,8 @@ func (r ExecuteNavigationRouteResponse) ContentType() string {
 
 // ExecuteNewsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteNewsSearch
 type ExecuteNewsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -18973,6 +19527,8 @@ func (r ExecuteNewsSearchResponse) ContentType() string {
 
 // ExecutePatentsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecutePatentsSearch
 type ExecutePatentsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -19262,6 +19818,8 @@ func (r ExecutePatentsSearchResponse) ContentType() string {
 
 // ExecutePlacesSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecutePlacesSearch
 type ExecutePlacesSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -19551,6 +20109,8 @@ func (r ExecutePlacesSearchResponse) ContentType() string {
 
 // ExecutePypkgDetailsResponse200Headers the declared response headers of an HTTP 200 response for ExecutePypkgDetails
 type ExecutePypkgDetailsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -19840,6 +20400,8 @@ func (r ExecutePypkgDetailsResponse) ContentType() string {
 
 // ExecutePypkgDownloadsResponse200Headers the declared response headers of an HTTP 200 response for ExecutePypkgDownloads
 type ExecutePypkgDownloadsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -20129,6 +20691,8 @@ func (r ExecutePypkgDownloadsResponse) ContentType() string {
 
 // ExecutePypkgSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecutePypkgSearch
 type ExecutePypkgSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -20418,6 +20982,8 @@ func (r ExecutePypkgSearchResponse) ContentType() string {
 
 // ExecutePypkgVersionsResponse200Headers the declared response headers of an HTTP 200 response for ExecutePypkgVersions
 type ExecutePypkgVersionsResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -20707,6 +21273,8 @@ func (r ExecutePypkgVersionsResponse) ContentType() string {
 
 // ExecuteRealestateSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteRealestateSearch
 type ExecuteRealestateSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -20996,6 +21564,8 @@ func (r ExecuteRealestateSearchResponse) ContentType() string {
 
 // ExecuteRecipesSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteRecipesSearch
 type ExecuteRecipesSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -21285,6 +21855,8 @@ func (r ExecuteRecipesSearchResponse) ContentType() string {
 
 // ExecuteRepoSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteRepoSearch
 type ExecuteRepoSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -21574,6 +22146,8 @@ func (r ExecuteRepoSearchResponse) ContentType() string {
 
 // ExecuteScriptureSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteScriptureSearch
 type ExecuteScriptureSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -21863,6 +22437,8 @@ func (r ExecuteScriptureSearchResponse) ContentType() string {
 
 // ExecuteShoppingSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteShoppingSearch
 type ExecuteShoppingSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -22152,6 +22728,8 @@ func (r ExecuteShoppingSearchResponse) ContentType() string {
 
 // ExecuteSocialSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteSocialSearch
 type ExecuteSocialSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -22441,6 +23019,8 @@ func (r ExecuteSocialSearchResponse) ContentType() string {
 
 // ExecuteTransitRoutesResponse200Headers the declared response headers of an HTTP 200 response for ExecuteTransitRoutes
 type ExecuteTransitRoutesResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -22730,6 +23310,8 @@ func (r ExecuteTransitRoutesResponse) ContentType() string {
 
 // ExecuteTrendsSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteTrendsSearch
 type ExecuteTrendsSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -23019,6 +23601,8 @@ func (r ExecuteTrendsSearchResponse) ContentType() string {
 
 // ExecuteVideoSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteVideoSearch
 type ExecuteVideoSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -23308,6 +23892,8 @@ func (r ExecuteVideoSearchResponse) ContentType() string {
 
 // ExecuteWeatherForecastResponse200Headers the declared response headers of an HTTP 200 response for ExecuteWeatherForecast
 type ExecuteWeatherForecastResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -23597,6 +24183,8 @@ func (r ExecuteWeatherForecastResponse) ContentType() string {
 
 // ExecuteWebReadResponse200Headers the declared response headers of an HTTP 200 response for ExecuteWebRead
 type ExecuteWebReadResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -23886,6 +24474,8 @@ func (r ExecuteWebReadResponse) ContentType() string {
 
 // ExecuteWebSearchResponse200Headers the declared response headers of an HTTP 200 response for ExecuteWebSearch
 type ExecuteWebSearchResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -24496,6 +25086,8 @@ func (r GetCatalogResponse) ContentType() string {
 
 // FollowUpResponse200Headers the declared response headers of an HTTP 200 response for FollowUp
 type FollowUpResponse200Headers struct {
+	Age                *int
+	CapgateCache       *string
 	IdempotentReplayed *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
@@ -28668,6 +29260,20 @@ func ParseExecuteAcademicSearchResponse(rsp *http.Response) (*ExecuteAcademicSea
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteAcademicSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29260,6 +29866,20 @@ func ParseExecuteBooksSearchResponse(rsp *http.Response) (*ExecuteBooksSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteBooksSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29852,6 +30472,20 @@ func ParseExecuteClassicsSearchResponse(rsp *http.Response) (*ExecuteClassicsSea
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteClassicsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -30444,6 +31078,20 @@ func ParseExecuteCompaniesFinancialsResponse(rsp *http.Response) (*ExecuteCompan
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteCompaniesFinancialsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31036,6 +31684,20 @@ func ParseExecuteFitnessExercisesResponse(rsp *http.Response) (*ExecuteFitnessEx
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteFitnessExercisesResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -31628,6 +32290,20 @@ func ParseExecuteFlightsSearchResponse(rsp *http.Response) (*ExecuteFlightsSearc
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteFlightsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -32220,6 +32896,20 @@ func ParseExecuteHotelsSearchResponse(rsp *http.Response) (*ExecuteHotelsSearchR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteHotelsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -32812,6 +33502,20 @@ func ParseExecuteJobsSearchResponse(rsp *http.Response) (*ExecuteJobsSearchRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteJobsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -33404,6 +34108,20 @@ func ParseExecuteJspkgDownloadsResponse(rsp *http.Response) (*ExecuteJspkgDownlo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteJspkgDownloadsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -33996,6 +34714,20 @@ func ParseExecuteJspkgPackageResponse(rsp *http.Response) (*ExecuteJspkgPackageR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteJspkgPackageResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -34588,6 +35320,20 @@ func ParseExecuteJspkgSearchResponse(rsp *http.Response) (*ExecuteJspkgSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteJspkgSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35180,6 +35926,20 @@ func ParseExecuteLegalReadResponse(rsp *http.Response) (*ExecuteLegalReadRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteLegalReadResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -35772,6 +36532,20 @@ func ParseExecuteLegalSearchResponse(rsp *http.Response) (*ExecuteLegalSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteLegalSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36364,6 +37138,20 @@ func ParseExecuteMarketsQuoteResponse(rsp *http.Response) (*ExecuteMarketsQuoteR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteMarketsQuoteResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -36956,6 +37744,20 @@ func ParseExecuteMusicSearchResponse(rsp *http.Response) (*ExecuteMusicSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteMusicSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -37548,6 +38350,20 @@ func ParseExecuteNavigationMatrixResponse(rsp *http.Response) (*ExecuteNavigatio
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteNavigationMatrixResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -38140,6 +38956,20 @@ func ParseExecuteNavigationRouteResponse(rsp *http.Response) (*ExecuteNavigation
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteNavigationRouteResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -38732,6 +39562,20 @@ func ParseExecuteNewsSearchResponse(rsp *http.Response) (*ExecuteNewsSearchRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteNewsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -39324,6 +40168,20 @@ func ParseExecutePatentsSearchResponse(rsp *http.Response) (*ExecutePatentsSearc
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePatentsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -39916,6 +40774,20 @@ func ParseExecutePlacesSearchResponse(rsp *http.Response) (*ExecutePlacesSearchR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePlacesSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -40508,6 +41380,20 @@ func ParseExecutePypkgDetailsResponse(rsp *http.Response) (*ExecutePypkgDetailsR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePypkgDetailsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41100,6 +41986,20 @@ func ParseExecutePypkgDownloadsResponse(rsp *http.Response) (*ExecutePypkgDownlo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePypkgDownloadsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41692,6 +42592,20 @@ func ParseExecutePypkgSearchResponse(rsp *http.Response) (*ExecutePypkgSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePypkgSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -42284,6 +43198,20 @@ func ParseExecutePypkgVersionsResponse(rsp *http.Response) (*ExecutePypkgVersion
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecutePypkgVersionsResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -42876,6 +43804,20 @@ func ParseExecuteRealestateSearchResponse(rsp *http.Response) (*ExecuteRealestat
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteRealestateSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43468,6 +44410,20 @@ func ParseExecuteRecipesSearchResponse(rsp *http.Response) (*ExecuteRecipesSearc
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteRecipesSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44060,6 +45016,20 @@ func ParseExecuteRepoSearchResponse(rsp *http.Response) (*ExecuteRepoSearchRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteRepoSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44652,6 +45622,20 @@ func ParseExecuteScriptureSearchResponse(rsp *http.Response) (*ExecuteScriptureS
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteScriptureSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -45244,6 +46228,20 @@ func ParseExecuteShoppingSearchResponse(rsp *http.Response) (*ExecuteShoppingSea
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteShoppingSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -45836,6 +46834,20 @@ func ParseExecuteSocialSearchResponse(rsp *http.Response) (*ExecuteSocialSearchR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteSocialSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46428,6 +47440,20 @@ func ParseExecuteTransitRoutesResponse(rsp *http.Response) (*ExecuteTransitRoute
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteTransitRoutesResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -47020,6 +48046,20 @@ func ParseExecuteTrendsSearchResponse(rsp *http.Response) (*ExecuteTrendsSearchR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteTrendsSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -47612,6 +48652,20 @@ func ParseExecuteVideoSearchResponse(rsp *http.Response) (*ExecuteVideoSearchRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteVideoSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -48204,6 +49258,20 @@ func ParseExecuteWeatherForecastResponse(rsp *http.Response) (*ExecuteWeatherFor
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteWeatherForecastResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -48796,6 +49864,20 @@ func ParseExecuteWebReadResponse(rsp *http.Response) (*ExecuteWebReadResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteWebReadResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -49388,6 +50470,20 @@ func ParseExecuteWebSearchResponse(rsp *http.Response) (*ExecuteWebSearchRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ExecuteWebSearchResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -50587,6 +51683,20 @@ func ParseFollowUpResponse(rsp *http.Response) (*FollowUpResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers FollowUpResponse200Headers
+		if values := rsp.Header.Values("Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Age = &value
+		}
+		if values := rsp.Header.Values("Capgate-Cache"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Capgate-Cache", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CapgateCache = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/internal/apicontract"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/registry"
@@ -40,6 +41,8 @@ type Options struct {
 	// MCPAllowedHosts: the hosts /mcp accepts besides loopback (default: capgate.test, the MCP
 	// tests' endpoint, and example.com, httptest's request host).
 	MCPAllowedHosts []string
+	// UpstreamCache is the shared upstream cache (default none: every page reaches the upstream).
+	UpstreamCache *sharedcache.Cache
 }
 
 // Env is a running gateway with one tenant and its keys.
@@ -106,7 +109,8 @@ func New(tb testing.TB, o Options) *Env {
 	tb.Cleanup(meter.Close)
 	srv := gateway.New(gateway.Options{DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
 		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: quietLogger(tb),
-		MCPAllowedHosts: o.MCPAllowedHosts})
+		MCPAllowedHosts: o.MCPAllowedHosts,
+		UpstreamCache:   o.UpstreamCache})
 	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions}
 	e.Tenant, e.LiveKey, e.TestKey = e.NewTenant(o.Plan)
 	e.contract = loadContract(tb, e)

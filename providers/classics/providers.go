@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -48,6 +49,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:      gutendexID,
 			Title:   "Gutendex (Project Gutenberg catalog)",
+			Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "public-domain catalogue; a day", Source: "Project Gutenberg: public-domain texts (vendor terms not re-read this session)"},
 			BaseURL: "https://gutendex.com",
 			Sandbox: providers.SandboxHandler(sub,
 				// A page past the last answers as Django REST framework does: 404 {"detail": "Invalid page."}.
@@ -59,12 +61,14 @@ func Providers() []*providers.Provider {
 		{
 			ID:      wikisourceID,
 			Title:   "Wikisource (English)",
+			Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "CC BY-SA / public-domain texts; a day", Source: "Wikimedia terms (not re-read this session; conservative day)"},
 			BaseURL: wikisourceSite + "/w",
 			Sandbox: providers.SandboxHandler(sub, wikisourceSandboxRoutes()...),
 		},
 		{
 			ID:                gutenbergID,
 			Title:             "Project Gutenberg (mirror)",
+			Cache:             providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "public-domain texts from a mirror; a day", Source: "Project Gutenberg mirroring policy (not re-read this session; conservative day)"},
 			BaseURL:           gutenbergMirror,
 			RequestsPerSecond: 0.5,
 			Sandbox:           providers.SandboxHandler(sub, gutenbergSandboxRoutes()...),

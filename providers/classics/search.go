@@ -13,6 +13,7 @@ import (
 // catalog (Gutendex), with English Wikisource as the fallback source.
 var Search = &providers.Capability{
 	ID:      "classics.search",
+	Fresh:   24 * time.Hour,
 	Title:   "Classic literature search",
 	Summary: "Find public-domain classics (Project Gutenberg ebooks) by title words or author, with excerpts and download links.",
 	Description: "Searches Project Gutenberg's catalog of free public-domain ebooks (through Gutendex) by title words " +

@@ -20,6 +20,7 @@ const (
 // JobsSearch is jobs.search (spec 4.22).
 var JobsSearch = &providers.Capability{
 	ID:      "jobs.search",
+	Fresh:   time.Hour,
 	Title:   "Job search",
 	Summary: "Search job listings aggregated from job boards and employer sites (Google Jobs).",
 	Description: "Searches Google Jobs (through SerpApi) for job listings. `query` is the job (title, skills, company), " +

@@ -25,6 +25,7 @@ const (
 // MarketsQuote is markets.quote (named only in the spec; designed from its nearest siblings).
 var MarketsQuote = &providers.Capability{
 	ID:      "markets.quote",
+	Fresh:   time.Minute,
 	Title:   "Market quotes",
 	Summary: "Latest quotes of stocks, indexes, funds, currencies and futures (Google Finance), with a price series for details.",
 	Description: "Quotes up to 10 instruments from Google Finance (through SerpApi). Body: `symbols` (required, 1 to 10 " +

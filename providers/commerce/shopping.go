@@ -43,6 +43,7 @@ const sortRating = "rating_high_to_low"
 // ShoppingSearch is shopping.search (spec 4.28).
 var ShoppingSearch = &providers.Capability{
 	ID:      "shopping.search",
+	Fresh:   time.Hour,
 	Title:   "Shopping search",
 	Summary: "Search products and prices across online stores (Google Shopping), with price range, condition, sort and refining filters.",
 	Description: "Searches Google Shopping (through SerpApi) for product offers. `query` is what to buy; `country` " +

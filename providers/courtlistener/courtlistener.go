@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -29,6 +30,7 @@ var sandboxFS embed.FS
 var provider = &providers.Provider{
 	ID:          ProviderID,
 	Title:       "CourtListener",
+	Cache:       providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "Free Law Project data is public domain (bulk data offered); a day", Source: "CourtListener bulk-data docs (public domain mark), seen through third-party copies of the dataset"},
 	BaseURL:     "https://www.courtlistener.com",
 	KeyRequired: true,
 	SignUp:      "https://www.courtlistener.com/register/",

@@ -31,6 +31,7 @@ var periodicForms = []string{"10-K", "10-Q", "20-F", "40-F", "10-K/A", "10-Q/A",
 // Financials is companies.financials (spec section 4.20).
 var Financials = &providers.Capability{
 	ID:      capabilityID,
+	Fresh:   time.Hour,
 	Title:   "Company filings and reported financials (SEC EDGAR)",
 	Summary: "List a US-listed company's periodic reports (10-K, 10-Q, 20-F, 40-F and amendments) from SEC EDGAR and read the facts it reported in a filing's XBRL, with units, periods, dimensions and duplicate checks.",
 	Description: "Reads SEC EDGAR. `company` names the filer by `cik` (the Central Index Key, 1 to 10 digits) or by " +

@@ -50,6 +50,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:              secID,
 			Title:           "SEC EDGAR archives (www.sec.gov)",
+			Cache:           providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "U.S. government public filings; an archived filing does not change", Source: "SEC: public EDGAR data (not re-read this session)"},
 			BaseURL:         "https://www.sec.gov",
 			Limits:          fairAccess,
 			LimitGroup:      limitGroup,
@@ -65,6 +66,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:              secDataID,
 			Title:           "SEC EDGAR submissions API (data.sec.gov)",
+			Cache:           providers.CacheRule{MaxAge: time.Hour, Rule: "U.S. government public data; new filings appear through the day, so an hour", Source: "SEC EDGAR APIs (not re-read this session; conservative hour)"},
 			BaseURL:         "https://data.sec.gov",
 			Limits:          fairAccess,
 			LimitGroup:      limitGroup,

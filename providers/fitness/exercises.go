@@ -24,9 +24,10 @@ const (
 
 // Exercises is fitness.exercises (spec section 4.26).
 var Exercises = &providers.Capability{
-	ID:      "fitness.exercises",
-	Title:   "Exercise search with demonstration videos",
-	Summary: "Find strength and fitness exercises by name, target muscle or equipment, with instructions and a demonstration video saved to your workouts.",
+	ID:       "fitness.exercises",
+	Personal: true, // saves demonstrations to the caller's account and links into it
+	Title:    "Exercise search with demonstration videos",
+	Summary:  "Find strength and fitness exercises by name, target muscle or equipment, with instructions and a demonstration video saved to your workouts.",
 	Description: "Searches the YMove exercise library. Give at least one of `query` (words of the exercise name, e.g. " +
 		"\"bench press\"), `muscle` (chest, back, shoulders, biceps, triceps, forearms, quads, hamstrings, glutes, calves, " +
 		"core or full_body; common names such as abs, quadriceps, lats or delts are understood) and `equipment` " +

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -30,6 +31,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:          VideoProviderID,
 			Title:       "YMove Exercise Video API",
+			Cache:       providers.CacheRule{MaxAge: 0, Rule: "never shared: signed video URLs expire (48 h, third-party material) and answers are saved to the caller's account", Source: "third-party source (signed URL lifetime); fitness.exercises is personal"},
 			BaseURL:     videoBaseURL,
 			KeyRequired: true,
 			SignUp:      "https://ymove.app/",
@@ -41,6 +43,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:      WgerProviderID,
 			Title:   "wger Workout Manager",
+			Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "CC BY-SA exercise data; a day", Source: "wger licence (not re-read this session)"},
 			BaseURL: wgerBaseURL,
 			// The exercise database is public: no key.
 			Sandbox: wgerSandbox(),

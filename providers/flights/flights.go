@@ -29,6 +29,7 @@ var passengerFields = []string{"adults", "children", "infants_in_seat", "infants
 // Search is flights.search (spec section 4.17).
 var Search = &providers.Capability{
 	ID:      capabilityID,
+	Fresh:   15 * time.Minute,
 	Title:   "Flight search",
 	Summary: "Search one-way and round-trip flights between two airports (Google Flights): prices, times, stops, layovers, legs and emissions, with booking options.",
 	Description: "Searches Google Flights (through SerpApi) for flights from `origin` to `destination` (IATA airport codes, " +

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -24,6 +25,7 @@ func Providers() []*providers.Provider {
 	return []*providers.Provider{{
 		ID:      ProviderID,
 		Title:   "GitHub REST API",
+		Cache:   providers.CacheRule{MaxAge: time.Hour, Rule: "repository metadata changes; an hour", Source: "GitHub API terms (not re-read this session; conservative hour)"},
 		BaseURL: "https://api.github.com",
 		// Keyless; a token (a fine-grained or classic personal access token, no scopes needed for
 		// public data) raises the search allowance from 10 to 30 requests a minute and the core

@@ -24,6 +24,7 @@ const maxBooleanOperators = 5
 // RepoSearch is repo.search (named in spec section 1; shape designed in the capability issue).
 var RepoSearch = &providers.Capability{
 	ID:      "repo.search",
+	Fresh:   time.Hour,
 	Title:   "Code repository search",
 	Summary: "Search public GitHub repositories by keywords and GitHub's qualifiers (language:, stars:, topic:, …), ranked by relevance, stars, forks or recent updates.",
 	Description: "Searches public repositories on GitHub. Body: query (string, 1..256 characters, required; " +

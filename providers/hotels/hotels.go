@@ -28,6 +28,7 @@ const (
 // Search is hotels.search (spec section 4.18).
 var Search = &providers.Capability{
 	ID:      "hotels.search",
+	Fresh:   15 * time.Minute,
 	Title:   "Hotel and vacation rental search",
 	Summary: "Find hotels or vacation rentals for a destination and dates, with nightly and total prices for the requested party (Google Hotels).",
 	Description: "Searches Google Hotels (through SerpApi) for places to stay. `destination` is a city, area, landmark or " +

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/courtlistener"
@@ -31,6 +32,7 @@ func sparqlQueryHas(s string) func(*http.Request) bool {
 var cellar = &providers.Provider{
 	ID:      cellarID,
 	Title:   "EU Publications Office CELLAR (SPARQL)",
+	Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "EU legal metadata, free reuse; a day", Source: "third-party source: none found this session; conservative day for official metadata"},
 	BaseURL: "https://publications.europa.eu",
 	// The sandbox answers by what the query asks: a search word "noresults" gets no rows,
 	// legislation types get the legislation fixture, a later page (OFFSET > 0) the second page.

@@ -12,6 +12,7 @@ import (
 // Search is legal.search (spec section 4.4).
 var Search = &providers.Capability{
 	ID:      "legal.search",
+	Fresh:   24 * time.Hour,
 	Title:   "Legal search (US case law, EU law)",
 	Summary: "Find US court decisions (CourtListener) or EU judgments, legislation and opinions (EUR-Lex, through the Publications Office's CELLAR) and get the exact legal.read request for each.",
 	Description: "Discovers legal sources; the results are source records, not legal opinions, and carry no snippet: " +

@@ -32,6 +32,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:      eurlexID,
 			Title:   "EUR-Lex",
+			Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "EU official texts, free reuse; a day", Source: "third-party source: none found this session; conservative day for official texts"},
 			BaseURL: "https://eur-lex.europa.eu",
 			Sandbox: http.HandlerFunc(serveEurlexSandbox),
 			// Consolidated acts with annexes run to several MiB of HTML.
@@ -40,6 +41,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:      locID,
 			Title:   "Library of Congress",
+			Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "U.S. Reports scans are public domain; a day", Source: "Library of Congress (not re-read this session)"},
 			BaseURL: "https://www.loc.gov",
 			// loc.gov blocks a client past 10 requests in 10 s for five minutes (providers.md): keep a
 			// margin of 8 in 10 s, shared by the fleet when Redis is configured.
@@ -55,6 +57,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:      historicalID,
 			Title:   "MIT CSAIL 6.805 course archive (historical transcription)",
+			Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "a static transcription of an 1890 article; a day", Source: "static archive page (no terms found; conservative day)"},
 			BaseURL: "https://groups.csail.mit.edu",
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Path: historicalPath, File: "sandbox/historical_privacy_brand_warr2.html", Type: "text/html; charset=utf-8"}),
@@ -62,6 +65,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:          scrapeID,
 			Title:       "ScrapingBee (scraper fallback)",
+			Cache:       providers.CacheRule{MaxAge: time.Hour, Rule: "scraped pages of third parties; an hour", Source: "not found: conservative hour"},
 			BaseURL:     "https://app.scrapingbee.com",
 			KeyRequired: true,
 			SignUp:      "https://www.scrapingbee.com/",

@@ -33,6 +33,7 @@ var now = func() time.Time { return time.Now().UTC() }
 // Read is legal.read (spec section 4.3).
 var Read = &providers.Capability{
 	ID:      "legal.read",
+	Fresh:   24 * time.Hour,
 	Title:   "Read a legal document",
 	Summary: "Read one identified legal text (an EU act from EUR-Lex, a U.S. Reports opinion, a CourtListener case, or the 1890 Warren & Brandeis article) as bounded sections with source provenance.",
 	Description: "Reads one identified legal document and returns it as bounded text sections (at most 4,000 characters " +

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -32,6 +33,7 @@ func Providers() []*providers.Provider {
 	return []*providers.Provider{{
 		ID:      ProviderID,
 		Title:   "TheMealDB",
+		Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "recipes rarely change; terms on caching not found: a day", Source: "not found: conservative day for static recipe data"},
 		BaseURL: baseURL,
 		// The key is a path segment, not a header or query parameter: the adapter builds the path
 		// itself (see apiPath), so Authorize stays nil. TheMealDB reserves its public test key "1"

@@ -18,6 +18,7 @@ var selectors = []string{"query", "ingredient", "category", "cuisine"}
 // RecipesSearch is recipes.search (spec 4.31).
 var RecipesSearch = &providers.Capability{
 	ID:      "recipes.search",
+	Fresh:   24 * time.Hour,
 	Title:   "Recipe search",
 	Summary: "Find recipes in TheMealDB by dish name, main ingredient, category or cuisine.",
 	Description: "Searches TheMealDB, a free crowd-sourced recipe database, with exactly one of: query (words of " +

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -26,6 +27,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:      deezerID,
 			Title:   "Deezer",
+			Cache:   providers.CacheRule{MaxAge: time.Hour, Rule: "catalogue metadata; an hour", Source: "Deezer API terms not found this session: conservative hour"},
 			BaseURL: "https://api.deezer.com",
 			Sandbox: providers.SandboxHandler(sandboxFS,
 				providers.SandboxRoute{Path: "/search", Match: laterPage("index"), File: "sandbox/deezer_search_track_page2.json"},
@@ -40,6 +42,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:                musicbrainzID,
 			Title:             "MusicBrainz",
+			Cache:             providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "core data is CC0; a day", Source: "MusicBrainz data licence (CC0 core data; not re-read this session)"},
 			BaseURL:           "https://musicbrainz.org",
 			RequestsPerSecond: 1,
 			ContactRequired:   true,

@@ -17,6 +17,7 @@ import (
 // MusicBrainz as the fallback source.
 var Search = &providers.Capability{
 	ID:      "music.search",
+	Fresh:   time.Hour,
 	Title:   "Music search",
 	Summary: "Find tracks, artists or albums, with preview links, durations, fan counts and covers.",
 	Description: "Searches a music catalog (Deezer) for tracks, artists or albums. `query` is free text " +

@@ -48,6 +48,7 @@ var matrixSchema = `{
 // Matrix is navigation.matrix (named in the spec without a shape; designed like navigation.route).
 var Matrix = &providers.Capability{
 	ID:      "navigation.matrix",
+	Fresh:   time.Hour,
 	Title:   "Travel time and distance matrix",
 	Summary: "Travel times and road distances between up to 25 origins and 25 destinations, by car, on foot or by bike.",
 	Description: "Computes the travel time and/or road distance from every place in `origins` to every place in `destinations` " +

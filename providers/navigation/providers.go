@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -34,6 +35,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:          orsID,
 			Title:       "OpenRouteService",
+			Cache:       providers.CacheRule{MaxAge: time.Hour, Rule: "OSM-derived routes (ODbL); terms on caching not found; an hour", Source: "not found: conservative hour (third-party: OSM geocoding and routing guidelines)"},
 			BaseURL:     "https://api.openrouteservice.org",
 			KeyRequired: true,
 			SignUp:      "https://openrouteservice.org/dev/#/signup",
@@ -54,6 +56,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:                osrmID,
 			Title:             "OSRM demo server",
+			Cache:             providers.CacheRule{MaxAge: time.Hour, Rule: "demo server usage policy says nothing on caching; an hour", Source: "OSRM demo server API usage policy (third-party mirror of the wiki)"},
 			BaseURL:           osrmDemoURL,
 			RequestsPerSecond: 1,
 			Sandbox: providers.SandboxHandler(sandboxFS,
@@ -68,6 +71,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:                nominatimID,
 			Title:             "Nominatim (OpenStreetMap geocoding)",
+			Cache:             providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "the usage policy asks clients to cache results; a day", Source: "Nominatim usage policy (not re-read this session)"},
 			BaseURL:           "https://nominatim.openstreetmap.org",
 			RequestsPerSecond: 1,
 			// Nominatim's usage policy requires an identifying User-Agent with a contact.

@@ -45,6 +45,7 @@ var routeSchema = `{
 // Route is navigation.route (spec section 4.7).
 var Route = &providers.Capability{
 	ID:      "navigation.route",
+	Fresh:   time.Hour,
 	Title:   "Route planner",
 	Summary: "A driving, walking or cycling route between places (with optional stops and alternatives): distance, duration, main roads and turn-by-turn steps.",
 	Description: "Plans a route from `origin` to `destination` through up to 10 `waypoints`, by `mode` driving (default), walking or cycling. " +

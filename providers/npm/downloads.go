@@ -29,6 +29,7 @@ var now = func() time.Time { return time.Now().UTC() }
 // Downloads is jspkg.downloads (spec 4.13).
 var Downloads = &providers.Capability{
 	ID:      "jspkg.downloads",
+	Fresh:   time.Hour,
 	Title:   "JavaScript package download counts",
 	Summary: "Download counts of a package of the JavaScript package registry: the total for a period, or daily counts.",
 	Description: "Download counts of one package of the JavaScript package registry, from the registry's " +

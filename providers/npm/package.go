@@ -19,6 +19,7 @@ const maxSnippet = 300
 // Package is jspkg.package (spec 4.8).
 var Package = &providers.Capability{
 	ID:      "jspkg.package",
+	Fresh:   time.Hour,
 	Title:   "JavaScript package metadata",
 	Summary: "Look up one package of the JavaScript package registry: its latest or a given version's manifest, or the full metadata document with every version.",
 	Description: "Looks up one package of the JavaScript package registry by name (scoped names such as @scope/name " +

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -31,6 +32,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:      RegistryID,
 			Title:   "JavaScript package registry",
+			Cache:   providers.CacheRule{MaxAge: time.Hour, Rule: "package metadata; an hour", Source: "registry metadata is public (conservative hour)"},
 			BaseURL: "",
 			MaxBody: providers.DefaultMaxBody,
 			Sandbox: registrySandbox(),
@@ -38,6 +40,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:      DownloadsID,
 			Title:   "JavaScript package registry download counts",
+			Cache:   providers.CacheRule{MaxAge: time.Hour, Rule: "download counts update daily; an hour", Source: "public counts (conservative hour)"},
 			BaseURL: "",
 			Sandbox: downloadsSandbox(),
 		},

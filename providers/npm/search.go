@@ -15,6 +15,7 @@ import (
 // Search is jspkg.search (spec 4.9).
 var Search = &providers.Capability{
 	ID:      "jspkg.search",
+	Fresh:   time.Hour,
 	Title:   "JavaScript package search",
 	Summary: "Search the JavaScript package registry by keywords, with the registry's keywords:, scope: and maintainer: qualifiers.",
 	Description: "Full-text search of the JavaScript package registry. text is passed to the registry as it is, so " +

@@ -53,6 +53,7 @@ var workIDPattern = regexp.MustCompile(`^W[0-9]+$`)
 // AcademicSearch is academic.search (spec 4.11).
 var AcademicSearch = &providers.Capability{
 	ID:      "academic.search",
+	Fresh:   24 * time.Hour,
 	Title:   "Scholarly works search",
 	Summary: "Search OpenAlex's index of scholarly works (articles, books, preprints, datasets) by keywords.",
 	Description: "Searches OpenAlex, an open index of hundreds of millions of scholarly works, by free-text " +

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -27,6 +28,7 @@ func Providers() []*providers.Provider {
 	return []*providers.Provider{{
 		ID:      ProviderID,
 		Title:   "OpenAlex",
+		Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "the data is CC0; works change slowly (a day)", Source: "OpenAlex docs: CC0 licence (vendor page not re-read this session)"},
 		BaseURL: apiURL,
 		// Since 13 February 2026 OpenAlex requires an API key: without one a client gets $0.01 of
 		// usage a day, about ten searches. The free key (PROVIDER_OPENALEX_KEY) is sent as the

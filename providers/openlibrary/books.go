@@ -36,6 +36,7 @@ var workOLID = regexp.MustCompile(`^OL[0-9]+W$`)
 // BooksSearch is books.search (spec 4.15).
 var BooksSearch = &providers.Capability{
 	ID:      "books.search",
+	Fresh:   24 * time.Hour,
 	Title:   "Book search",
 	Summary: "Search the Open Library catalog of books by keywords, author or subject.",
 	Description: "Searches Open Library's catalog of works (all editions of a book grouped together) by free-text " +

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -27,6 +28,7 @@ func Providers() []*providers.Provider {
 	return []*providers.Provider{{
 		ID:      ProviderID,
 		Title:   "Open Library",
+		Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "open bibliographic data; a day", Source: "Open Library: open data (vendor page not re-read this session; conservative day)"},
 		BaseURL: siteURL,
 		// Keyless. Open Library asks API clients for a User-Agent with an application name and a
 		// contact (capgate/<version> (+<contact>)), so it is unavailable in live mode until

@@ -45,6 +45,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:         ProviderForecast,
 			Title:      "Open-Meteo Weather Forecast API",
+			Cache:      providers.CacheRule{MaxAge: time.Hour, Rule: "CC BY 4.0 data, models update hourly; an hour", Source: "open-meteo.com licence (CC BY 4.0; not re-read this session)"},
 			BaseURL:    "https://api.open-meteo.com",
 			KeyedURL:   "https://customer-api.open-meteo.com",
 			Authorize:  authorize,
@@ -59,6 +60,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:         ProviderGeocoding,
 			Title:      "Open-Meteo Geocoding API",
+			Cache:      providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "place names; a day", Source: "open-meteo.com licence (CC BY 4.0)"},
 			BaseURL:    "https://geocoding-api.open-meteo.com",
 			KeyedURL:   "https://customer-geocoding-api.open-meteo.com",
 			KeyOf:      ProviderForecast,
@@ -75,6 +77,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:         ProviderAirQuality,
 			Title:      "Open-Meteo Air Quality API",
+			Cache:      providers.CacheRule{MaxAge: time.Hour, Rule: "CC BY 4.0, hourly models; an hour", Source: "open-meteo.com licence (CC BY 4.0)"},
 			BaseURL:    "https://air-quality-api.open-meteo.com",
 			KeyedURL:   "https://customer-air-quality-api.open-meteo.com",
 			KeyOf:      ProviderForecast,
@@ -88,6 +91,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:         ProviderMarine,
 			Title:      "Open-Meteo Marine Weather API",
+			Cache:      providers.CacheRule{MaxAge: time.Hour, Rule: "CC BY 4.0, hourly models; an hour", Source: "open-meteo.com licence (CC BY 4.0)"},
 			BaseURL:    "https://marine-api.open-meteo.com",
 			KeyedURL:   "https://customer-marine-api.open-meteo.com",
 			KeyOf:      ProviderForecast,

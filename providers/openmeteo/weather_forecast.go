@@ -67,6 +67,7 @@ const weatherForecastSchema = `{
 // WeatherForecast is weather.forecast (spec 4.16).
 var WeatherForecast = &providers.Capability{
 	ID:      "weather.forecast",
+	Fresh:   10 * time.Minute,
 	Title:   "Weather forecast",
 	Summary: "Current conditions and a daily forecast of 1 to 16 days for a place or coordinates, with optional air quality and ocean waves.",
 	Description: "One record for the location: current conditions (time, conditions, temperature, feels_like, humidity, wind, precipitation), " +

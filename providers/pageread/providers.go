@@ -3,6 +3,7 @@ package pageread
 import (
 	"embed"
 	"net/http"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -21,6 +22,7 @@ func Providers() []*providers.Provider {
 	return []*providers.Provider{{
 		ID:          ProviderID,
 		Title:       "Jina Reader",
+		Cache:       providers.CacheRule{MaxAge: 5 * time.Minute, Rule: "Jina's reader keeps a read page 300 s (x-no-cache bypasses it); pages change, so no longer", Source: "jina-ai/reader README (x-no-cache: cached page lifetime 300 s)"},
 		BaseURL:     "https://r.jina.ai",
 		KeyRequired: false,
 		Authorize: func(r *http.Request, key string) {

@@ -35,6 +35,7 @@ var patentIDPattern = regexp.MustCompile(`^patent/[A-Za-z0-9][A-Za-z0-9-]*(?:/[A
 // Search is patents.search (spec section 4.29).
 var Search = &providers.Capability{
 	ID:      "patents.search",
+	Fresh:   24 * time.Hour,
 	Title:   "Patent search",
 	Summary: "Search patents and published patent applications worldwide (Google Patents) by keywords, office, status, type, people and dates.",
 	Description: "Searches Google Patents (through SerpApi) for patents and published applications. `query` is " +

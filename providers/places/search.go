@@ -32,6 +32,7 @@ var now = time.Now
 // Search is places.search (spec section 4.27).
 var Search = &providers.Capability{
 	ID:      "places.search",
+	Fresh:   time.Hour,
 	Title:   "Places search",
 	Summary: "Find businesses and places on Google Maps near a point or in a region, with rating, opening state, distance and contacts.",
 	Description: "Searches Google Maps (through SerpApi) for places: shops, restaurants, services, landmarks. `query` is " +

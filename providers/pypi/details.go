@@ -13,6 +13,7 @@ import (
 // Details is pypkg.details (spec 4.19).
 var Details = &providers.Capability{
 	ID:      "pypkg.details",
+	Fresh:   time.Hour,
 	Title:   "Python package details",
 	Summary: "Metadata of a project on the Python package index: latest or given release, Python requirement, dependencies, license, links and known vulnerabilities.",
 	Description: "Looks up one project on the Python package index (its JSON API) and answers one record for its latest " +

@@ -18,6 +18,7 @@ const historyDays = 180
 // Downloads is pypkg.downloads (spec 4.23).
 var Downloads = &providers.Capability{
 	ID:      "pypkg.downloads",
+	Fresh:   time.Hour,
 	Title:   "Python package downloads",
 	Summary: "Download counts of a project on the Python package index from pypistats: last day, week and month, or the daily history of up to 180 days.",
 	Description: "Download statistics of one project on the Python package index, from pypistats (which aggregates the " +

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/serpapi"
@@ -28,8 +29,8 @@ var sandboxFiles embed.FS
 // to), pypistats (keyless) and the shared SerpApi provider of pypkg.search.
 func Providers() []*providers.Provider {
 	return []*providers.Provider{
-		{ID: indexID, Title: "Python package index", Sandbox: indexSandbox()},
-		{ID: statsID, Title: "pypistats", BaseURL: statsURL, Sandbox: statsSandbox()},
+		{ID: indexID, Title: "Python package index", Cache: providers.CacheRule{MaxAge: time.Hour, Rule: "package metadata; an hour", Source: "public metadata (conservative hour)"}, Sandbox: indexSandbox()},
+		{ID: statsID, Title: "pypistats", Cache: providers.CacheRule{MaxAge: time.Hour, Rule: "counts update daily; an hour", Source: "pypistats API notes (data updated daily)"}, BaseURL: statsURL, Sandbox: statsSandbox()},
 		serpapi.Provider(),
 	}
 }

@@ -25,6 +25,7 @@ const (
 // Search is pypkg.search (spec 4.30).
 var Search = &providers.Capability{
 	ID:      "pypkg.search",
+	Fresh:   time.Hour,
 	Title:   "Python package discovery",
 	Summary: "Find candidate projects on the Python package index with a web search restricted to its project pages; candidates are verified on demand.",
 	Description: "The Python package index has no search API, so this capability runs a Google web search (through " +

@@ -23,6 +23,7 @@ const simpleJSON = "application/vnd.pypi.simple.v1+json"
 // Versions is pypkg.versions (named only by the spec; designed like pypkg.details).
 var Versions = &providers.Capability{
 	ID:      "pypkg.versions",
+	Fresh:   time.Hour,
 	Title:   "Python package versions",
 	Summary: "Every published release of a project on the Python package index, newest first, with upload time, yank state and Python requirement.",
 	Description: "Lists the releases of one project on the Python package index, read from the index's Simple API in its " +

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -28,6 +29,7 @@ func Providers() []*providers.Provider {
 	return []*providers.Provider{{
 		ID:          ProviderID,
 		Title:       "Zillow.com API (RapidAPI)",
+		Cache:       providers.CacheRule{MaxAge: 15 * time.Minute, Rule: "listings and prices change; RapidAPI defers to the provider's terms, none found: 15 minutes", Source: "third-party source: RapidAPI terms (the API provider's terms apply); conservative"},
 		BaseURL:     "https://" + rapidAPIHost,
 		KeyRequired: true,
 		SignUp:      "https://rapidapi.com/apimaker/api/zillow-com1",

@@ -32,6 +32,7 @@ var now = time.Now
 // Search is realestate.search (spec section 4.25).
 var Search = &providers.Capability{
 	ID:    "realestate.search",
+	Fresh: 15 * time.Minute,
 	Title: "Real estate listings (US)",
 	Summary: "Search US homes for sale, for rent or recently sold (Zillow data) by place, type, price, beds, baths, " +
 		"with property facts and reported sale history as details.",

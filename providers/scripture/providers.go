@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -33,6 +34,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:      bibleAPIID,
 			Title:   "bible-api.com",
+			Cache:   providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "public-domain translations; a day", Source: "bible-api.com: public-domain translations (not re-read this session)"},
 			BaseURL: bibleAPISite,
 			// Keyless. The service throttles each client address to 15 requests per 30 seconds
 			// (Rack::Attack in seven1m/bible_api app.rb), so this process stays at 0.5 a second.
@@ -42,6 +44,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:          apiBibleID,
 			Title:       "API.Bible",
+			Cache:       providers.CacheRule{MaxAge: 0, Rule: "never cached: each answer carries a FUMS token for the caller's own fair-use report of the text it displays; a cached answer would report another caller's request", Source: "docs.api.bible/guides/fair-use (FUMS v3: the token represents one request)"},
 			BaseURL:     "https://rest.api.bible",
 			KeyRequired: true,
 			SignUp:      "https://scripture.api.bible/signup",
@@ -51,6 +54,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:    quranID,
 			Title: "Quran.com API (Quran Foundation)",
+			Cache: providers.CacheRule{MaxAge: time.Hour, Rule: "terms not found; an hour", Source: "not found: conservative hour"},
 			// Keyless: the legacy api.quran.com v4 host, kept as the fallback. With
 			// PROVIDER_QURAN_KEY (client_id:client_secret) calls go to the Quran Foundation's
 			// Content API with an OAuth2 token (quranauth.go).
@@ -62,6 +66,7 @@ func Providers() []*providers.Provider {
 			// The Quran Foundation's OAuth2 token host; it uses the quran provider's credentials.
 			ID:      quranAuthID,
 			Title:   "Quran Foundation OAuth2",
+			Cache:   providers.CacheRule{MaxAge: time.Hour, Rule: "token endpoint: no content is kept; the content rule is the Quran.com API's", Source: "not applicable (token endpoint)"},
 			BaseURL: quranAuthURL,
 			KeyOf:   quranID,
 			Sandbox: providers.SandboxHandler(sandboxFS(),

@@ -27,6 +27,7 @@ const (
 // Search is scripture.search (spec section 4.5).
 var Search = &providers.Capability{
 	ID:      "scripture.search",
+	Fresh:   24 * time.Hour,
 	Title:   "Scripture search",
 	Summary: "Look up Bible or Quran passages by reference, or search them for a phrase, in a chosen translation.",
 	Description: "Looks up scripture verses by reference or finds verses containing a phrase. `text` (required) picks " +

@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -33,6 +34,7 @@ var sandboxFS embed.FS
 var provider = &providers.Provider{
 	ID:          ProviderID,
 	Title:       "SerpApi",
+	Cache:       providers.CacheRule{MaxAge: time.Hour, Rule: "SerpApi itself serves an identical search from its cache for 1 hour (free, not counted); the results are Google's, so kept no longer than SerpApi keeps them", Source: "SerpApi search API, no_cache parameter (\"Cache expires after 1h\"), as quoted in SerpApi's client libraries"},
 	BaseURL:     "https://serpapi.com",
 	KeyRequired: true,
 	SignUp:      "https://serpapi.com/users/sign_up",

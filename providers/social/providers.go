@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -32,6 +33,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:          xID,
 			Title:       "X API v2",
+			Cache:       providers.CacheRule{MaxAge: 5 * time.Minute, Rule: "a post deleted, protected or edited on X must disappear from what we serve: 5 minutes", Source: "developer.x.com: Developer Agreement and Policy; compliance guide \"Honoring user intent\""},
 			BaseURL:     "https://api.x.com",
 			KeyRequired: true,
 			SignUp:      "https://developer.x.com/en/portal/dashboard",
@@ -43,6 +45,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:    redditID,
 			Title: "Reddit Data API",
+			Cache: providers.CacheRule{MaxAge: 5 * time.Minute, Rule: "content deleted from Reddit must be removed: 5 minutes", Source: "Reddit Data API Wiki (support.reddithelp.com): \"You must remove any user content … deleted from Reddit\""},
 			// Application-only OAuth: PROVIDER_REDDIT_KEY is <client id>:<client secret>:<reddit
 			// username> (see reddit_oauth.go); the token comes from www.reddit.com, the calls go to
 			// the OAuth host.

@@ -37,6 +37,7 @@ const maxHandles = 100
 // (platform_a, X) or the forum network (platform_b, Reddit).
 var Search = &providers.Capability{
 	ID:      "social.search",
+	Fresh:   5 * time.Minute,
 	Title:   "Social search",
 	Summary: "Find recent posts or profiles on a short-post network (X) or a forum network (Reddit), with engagement counts.",
 	Description: "Searches one social platform. `platform` is `platform_a` (the short-post network X) or `platform_b` " +

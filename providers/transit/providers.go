@@ -25,6 +25,7 @@ func Providers() []*providers.Provider {
 	return []*providers.Provider{{
 		ID:          ProviderID,
 		Title:       "Google Maps Platform Routes API",
+		Cache:       providers.CacheRule{MaxAge: 0, Rule: "never cached beyond the call: Google Maps Platform terms forbid caching Content except place IDs (and lat/lng up to 30 days)", Source: "Google Maps Platform Terms (No caching, §3.2.3) and Service Specific Terms (Directions/Routes caching)"},
 		BaseURL:     "https://routes.googleapis.com",
 		KeyRequired: true,
 		SignUp:      "https://console.cloud.google.com/google/maps-apis/",

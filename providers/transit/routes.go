@@ -47,6 +47,7 @@ var now = time.Now
 // Routes is transit.routes (spec section 4.24).
 var Routes = &providers.Capability{
 	ID:    "transit.routes",
+	Fresh: 5 * time.Minute,
 	Title: "Public transit routes",
 	Summary: "Public transport itineraries between two places (bus, subway, train, tram): departure and arrival " +
 		"times, lines, transfers, walking, duration, distance and fare, with the full itinerary as details.",

@@ -48,6 +48,7 @@ var dates = map[string]string{
 // Search is trends.search (named only in the spec; designed from its nearest siblings).
 var Search = &providers.Capability{
 	ID:      "trends.search",
+	Fresh:   time.Hour,
 	Title:   "Search trends",
 	Summary: "How much people search for up to five terms on Google (Google Trends): interest over time, by region, and related queries.",
 	Description: "Reads Google Trends (through SerpApi). Body: `queries` (required, 1 to 5 distinct search terms, each 1 to " +

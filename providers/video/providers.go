@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -41,6 +42,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:          youtubeID,
 			Title:       "YouTube Data API v3",
+			Cache:       providers.CacheRule{MaxAge: 24 * time.Hour, Rule: "stored API data must be refreshed or deleted within the policy's period (30 days); statistics move, so a day", Source: "developers.google.com/youtube/terms/developer-policies (storage and refresh of API data)"},
 			BaseURL:     youtubeAPI,
 			KeyRequired: true,
 			SignUp:      "https://console.cloud.google.com/apis/library/youtube.googleapis.com",
@@ -54,6 +56,7 @@ func Providers() []*providers.Provider {
 		{
 			ID:          transcriptsID,
 			Title:       "Supadata transcripts",
+			Cache:       providers.CacheRule{MaxAge: time.Hour, Rule: "terms not found; an hour", Source: "not found: conservative hour"},
 			BaseURL:     supadataAPI,
 			KeyRequired: true,
 			SignUp:      "https://supadata.ai/",

@@ -19,6 +19,7 @@ import (
 // details from videos.list and transcripts from Supadata.
 var Search = &providers.Capability{
 	ID:      "video.search",
+	Fresh:   time.Hour,
 	Title:   "Video search",
 	Summary: "Find videos on the video platform by keywords, with channel, publish date, thumbnail, details and transcripts.",
 	Description: "Searches the video platform (YouTube) for videos matching `query` (1 to 300 characters; the " +

@@ -10,6 +10,7 @@ import (
 // WebRead is web.read: one web page as Markdown through the reader, behind the SSRF guard.
 var WebRead = &providers.Capability{
 	ID:      "web.read",
+	Fresh:   time.Hour,
 	Title:   "Read a web page",
 	Summary: "Fetch one public web page and return it as Markdown, with its title and final URL.",
 	Description: "Reads one public web page (http or https) and returns it as Markdown. Body: `url` (string, " +

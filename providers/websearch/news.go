@@ -27,6 +27,7 @@ const maxNewsRecords = 100
 // the shape is written into its Description).
 var NewsSearch = &providers.Capability{
 	ID:      "news.search",
+	Fresh:   15 * time.Minute,
 	Title:   "News search",
 	Summary: "Search current news articles (Google News): headline, publisher, publication time, snippet and image.",
 	Description: "Searches Google News (through SerpApi) for news articles. Body: `query` (string, required, 1 to 500 " +

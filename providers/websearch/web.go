@@ -23,6 +23,7 @@ const googlePageSize = 10
 // WebSearch is web.search (spec section 4.10).
 var WebSearch = &providers.Capability{
 	ID:      "web.search",
+	Fresh:   time.Hour,
 	Title:   "Web search",
 	Summary: "Search the web with Google: organic results, plus the answer box and knowledge panel when Google shows them.",
 	Description: "Searches the web with Google (through SerpApi). `query` is free text, 1 to 500 characters, and accepts " +
