@@ -48,6 +48,24 @@ type DB struct {
 // (parsing) them anew each time was a visible share of its CPU. query uses the dialect's
 // placeholders (? on SQLite, $n on PostgreSQL).
 func (db *DB) Exec(ctx context.Context, tx bun.Tx, query string, args ...any) (sql.Result, error) {
+	st, err := db.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+}
+
+// QueryRow is Exec for a statement that returns one row (UPDATE … RETURNING).
+func (db *DB) QueryRow(ctx context.Context, tx bun.Tx, query string, args ...any) (*sql.Row, error) {
+	st, err := db.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...), nil
+}
+
+// stmt is the statement prepared for query, prepared on first use.
+func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	st, ok := db.stmts.Load(query)
 	if !ok {
 		prepared, err := db.DB.DB.PrepareContext(ctx, query)
@@ -58,7 +76,7 @@ func (db *DB) Exec(ctx context.Context, tx bun.Tx, query string, args ...any) (s
 			prepared.Close()
 		}
 	}
-	return tx.Tx.StmtContext(ctx, st.(*sql.Stmt)).ExecContext(ctx, args...)
+	return st.(*sql.Stmt), nil
 }
 
 // TimeArg is a time as a driver parameter in the form each database stores it: bun's text form
