@@ -87,6 +87,8 @@ type lease struct {
 	lastUse   time.Time
 	gone      bool // released: a new lease struct replaces it
 	period    bool // the period row is known to exist
+	// periodCheck is closed when the check of the period row in flight has ended.
+	periodCheck chan struct{}
 }
 
 // topUp is one top-up of a lease in flight; done closes when it has ended.
@@ -289,17 +291,34 @@ func (m *Meter) lockedLease(ctx context.Context, t *Tenant, mode string) (*lease
 			continue
 		}
 		l.lastUse = now
-		if !l.period {
-			l.mu.Unlock()
-			if _, _, err := m.store.currentPeriod(ctx, m.db.DB, t, mode, now); err != nil {
-				return nil, err
-			}
-			l.mu.Lock()
-			l.period = true
-			if l.gone {
+		for !l.period && !l.gone {
+			// The first call makes sure the period row exists; the others wait for it.
+			if ch := l.periodCheck; ch != nil {
 				l.mu.Unlock()
+				select {
+				case <-ch:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				l.mu.Lock()
 				continue
 			}
+			ch := make(chan struct{})
+			l.periodCheck = ch
+			l.mu.Unlock()
+			_, _, err := m.store.currentPeriod(ctx, m.db.DB, t, mode, now)
+			l.mu.Lock()
+			l.periodCheck = nil
+			close(ch)
+			if err != nil {
+				l.mu.Unlock()
+				return nil, err
+			}
+			l.period = true
+		}
+		if l.gone {
+			l.mu.Unlock()
+			continue
 		}
 		return l, nil
 	}
@@ -624,7 +643,7 @@ func (m *Meter) tend(ctx context.Context) {
 	m.mu.Unlock()
 	for _, l := range ls {
 		l.mu.Lock()
-		free := l.st.idle() && l.topUp == nil && l.want == 0
+		free := l.st.idle() && l.topUp == nil && l.want == 0 && l.periodCheck == nil
 		if free && (now.Sub(l.lastUse) >= m.opts.IdleRelease || !now.Before(l.end)) {
 			m.mu.Lock()
 			if m.leases[l.key] == l {
