@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,7 +47,8 @@ func toError(err error) (*Error, bool) {
 
 // storeError is the answer when a store fails: retryable, its detail logged, never shown.
 func storeError(err error) error {
-	return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
+	return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err,
+		RetryAfter: providers.DefaultRetryAfter}
 }
 
 // errorHandler writes every error, fiber's own included, as the spec's envelope.
@@ -64,8 +64,8 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 }
 
 func writeError(c *fiber.Ctx, e *Error, rid string) error {
-	if e.RetryAfter > 0 {
-		c.Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	if wait := e.RetryAfterSeconds(); wait > 0 {
+		c.Set("Retry-After", strconv.Itoa(wait))
 	}
 	c.Set(fiber.HeaderXRequestID, rid)
 	body := envelope{Error: errorBody{Code: e.Code, Message: e.Message, Retryable: e.IsRetryable(), Hint: e.Hint, Violations: e.Violations, RequestID: rid}}

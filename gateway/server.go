@@ -98,6 +98,7 @@ func New(opts Options) *Server {
 		log:     opts.Logger,
 		metrics: newMetrics(opts.Registry),
 	}
+	registerStoreFaults(opts.Registry, opts.Meter, opts.Sessions)
 	s.auth = newAuthCache(s.store, opts.KeyCacheTTL)
 	s.sessions = opts.Sessions
 	s.caps = map[string]*providers.Capability{}
