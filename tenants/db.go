@@ -273,3 +273,19 @@ func notFound(err error) error {
 
 // Now is the store's clock, in UTC with microsecond precision (what both databases keep).
 func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// ProbeWrite commits a one-row write: readiness fails when this instance cannot commit (the
+// database unreachable, read-only or out of disk), not only when it cannot be reached.
+func (db *DB) ProbeWrite(ctx context.Context) error {
+	return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		now := db.TimeArg(Now())
+		res, err := tx.ExecContext(ctx, db.Rebind("UPDATE readiness_probe SET checked_at = ? WHERE id = 1"), now)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			_, err = tx.ExecContext(ctx, db.Rebind("INSERT INTO readiness_probe (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at"), now)
+		}
+		return err
+	})
+}

@@ -5,3 +5,10 @@
 ALTER TABLE ledger ADD COLUMN commit_key TEXT;
 --bun:split
 CREATE UNIQUE INDEX ledger_commit_key ON ledger (commit_key);
+--bun:split
+-- One row that /readyz rewrites: readiness fails when this instance cannot commit (the database
+-- unreachable, or its writes failing, for example a full disk).
+CREATE TABLE readiness_probe (
+  id INTEGER PRIMARY KEY,
+  checked_at TIMESTAMPTZ NOT NULL
+);
