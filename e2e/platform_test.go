@@ -764,7 +764,7 @@ func TestHealthReadyMetrics(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, backend string) {
 		d := newDeployment(t, backend)
 		if backend == "postgres" {
-			d = d.withRedis(t) // readiness then also checks Redis
+			d = d.withRedis(t) // readiness does not depend on Redis (it fails open), but the instance uses it
 		}
 		in := d.serve(t)
 		tk := d.newTenant(t, "pro")

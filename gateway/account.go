@@ -36,7 +36,9 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 	return c.JSON(healthResponse{Status: "ok", Version: s.opts.Version})
 }
 
-// readyz is readiness: the database answers and its migrations are current.
+// readyz is readiness: this instance can commit (the database answers, takes a write, and its
+// migrations are current). Redis is not part of it: without Redis the instance serves with its
+// documented fail-open limits (docs/operations.md).
 func (s *Server) readyz(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(c.UserContext(), 3*time.Second)
 	defer cancel()
@@ -54,6 +56,10 @@ func (s *Server) readyz(c *fiber.Ctx) error {
 	}
 	if pending {
 		return fail("migrations pending", nil)
+	}
+	// Reachable is not enough: with a full disk every billed call fails while a ping succeeds.
+	if err := s.opts.DB.ProbeWrite(ctx); err != nil {
+		return fail("database writes failing", err)
 	}
 	if s.opts.Ready != nil {
 		if err := s.opts.Ready(ctx); err != nil {

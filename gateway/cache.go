@@ -194,7 +194,7 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 			if err == nil {
 				s.cacheMetrics.answers.WithLabelValues(cp.ID, "hit", string(e.Tier)).Inc()
 				s.cacheMetrics.saved.WithLabelValues(cp.ID).Inc()
-				return snap.place(sess, cp, req), snap.meta(cp, cacheHit, e.Age), nil
+				return snap.place(sess, cp, req), snap.meta(s, cp, cacheHit, e.Age), nil
 			}
 			o = sharedcache.Corrupt
 			e.Tier = "decode"
@@ -219,7 +219,7 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 		s.cacheMetrics.saved.WithLabelValues(cp.ID).Inc()
 	}
 	s.cacheMetrics.answers.WithLabelValues(cp.ID, status.String(), "none").Inc()
-	return snap.place(sess, cp, req), snap.meta(cp, status, 0), nil
+	return snap.place(sess, cp, req), snap.meta(s, cp, status, 0), nil
 }
 
 // fetchShared makes the one upstream call of a coalesced miss. It runs apart from any one caller
@@ -448,12 +448,12 @@ func (sn *snapshot) place(sess *session.Session, cp *providers.Capability, req p
 	return arrange(sess, cp, req, sn.recs, sn.hasMore, next, sn.filters, sn.notes)
 }
 
-func (sn *snapshot) meta(cp *providers.Capability, status cacheStatus, age time.Duration) pageMeta {
+func (sn *snapshot) meta(s *Server, cp *providers.Capability, status cacheStatus, age time.Duration) pageMeta {
 	credits := sn.credits
 	if credits < 0 {
 		credits = cp.Cost.Typical
 	}
-	return pageMeta{notes: decodeStrings(sn.notes), filters: decodeFilters(sn.filters), status: status, age: age, credits: credits}
+	return pageMeta{notes: s.decodeStrings(sn.notes), filters: s.decodeFilters(sn.filters), status: status, age: age, credits: credits}
 }
 
 // pageCharge is what the page costs the caller (before the plan's multiplier): its full

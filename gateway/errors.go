@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -50,7 +49,8 @@ func toError(err error) (*Error, bool) {
 
 // storeError is the answer when a store fails: retryable, its detail logged, never shown.
 func storeError(err error) error {
-	return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
+	return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err,
+		RetryAfter: providers.DefaultRetryAfter}
 }
 
 // errorHandler writes every error, fiber's own included, as the spec's envelope.
@@ -68,8 +68,8 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 
 func writeError(c *fiber.Ctx, e *Error, rid string) error {
 	c.Response().Header.Del(CacheHeader) // an error is no answer of the cache's
-	if e.RetryAfter > 0 {
-		c.Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	if wait := e.RetryAfterSeconds(); wait > 0 {
+		c.Set("Retry-After", strconv.Itoa(wait))
 	}
 	c.Set(fiber.HeaderXRequestID, rid)
 	body := envelope{Error: errorBody{Code: e.Code, Message: e.Message, Retryable: e.IsRetryable(), Hint: e.Hint, Violations: e.Violations, RequestID: rid}}

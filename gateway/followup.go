@@ -207,7 +207,7 @@ func (s *Server) more(c *fiber.Ctx, searchID string) error {
 				shown := sess.Held(sess.LocalOffset, cp.PageSize(req))
 				sess.LocalOffset += len(shown)
 				sess.HasMore = sess.LocalOffset < sess.LocalTotal
-				notes, filters := decodeStrings(sess.Notes), decodeFilters(sess.Filters)
+				notes, filters := s.decodeStrings(sess.Notes), s.decodeFilters(sess.Filters)
 				return &outcome{writes: []tenants.Write{s.sessions.Advance(sess)},
 					render: func(c *fiber.Ctx, charged int64, bal balanceJSON) error {
 						return respondPage(c, cp, sess, shown, notes, filters, charged, bal)
@@ -261,15 +261,29 @@ func storedQuery(sess *session.Session) (providers.Request, error) {
 	return req, nil
 }
 
-func decodeStrings(b json.RawMessage) []string {
+// decodeStrings reads a session's stored notes; a value that no longer decodes reads as none
+// and is counted.
+func (s *Server) decodeStrings(b json.RawMessage) []string {
 	var out []string
-	_ = json.Unmarshal(b, &out)
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &out); err != nil {
+			s.metrics.swallowed.WithLabelValues("session_notes").Inc()
+			return nil
+		}
+	}
 	return out
 }
 
-func decodeFilters(b json.RawMessage) []providers.Filter {
+// decodeFilters reads a session's stored filters; a value that no longer decodes reads as none
+// and is counted.
+func (s *Server) decodeFilters(b json.RawMessage) []providers.Filter {
 	var out []providers.Filter
-	_ = json.Unmarshal(b, &out)
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &out); err != nil {
+			s.metrics.swallowed.WithLabelValues("session_filters").Inc()
+			return nil
+		}
+	}
 	return out
 }
 
@@ -311,7 +325,7 @@ func (s *Server) update(c *fiber.Ctx, searchID string, params providers.Request)
 			merge = mergeParams
 		}
 		merged := merge(prev, params)
-		req, err := cp.Prepare(merged, &providers.Update{Previous: prev, Params: params, Filters: decodeFilters(sess.Filters)})
+		req, err := cp.Prepare(merged, &providers.Update{Previous: prev, Params: params, Filters: s.decodeFilters(sess.Filters)})
 		if err != nil {
 			return underParams(err)
 		}
@@ -424,9 +438,12 @@ func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 	if err := s.admit(p, cp, true); err != nil {
 		return err
 	}
-	q, _ := storedQuery(sess)
+	q, err := storedQuery(sess)
+	if err != nil {
+		return err
+	}
 	return s.bill(c, p, billedFor(cp, act.Name, act.Credits), func(ctx context.Context) (*outcome, error) {
-		pr, err := providerRecord(rec)
+		pr, err := s.providerRecord(rec)
 		if err != nil {
 			return nil, err
 		}
@@ -453,7 +470,7 @@ func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 
 // providerRecord rebuilds the adapter's view of a stored record (only record actions that call
 // a provider need it).
-func providerRecord(rec *session.Record) (*providers.Record, error) {
+func (s *Server) providerRecord(rec *session.Record) (*providers.Record, error) {
 	var body map[string]any
 	if err := unmarshalExact(rec.Body, &body); err != nil || body == nil {
 		return nil, &Error{Code: providers.CodeSessionExpired, Message: "the cached record detail is no longer available; run the search again"}
@@ -480,9 +497,14 @@ func providerRecord(rec *session.Record) (*providers.Record, error) {
 		for _, sd := range rec.Stored {
 			d := &providers.Detail{}
 			if err := unmarshalExact(sd.Detail, &d.Body); err != nil {
+				s.metrics.swallowed.WithLabelValues("stored_detail").Inc()
 				continue
 			}
-			_ = json.Unmarshal(sd.Links, &d.Links)
+			if len(sd.Links) > 0 {
+				if err := json.Unmarshal(sd.Links, &d.Links); err != nil {
+					s.metrics.swallowed.WithLabelValues("stored_detail_links").Inc()
+				}
+			}
 			r.Stored[sd.Action] = d
 		}
 	}

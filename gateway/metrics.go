@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/tenants"
 )
 
 type metrics struct {
@@ -15,6 +16,9 @@ type metrics struct {
 	errors        *prometheus.CounterVec
 	reserveWait   prometheus.Histogram
 	ready         prometheus.Gauge
+	// swallowed counts errors that do not fail a request (a stored field that no longer
+	// decodes), by where they happened.
+	swallowed *prometheus.CounterVec
 }
 
 func newMetrics(reg *prometheus.Registry, retired *reviewers.Watch) *metrics {
@@ -36,8 +40,10 @@ func newMetrics(reg *prometheus.Registry, retired *reviewers.Watch) *metrics {
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}}),
 		ready: prometheus.NewGauge(prometheus.GaugeOpts{Name: "capgate_ready",
 			Help: "The last /readyz answer of this instance: 1 ready, 0 not ready."}),
+		swallowed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "capgate_swallowed_errors_total",
+			Help: "Errors that did not fail a request, by where they happened."}, []string{"site"}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.credits, m.rateLimited, m.limiterErrors, m.errors, m.reserveWait, m.ready, retiredCollector{retired})
+	reg.MustRegister(m.requests, m.latency, m.credits, m.rateLimited, m.limiterErrors, m.errors, m.reserveWait, m.ready, m.swallowed, retiredCollector{retired})
 	return m
 }
 
@@ -62,5 +68,38 @@ func (c retiredCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 			ch <- prometheus.MustNewConstMetric(retiredDesc, prometheus.GaugeValue, v, f.ID, t)
 		}
+	}
+}
+
+// faultCounters are the stores' own counters of failures that did not fail a call.
+type meterFaults interface{ Faults() tenants.MeterFaults }
+type cacheFaults interface{ CacheFailures() uint64 }
+
+// registerStoreFaults exports the meter's and the session cache's fault counters.
+func registerStoreFaults(reg *prometheus.Registry, meter any, sessions any) {
+	if mf, ok := meter.(meterFaults); ok {
+		counter := func(name, help string, get func(tenants.MeterFaults) uint64) prometheus.Collector {
+			return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+				func() float64 { return float64(get(mf.Faults())) })
+		}
+		reg.MustRegister(
+			counter("capgate_commit_failures_total", "Group-commit transactions that returned an error.",
+				func(f tenants.MeterFaults) uint64 { return f.FailedBatches }),
+			counter("capgate_commit_committed_after_error_total", "Failed group commits found committed by the look-up (a COMMIT reply lost).",
+				func(f tenants.MeterFaults) uint64 { return f.CommittedAnyway }),
+			counter("capgate_commit_outcome_unknown_total", "Calls whose commit outcome could not be looked up (answered 503, credits held).",
+				func(f tenants.MeterFaults) uint64 { return f.UnknownCalls }),
+			counter("capgate_lease_settle_topup_failures_total", "Failed lease top-ups for a charge above its reservation (charged less).",
+				func(f tenants.MeterFaults) uint64 { return f.SettleTopUps }),
+			counter("capgate_lease_renewal_failures_total", "Failed credit lease renewals.",
+				func(f tenants.MeterFaults) uint64 { return f.Renewals }),
+			counter("capgate_lease_release_failures_total", "Failed credit lease releases (reconciliation returns them after expiry).",
+				func(f tenants.MeterFaults) uint64 { return f.Releases }),
+		)
+	}
+	if cf, ok := sessions.(cacheFaults); ok {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_session_cache_fill_failures_total",
+			Help: "Session edge-cache fills that failed (the database still serves them)."},
+			func() float64 { return float64(cf.CacheFailures()) }))
 	}
 }

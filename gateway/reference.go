@@ -119,7 +119,7 @@ func (s *Server) sample(ctx context.Context, cp *providers.Capability) (*Sample,
 			}
 			detail, links = d.Detail, d.Links
 		} else {
-			pr, err := providerRecord(rec)
+			pr, err := s.providerRecord(rec)
 			if err != nil {
 				return nil, err
 			}

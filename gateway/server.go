@@ -128,6 +128,7 @@ func New(opts Options) *Server {
 		metrics: newMetrics(opts.Registry, retired),
 		retired: retired,
 	}
+	registerStoreFaults(opts.Registry, opts.Meter, opts.Sessions)
 	s.auth = newAuthCache(s.store, opts.KeyCacheTTL)
 	s.origins = newOriginPolicy(opts.PublicURL, opts.MCPAllowedOrigins, opts.MCPAllowedHosts)
 	s.sessions = opts.Sessions

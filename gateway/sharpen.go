@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -217,19 +216,19 @@ func (s *Server) sharpen(c *fiber.Ctx) error {
 	return s.bill(c, p, b, func(ctx context.Context) (*outcome, error) {
 		results := make([]*sharpenReview, len(route.Reviewers))
 		errs := make([]error, len(route.Reviewers))
-		var wg sync.WaitGroup
+		var fan providers.FanOut
 		for i, fam := range route.Reviewers {
 			candidates := []string{fam}
 			if len(route.Reviewers) == 1 {
 				candidates = append(candidates, route.Fallbacks...)
 			}
-			wg.Add(1)
-			go func(i int, candidates []string) {
-				defer wg.Done()
-				results[i], errs[i] = s.review(ctx, p.Mode(), tier, candidates, prompt)
-			}(i, candidates)
+			fan.Go(func() {
+				results[i], errs[i] = reviewWith(s, ctx, p.Mode(), tier, candidates, prompt)
+			})
 		}
-		wg.Wait()
+		if err := fan.Wait(); err != nil {
+			return nil, err
+		}
 		out := sharpenResponse{Tier: tier, Stage: stage, Instruction: sharpenInstruction, RoutingNote: route.Note, Reviews: []sharpenReview{}}
 		var firstErr error
 		for i, r := range results {
@@ -260,6 +259,9 @@ func (s *Server) sharpen(c *fiber.Ctx) error {
 		}}, nil
 	})
 }
+
+// reviewWith is the review a sharpen fan-out runs (a test swaps in one that panics).
+var reviewWith = (*Server).review
 
 // review asks the candidates in order until one answers.
 func (s *Server) review(ctx context.Context, mode providers.Mode, tier string, candidates []string, prompt reviewers.Prompt) (*sharpenReview, error) {

@@ -292,3 +292,22 @@ func scrape(t *testing.T, e *gatewaytest.Env) string {
 	b, _ := io.ReadAll(res.Body)
 	return string(b)
 }
+
+// A panic in a reviewer goroutine is the call's internal_error and the reservation is refunded;
+// the process lives on (the pipeline's recover does not reach goroutines the call starts).
+func TestSharpenReviewerPanicIsTheCallsError(t *testing.T) {
+	gateway.PanicInReviews(t)
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, chatOK)
+	})
+	e := gatewaytest.New(t, gatewaytest.Options{Fakes: map[string]http.Handler{"deepseek": ok}, Keys: map[string]string{"deepseek": "k"}})
+	setStage(t, e, e.Tenant, "stage1")
+	r := e.Do(http.MethodPost, "/v1/sharpen", e.LiveKey, draft)
+	if r.Status != 500 || r.ErrorCode() != "internal_error" {
+		t.Fatalf("panicking reviewer: %d %s", r.Status, r.Body)
+	}
+	if acct := e.Do(http.MethodGet, "/v1/account", e.LiveKey, nil); acct.JSON["credits"].(map[string]any)["used"] != float64(0) {
+		t.Fatalf("not refunded: %v", acct.JSON["credits"])
+	}
+}

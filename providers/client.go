@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -114,10 +115,14 @@ type Client struct {
 	lastErr  map[string]ProviderError
 
 	breakers map[string]*gobreaker.CircuitBreaker[*Response]
-	limits   map[string][]pacedLimit
-	pacer    Pacer
-	sandbox  map[string]*http.Client
-	traced   map[string]bool // providers that receive the traceparent
+	// bad is each live provider's run of bad answers: breaker failures and 2xx answers its adapter
+	// could not decode. The breaker trips on it, since gobreaker counts the 2xx as a success
+	// before the adapter decodes it.
+	bad     map[string]*atomic.Uint32
+	limits  map[string][]pacedLimit
+	pacer   Pacer
+	sandbox map[string]*http.Client
+	traced  map[string]bool // providers that receive the traceparent
 	// testBreakers are test mode's own breakers, per tenant (sandboxfault.go).
 	testBreakers sandboxBreakers
 
@@ -137,6 +142,10 @@ type Response struct {
 	Status int
 	Header http.Header
 	Body   []byte
+	// badBefore is the provider's run of bad answers that this 2xx answer ended; an answer that
+	// then does not decode puts it back, one longer (see Upstream.Decode).
+	badBefore uint32
+	live      bool
 }
 
 // NewClient builds the client for the given providers.
@@ -156,6 +165,7 @@ func NewClient(provs []*Provider, opts ClientOptions) *Client {
 		settings:  map[string]Setting{},
 		lastErr:   map[string]ProviderError{},
 		breakers:  map[string]*gobreaker.CircuitBreaker[*Response]{},
+		bad:       map[string]*atomic.Uint32{},
 		limits:    map[string][]pacedLimit{},
 		pacer:     opts.Pacer,
 		sandbox:   map[string]*http.Client{},
@@ -196,11 +206,15 @@ func NewClient(provs []*Provider, opts ClientOptions) *Client {
 		c.order = append(c.order, p)
 		c.settings[p.ID] = Setting{URL: p.BaseURL}
 		id := p.ID
+		bad := &atomic.Uint32{}
+		c.bad[id] = bad
 		c.breakers[id] = gobreaker.NewCircuitBreaker[*Response](gobreaker.Settings{
 			Name:        id,
 			MaxRequests: 1,
 			Timeout:     opts.BreakerTimeout,
-			ReadyToTrip: func(cn gobreaker.Counts) bool { return cn.ConsecutiveFailures >= opts.BreakerFailures },
+			ReadyToTrip: func(cn gobreaker.Counts) bool {
+				return cn.ConsecutiveFailures >= opts.BreakerFailures || bad.Load() >= opts.BreakerFailures
+			},
 			IsSuccessful: func(err error) bool {
 				return err == nil || !isBreakerFailure(err)
 			},
@@ -406,9 +420,23 @@ func (u *Upstream) Decode(resp *Response, out any) error {
 	if err := lenient.Unmarshal(resp.Body, out); err != nil {
 		e := &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s answered malformed JSON", u.p.ID), Cause: err}
 		u.c.noteError(u.p.ID, e)
+		u.Undecodable(resp, e)
 		return e
 	}
 	return nil
+}
+
+// Undecodable reports a live 2xx answer the adapter could not use (not JSON, not the documented
+// shape) to the provider's breaker as a failure: a provider that answers garbage is failing as
+// much as one that answers 500.
+func (u *Upstream) Undecodable(resp *Response, err error) {
+	if resp == nil || !resp.live {
+		return
+	}
+	id := u.p.ID
+	u.c.bad[id].Add(resp.badBefore + 1)
+	resp.live = false // once per answer
+	_, _ = u.c.breakers[id].Execute(func() (*Response, error) { return nil, err })
 }
 
 // readAnswer reads at most limit+1 bytes of an answer. A declared length within the limit sizes
@@ -504,10 +532,16 @@ func (u *Upstream) do(req *http.Request) (*Response, error) {
 			RetryAfter: u.c.opts.BreakerTimeout, Cause: err}
 	}
 	if err != nil {
+		if isBreakerFailure(err) {
+			u.c.bad[id].Add(1)
+		} else {
+			u.c.bad[id].Store(0)
+		}
 		u.c.mCalls.WithLabelValues(id, string(codeOf(err))).Inc()
 		u.c.noteError(id, err)
 		return nil, err
 	}
+	resp.badBefore, resp.live = u.c.bad[id].Swap(0), true
 	u.c.mCalls.WithLabelValues(id, "ok").Inc()
 	return resp, nil
 }
@@ -544,7 +578,12 @@ func (u *Upstream) send(hc *http.Client, req *http.Request) (*Response, error) {
 	}
 	body, err := readAnswer(res, limit)
 	if err != nil {
-		return nil, transportError(ctx, id, err)
+		if ctx.Err() != nil || isTimeout(err) {
+			return nil, transportError(ctx, id, err)
+		}
+		// Connected and answering, then the body broke off: not "could not be reached".
+		return nil, &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s sent a truncated answer", id), Retryable: ptr(true),
+			UpstreamStatus: 0, Cause: err}
 	}
 	if int64(len(body)) > limit {
 		return nil, &Error{Code: CodeProviderError, Message: fmt.Sprintf("%s answered more than %s", id, sizeLabel(limit)),

@@ -3,6 +3,7 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -139,6 +140,23 @@ func InvalidField(path, message string) *Error {
 
 // WithRetryable sets the retryable flag explicitly.
 func (e *Error) WithRetryable(r bool) *Error { e.Retryable = &r; return e }
+
+// DefaultRetryAfter is the wait a retryable 503 or 429 asks for when its cause names none.
+const DefaultRetryAfter = time.Second
+
+// RetryAfterSeconds is the Retry-After an answer with this error carries (0: none): its own
+// wait, or DefaultRetryAfter for a retryable 503 or 429 that names none, so every answer that
+// asks the caller to come back says when.
+func (e *Error) RetryAfterSeconds() int {
+	wait := e.RetryAfter
+	if wait <= 0 {
+		if st := e.HTTPStatus(); (st != 503 && st != 429) || !e.IsRetryable() {
+			return 0
+		}
+		wait = DefaultRetryAfter
+	}
+	return int(math.Ceil(wait.Seconds()))
+}
 
 // WithHint adds a hint.
 func (e *Error) WithHint(h string) *Error { e.Hint = h; return e }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -78,9 +79,16 @@ type RedisPacer struct {
 	l        *redis_rate.Limiter
 	fallback *MemoryPacer
 	onError  func(error)
+	down     atomic.Bool // Redis failed and has not answered since
+	// OnRecover (may be nil) hears that Redis answers again after an outage.
+	OnRecover func()
 }
 
 // NewRedisPacer paces through rdb; onError (may be nil) hears of Redis failures.
+//
+// onError is called once per outage: at the first failure after Redis last answered (a warning
+// per call would flood the log while every call still succeeds on the fallback); OnRecover, when
+// set, when Redis answers again.
 func NewRedisPacer(rdb *redis.Client, onError func(error)) *RedisPacer {
 	return &RedisPacer{l: redis_rate.NewLimiter(rdb), fallback: NewMemoryPacer(), onError: onError}
 }
@@ -94,10 +102,13 @@ func (r *RedisPacer) Wait(ctx context.Context, key string, l Limit) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if r.onError != nil {
+			if r.down.CompareAndSwap(false, true) && r.onError != nil {
 				r.onError(err)
 			}
 			return r.fallback.Wait(ctx, key, l)
+		}
+		if r.down.CompareAndSwap(true, false) && r.OnRecover != nil {
+			r.OnRecover()
 		}
 		if res.Allowed > 0 {
 			return nil

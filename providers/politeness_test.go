@@ -216,3 +216,22 @@ func TestKeylessLimit(t *testing.T) {
 		})
 	}
 }
+
+// With Redis down the pacer falls back to this instance's own pacing and reports the outage
+// once, not once per call.
+func TestRedisPacerReportsAnOutageOnce(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	t.Cleanup(func() { _ = rdb.Close() })
+	var reports int
+	var mu sync.Mutex
+	pacer := providers.NewRedisPacer(rdb, func(error) { mu.Lock(); reports++; mu.Unlock() })
+	lim := providers.Limit{Requests: 1000, Per: time.Second}
+	for i := 0; i < 5; i++ {
+		if err := pacer.Wait(context.Background(), "host_down", lim); err != nil {
+			t.Fatalf("call %d: %v (the fallback paces without Redis)", i, err)
+		}
+	}
+	if reports != 1 {
+		t.Fatalf("the outage was reported %d times over 5 calls, want once", reports)
+	}
+}

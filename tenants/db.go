@@ -48,6 +48,24 @@ type DB struct {
 // (parsing) them anew each time was a visible share of its CPU. query uses the dialect's
 // placeholders (? on SQLite, $n on PostgreSQL).
 func (db *DB) Exec(ctx context.Context, tx bun.Tx, query string, args ...any) (sql.Result, error) {
+	st, err := db.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+}
+
+// QueryRow is Exec for a statement that returns one row (UPDATE … RETURNING).
+func (db *DB) QueryRow(ctx context.Context, tx bun.Tx, query string, args ...any) (*sql.Row, error) {
+	st, err := db.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...), nil
+}
+
+// stmt is the statement prepared for query, prepared on first use.
+func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	st, ok := db.stmts.Load(query)
 	if !ok {
 		prepared, err := db.DB.DB.PrepareContext(ctx, query)
@@ -58,7 +76,7 @@ func (db *DB) Exec(ctx context.Context, tx bun.Tx, query string, args ...any) (s
 			prepared.Close()
 		}
 	}
-	return tx.Tx.StmtContext(ctx, st.(*sql.Stmt)).ExecContext(ctx, args...)
+	return st.(*sql.Stmt), nil
 }
 
 // TimeArg is a time as a driver parameter in the form each database stores it: bun's text form
@@ -255,3 +273,19 @@ func notFound(err error) error {
 
 // Now is the store's clock, in UTC with microsecond precision (what both databases keep).
 func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// ProbeWrite commits a one-row write: readiness fails when this instance cannot commit (the
+// database unreachable, read-only or out of disk), not only when it cannot be reached.
+func (db *DB) ProbeWrite(ctx context.Context) error {
+	return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		now := db.TimeArg(Now())
+		res, err := tx.ExecContext(ctx, db.Rebind("UPDATE readiness_probe SET checked_at = ? WHERE id = 1"), now)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			_, err = tx.ExecContext(ctx, db.Rebind("INSERT INTO readiness_probe (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at"), now)
+		}
+		return err
+	})
+}

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"log/slog"
+	mrand "math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -50,6 +52,10 @@ type MeterOptions struct {
 // writes, moving credits from leased to used in the same transaction as the ledger row: used
 // always equals the ledger's sum, and a crash only leaves leased credits, which reconciliation
 // returns to the period once the lease has expired.
+//
+// No lock is held across database I/O: a lease's mutex guards only its in-memory state
+// (leaseState). A top-up runs outside it, one per lease at a time; calls that need credits
+// meanwhile wait for it and then use what it brought.
 type Meter struct {
 	db    *DB
 	store *Store
@@ -60,30 +66,133 @@ type Meter struct {
 	mu     sync.Mutex
 	leases map[periodKey]*lease
 
+	// Failures that do not fail a call: a top-up for a charge above its reservation, a lease
+	// renewal or release (see Faults).
+	settleTopUps, renewals, releases atomic.Uint64
+
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
 }
 
-// lease is this instance's view of one (tenant, mode, period).
+// lease is this instance's view of one (tenant, mode, period): its state under mu, and the
+// top-up in flight.
 type lease struct {
 	mu        sync.Mutex
 	key       periodKey
 	end       time.Time
+	st        leaseState
+	topUp     *topUp // the top-up in flight; nil when none
+	want      int64  // credits the calls waiting for topUp still lack
+	renewedAt time.Time
+	lastUse   time.Time
+	gone      bool // released: a new lease struct replaces it
+	period    bool // the period row is known to exist
+	// periodCheck is closed when the check of the period row in flight has ended.
+	periodCheck chan struct{}
+}
+
+// topUp is one top-up of a lease in flight; done closes when it has ended.
+type topUp struct {
+	done chan struct{}
+	err  error
+	room int64 // the period's room left after it (-1: unknown)
+}
+
+// leaseState is the arithmetic of a lease, without I/O: what this instance holds of a period and
+// what its calls reserved, settled and committed.
+type leaseState struct {
 	id        string // the lease row, "" until credits were taken
-	granted   int64  // the row's amount
+	granted   int64  // the row's amount (plus charges still pending on a replaced row)
 	committed int64  // the row's spent
 	pending   int64  // settled here, batch not yet committed
 	reserved  int64  // outstanding reservations
 	inflight  int    // reservations not yet settled or refunded, plus commits in flight
-	used      int64  // the period's used as last read, plus this instance's commits since
+	used      int64  // the highest used of the period seen in the database (-1: none yet)
 	usedAt    time.Time
-	renewedAt time.Time
-	lastUse   time.Time
-	gone      bool // released: a new lease struct replaces it
 }
 
-func (l *lease) available() int64 { return l.granted - l.committed - l.pending - l.reserved }
+// commitOutcome is what became of a settled charge's commit.
+type commitOutcome int
+
+const (
+	commitOK      commitOutcome = iota // committed: the charge is spent
+	commitFailed                       // not committed: the credits are the lease's again
+	commitUnknown                      // may have committed: the credits are never sold again
+)
+
+func (s *leaseState) available() int64 { return s.granted - s.committed - s.pending - s.reserved }
+
+// reserve takes n credits for a call when the lease holds them.
+func (s *leaseState) reserve(n int64) bool {
+	if n > s.available() {
+		return false
+	}
+	s.reserved += n
+	s.inflight++
+	return true
+}
+
+// refund gives a reservation back.
+func (s *leaseState) refund(n int64) {
+	s.reserved -= n
+	s.inflight--
+}
+
+// charge turns a reservation of n into a charge of actual, of which it takes only what the lease
+// holds (the reservation included), and returns the charge now pending.
+func (s *leaseState) charge(n, actual int64) int64 {
+	s.reserved -= n
+	charged := min(max(actual, 0), max(s.available(), 0))
+	s.pending += charged
+	return charged
+}
+
+// finish records the outcome of a pending charge's commit on the lease row leaseID; used is the
+// period's used the commit read back (-1: none).
+func (s *leaseState) finish(charged int64, leaseID string, out commitOutcome, used int64) {
+	s.pending -= charged
+	s.inflight--
+	switch {
+	case leaseID != s.id:
+		// Charged (or not) on a lease row that has since been replaced: the current row's
+		// grant counted it as pending, and it is not the current row's to give back.
+		s.granted -= charged
+	case out == commitOK || out == commitUnknown:
+		// An unknown outcome counts as spent here: if it did not commit, the row still holds
+		// the credits and its release returns them to the period.
+		s.committed += charged
+	}
+	if out == commitOK {
+		s.observe(used)
+	}
+}
+
+// grant records k credits taken onto the lease row id (a new row when the old one was
+// reconciled away: charges still pending on the old row leave granted as they finish).
+func (s *leaseState) grant(id string, k int64) {
+	if id != s.id {
+		s.id, s.granted = id, s.committed+s.pending+k
+		return
+	}
+	s.granted += k
+}
+
+// observe takes a used read from the database. used only grows within a period, so the
+// highest value seen is the freshest and never more than the database holds: the view never
+// adds a charge on top of a read that already holds it.
+func (s *leaseState) observe(used int64) {
+	if used < 0 {
+		return
+	}
+	if used > s.used {
+		s.used = used
+	}
+	s.usedAt = Now()
+}
+
+// idle tells whether nothing holds the lease.
+func (s *leaseState) idle() bool { return s.inflight == 0 && s.pending == 0 && s.reserved == 0 }
 
 // NewMeter starts a meter with its writer and its lease upkeep (renewal, idle release,
 // reconciliation of dead instances' leases). Close returns what it holds.
@@ -115,6 +224,24 @@ func NewMeter(db *DB, opts MeterOptions) *Meter {
 // CommitStats are the group-commit writer's transactions and the calls they carried.
 func (m *Meter) CommitStats() (batches, calls uint64) { return m.w.Stats() }
 
+// MeterFaults counts failures that did not fail a call, and commits whose outcome had to be
+// looked up.
+type MeterFaults struct {
+	FailedBatches   uint64 // batch transactions that returned an error
+	CommittedAnyway uint64 // of those, found committed (a COMMIT reply lost)
+	UnknownCalls    uint64 // calls whose commit outcome could not be learnt
+	SettleTopUps    uint64 // failed top-ups for a charge above its reservation (charged less)
+	Renewals        uint64 // failed lease renewals
+	Releases        uint64 // failed lease releases
+}
+
+// Faults returns the meter's fault counters (exported as metrics).
+func (m *Meter) Faults() MeterFaults {
+	f, c, u := m.w.FaultStats()
+	return MeterFaults{FailedBatches: f, CommittedAnyway: c, UnknownCalls: u,
+		SettleTopUps: m.settleTopUps.Load(), Renewals: m.renewals.Load(), Releases: m.releases.Load()}
+}
+
 // Close stops the upkeep, commits what is queued and returns every lease's unspent credits.
 func (m *Meter) Close() {
 	m.once.Do(func() {
@@ -133,10 +260,11 @@ func (m *Meter) Close() {
 		for _, l := range ls {
 			l.mu.Lock()
 			l.gone = true
-			id := l.id
+			id := l.st.id
 			l.mu.Unlock()
 			if id != "" {
 				if err := m.release(ctx, id); err != nil {
+					m.releases.Add(1)
 					m.log.Warn("lease release failed at shutdown; reconciliation returns it after its expiry", "lease", id, "err", err)
 				}
 			}
@@ -144,8 +272,9 @@ func (m *Meter) Close() {
 	})
 }
 
-// leaseFor returns the locked lease of a tenant's current period in a mode.
-func (m *Meter) leaseFor(ctx context.Context, t *Tenant, mode string) (*lease, error) {
+// lockedLease returns the lease of a tenant's current period in a mode, locked, making sure the
+// period row exists first (once per process and period).
+func (m *Meter) lockedLease(ctx context.Context, t *Tenant, mode string) (*lease, error) {
 	now := Now()
 	start, end := PeriodAt(t.PeriodAnchor, now)
 	key := periodKey{t.ID, mode, start.Truncate(time.Microsecond)}
@@ -153,7 +282,7 @@ func (m *Meter) leaseFor(ctx context.Context, t *Tenant, mode string) (*lease, e
 		m.mu.Lock()
 		l := m.leases[key]
 		if l == nil {
-			l = &lease{key: key, end: end.Truncate(time.Microsecond), lastUse: now, used: -1}
+			l = &lease{key: key, end: end.Truncate(time.Microsecond), lastUse: now, st: leaseState{used: -1}}
 			m.leases[key] = l
 		}
 		m.mu.Unlock()
@@ -162,103 +291,196 @@ func (m *Meter) leaseFor(ctx context.Context, t *Tenant, mode string) (*lease, e
 			l.mu.Unlock()
 			continue
 		}
-		if l.used < 0 {
-			if err := m.readUsed(ctx, t, l); err != nil {
+		l.lastUse = now
+		for !l.period && !l.gone {
+			// The first call makes sure the period row exists; the others wait for it.
+			if ch := l.periodCheck; ch != nil {
+				l.mu.Unlock()
+				select {
+				case <-ch:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				l.mu.Lock()
+				continue
+			}
+			ch := make(chan struct{})
+			l.periodCheck = ch
+			l.mu.Unlock()
+			_, _, err := m.store.currentPeriod(ctx, m.db.DB, t, mode, now)
+			l.mu.Lock()
+			l.periodCheck = nil
+			close(ch)
+			if err != nil {
 				l.mu.Unlock()
 				return nil, err
 			}
+			l.period = true
 		}
-		l.lastUse = now
+		if l.gone {
+			l.mu.Unlock()
+			continue
+		}
 		return l, nil
 	}
 }
 
-// readUsed makes sure the period row exists and reads its used and leased totals.
-func (m *Meter) readUsed(ctx context.Context, t *Tenant, l *lease) error {
-	if _, _, err := m.store.currentPeriod(ctx, m.db.DB, t, l.key.mode, l.key.start); err != nil {
-		return err
-	}
-	_, _, err := m.readPeriod(ctx, l)
-	return err
-}
-
-// readPeriod reads the period row's used and leased totals and refreshes the lease's view.
-func (m *Meter) readPeriod(ctx context.Context, l *lease) (used, leased int64, err error) {
+// readPeriod reads the period row's used and leased totals.
+func (m *Meter) readPeriod(ctx context.Context, key periodKey) (used, leased int64, err error) {
 	var row struct {
 		Used   int64 `bun:"used"`
 		Leased int64 `bun:"leased"`
 	}
 	err = m.db.NewSelect().Table("credit_periods").Column("used", "leased").
-		Where("tenant_id = ? AND mode = ? AND period_start = ?", l.key.tenant, l.key.mode, l.key.start).Scan(ctx, &row)
+		Where("tenant_id = ? AND mode = ? AND period_start = ?", key.tenant, key.mode, key.start).Scan(ctx, &row)
 	if err != nil {
 		return 0, 0, err
 	}
-	l.used, l.usedAt = row.Used, Now()
 	return row.Used, row.Leased, nil
+}
+
+// freshUsed makes the lease's used at most maxAge old, reading the period outside the lock
+// (l.mu held on entry and on return).
+func (m *Meter) freshUsed(ctx context.Context, l *lease, maxAge time.Duration) error {
+	if l.st.used >= 0 && Now().Sub(l.st.usedAt) <= maxAge {
+		return nil
+	}
+	l.mu.Unlock()
+	used, _, err := m.readPeriod(ctx, l.key)
+	l.mu.Lock()
+	if err != nil {
+		return err
+	}
+	l.st.observe(used)
+	return nil
 }
 
 // Reserve takes n credits for a call from this instance's lease, topping the lease up from the
 // period when it holds too few. ErrCreditsExhausted when the cap leaves fewer than n.
 func (m *Meter) Reserve(ctx context.Context, t *Tenant, plan *Plan, mode string, n int64) (*Reservation, error) {
-	l, err := m.leaseFor(ctx, t, mode)
+	l, err := m.lockedLease(ctx, t, mode)
 	if err != nil {
 		return nil, err
 	}
 	defer l.mu.Unlock()
-	if n < 0 {
-		n = 0
-	}
-	for short := n - l.available(); short > 0; short = n - l.available() {
-		if err := m.grow(ctx, l, short, plan.CreditCap); err != nil {
+	n = max(n, 0)
+	for !l.st.reserve(n) {
+		if err := m.ensure(ctx, l, n, plan.CreditCap); err != nil {
 			return nil, err
 		}
 	}
-	l.reserved += n
-	l.inflight++
 	return &Reservation{TenantID: t.ID, Mode: mode, PeriodStart: l.key.start, Amount: n, Cap: plan.CreditCap, lease: l}, nil
 }
 
-// grow takes at least need more credits from the period into the lease (l.mu held).
-func (m *Meter) grow(ctx context.Context, l *lease, need, limit int64) error {
-	defer observeLeaseWait(time.Now())
-	for attempt := 0; attempt < 5; attempt++ {
-		used, leased, err := m.readPeriod(ctx, l)
-		if err != nil {
-			return err
-		}
-		room := limit - used - leased
-		if room < need {
-			return ErrCreditsExhausted
-		}
-		k := room / 8
-		if k > m.opts.MaxLease {
-			k = m.opts.MaxLease
-		}
-		k = max(k, need)
-		ok, err := m.take(ctx, l, k, limit)
-		if err != nil {
-			return err
-		}
-		if ok {
+// topUpTimeout bounds one top-up; it does not end with the call that started it, since the
+// calls waiting for it depend on it too.
+const topUpTimeout = 10 * time.Second
+
+// ensure makes at least n credits available in the lease (l.mu held on entry and on return, but
+// not across the database I/O). With a top-up in flight it waits for it and then uses what it
+// brought; otherwise it runs one, sized for the calls waiting too.
+func (m *Meter) ensure(ctx context.Context, l *lease, n, limit int64) error {
+	for {
+		short := n - l.st.available()
+		if short <= 0 {
 			return nil
 		}
+		if tu := l.topUp; tu != nil {
+			l.want += short
+			l.mu.Unlock()
+			var cerr error
+			select {
+			case <-tu.done:
+			case <-ctx.Done():
+				cerr = ctx.Err()
+			}
+			l.mu.Lock()
+			l.want -= short
+			if cerr != nil {
+				return cerr
+			}
+			if tu.err != nil && !errors.Is(tu.err, ErrCreditsExhausted) {
+				return tu.err
+			}
+			// The period had less room left than this call still lacks: no need to ask again.
+			if left := n - l.st.available(); left > 0 && tu.room >= 0 && tu.room < left {
+				return ErrCreditsExhausted
+			}
+			continue
+		}
+		tu := &topUp{done: make(chan struct{}), room: -1}
+		l.topUp = tu
+		id, need := l.st.id, short+l.want
+		l.mu.Unlock()
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), topUpTimeout)
+		began := time.Now()
+		g, err := m.grow(tctx, l.key, id, need, short, limit)
+		observeLeaseWait(began)
+		cancel()
+		l.mu.Lock()
+		if err == nil {
+			l.st.grant(g.id, g.k)
+			l.renewedAt = Now()
+		}
+		l.st.observe(g.used)
+		tu.err, tu.room = err, g.room
+		l.topUp = nil
+		close(tu.done)
+		if err != nil {
+			return err
+		}
 	}
-	return ErrCreditsExhausted
 }
 
-// take moves k credits from the period to the lease row in one transaction; false when another
-// instance took them first.
-func (m *Meter) take(ctx context.Context, l *lease, k, limit int64) (bool, error) {
+// grown is the result of a top-up: the lease row and what it took, the room left and the used
+// it read (-1 when unknown).
+type grown struct {
+	id         string
+	k          int64
+	room, used int64
+}
+
+// grow takes credits from the period onto the lease row id ("" for a new row): at least min,
+// need when the room allows, more far from the cap. No lease state is touched.
+func (m *Meter) grow(ctx context.Context, key periodKey, id string, need, minimum, limit int64) (grown, error) {
+	g := grown{room: -1, used: -1}
+	for attempt := 0; attempt < 5; attempt++ {
+		used, leased, err := m.readPeriod(ctx, key)
+		if err != nil {
+			return g, err
+		}
+		g.used = used
+		room := limit - used - leased
+		if room < minimum {
+			g.room = max(room, 0)
+			return g, ErrCreditsExhausted
+		}
+		k := min(room/8, m.opts.MaxLease)
+		k = max(k, min(need, room, m.opts.MaxLease), minimum)
+		rowID, ok, err := m.take(ctx, key, id, k, limit)
+		if err != nil {
+			return g, err
+		}
+		if ok {
+			g.id, g.k, g.room = rowID, k, room-k
+			return g, nil
+		}
+	}
+	return g, ErrCreditsExhausted
+}
+
+// take moves k credits from the period to the lease row id ("" or reconciled away: a new row)
+// in one transaction; the row's id, or false when another instance took the room first.
+func (m *Meter) take(ctx context.Context, key periodKey, id string, k, limit int64) (string, bool, error) {
 	exp := Now().Add(m.opts.LeaseTTL)
-	fresh := l.id == ""
-	id := l.id
+	fresh := id == ""
 	if fresh {
 		id = NewID("lease")
 	}
 	taken := false
 	err := m.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Table("credit_periods").Set("leased = leased + ?", k).
-			Where("tenant_id = ? AND mode = ? AND period_start = ?", l.key.tenant, l.key.mode, l.key.start).
+			Where("tenant_id = ? AND mode = ? AND period_start = ?", key.tenant, key.mode, key.start).
 			Where("used + leased + ? <= ?", k, limit).Exec(ctx)
 		if err != nil {
 			return err
@@ -277,10 +499,10 @@ func (m *Meter) take(ctx context.Context, l *lease, k, limit int64) (bool, error
 				return nil
 			}
 			// The row was reconciled away while this instance looked dead: start a new lease.
-			fresh, id = true, NewID("lease")
+			id = NewID("lease")
 		}
-		row := &CreditLease{ID: id, InstanceID: m.opts.Instance, TenantID: l.key.tenant, Mode: l.key.mode,
-			PeriodStart: l.key.start, Amount: k, ExpiresAt: exp}
+		row := &CreditLease{ID: id, InstanceID: m.opts.Instance, TenantID: key.tenant, Mode: key.mode,
+			PeriodStart: key.start, Amount: k, ExpiresAt: exp}
 		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
 			return err
 		}
@@ -288,67 +510,79 @@ func (m *Meter) take(ctx context.Context, l *lease, k, limit int64) (bool, error
 		return nil
 	})
 	if err != nil || !taken {
-		return false, err
+		return "", false, err
 	}
-	if fresh {
-		// A new row holds k; charges still pending on a lost row leave granted as they commit.
-		l.id, l.granted = id, l.committed+l.pending+k
-	} else {
-		l.granted += k
-	}
-	l.renewedAt = Now()
 	observeLeaseGrant(k)
-	return true, nil
+	return id, true, nil
 }
 
 // Settle charges a call: actual credits (a charge above the reservation takes only what the cap
 // still allows) with its ledger entry and writes, committed in the next batch. It returns the
-// charge and the balance after it, from this instance's view.
+// charge and the balance after it, from this instance's view. When the commit's outcome cannot
+// be learnt (ErrOutcomeUnknown) the credits are not given back to the lease.
 func (m *Meter) Settle(ctx context.Context, r *Reservation, actual int64, e LedgerEntry, writes ...Write) (int64, Balance, error) {
 	if r.done {
 		return 0, Balance{}, errors.New("reservation already settled")
 	}
 	r.done = true
 	l := r.lease
-	if actual < 0 {
-		actual = 0
-	}
+	actual = max(actual, 0)
 	l.mu.Lock()
-	l.reserved -= r.Amount
-	charged := actual
-	// The reservation is back in available: a charge above it takes only what the cap allows.
-	if short := actual - l.available(); short > 0 {
-		_ = m.grow(ctx, l, short, r.Cap) // best effort: the answer is already paid for upstream
-		charged = min(actual, max(l.available(), 0))
+	if extra := actual - r.Amount; extra > 0 {
+		// Best effort, the reservation still held: the answer is already paid for upstream, so
+		// a failed top-up only charges less.
+		if err := m.ensure(ctx, l, extra, r.Cap); err != nil && !errors.Is(err, ErrCreditsExhausted) {
+			m.settleTopUps.Add(1)
+			m.log.Warn("topping up a lease for a charge above its reservation failed; charging what the lease holds", "err", err)
+		}
 	}
-	l.pending += charged
-	leaseID := l.id
+	charged := l.st.charge(r.Amount, actual)
+	leaseID := l.st.id
 	l.mu.Unlock()
 
 	e.TenantID, e.Mode, e.PeriodStart, e.Credits = r.TenantID, r.Mode, r.PeriodStart, charged
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = Now()
 	}
+	c := &commit{entry: e, key: newCommitKey(), lease: leaseID, writes: writes}
 	if charged == 0 {
-		leaseID = ""
+		c.lease = ""
 	}
-	err := m.w.submit(&commit{entry: e, lease: leaseID, writes: writes, trace: trace.SpanContextFromContext(ctx)})
+	c.trace = trace.SpanContextFromContext(ctx)
+	err := m.w.submit(c)
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.pending -= charged
-	l.inflight--
+	out := commitOK
+	switch {
+	case errors.Is(err, ErrOutcomeUnknown):
+		out = commitUnknown
+	case err != nil:
+		out = commitFailed
+	}
+	l.st.finish(charged, leaseID, out, c.used)
 	l.lastUse = Now()
 	if err != nil {
 		return 0, Balance{}, err
 	}
-	if leaseID == l.id {
-		l.committed += charged
-	} else {
-		l.granted -= charged // charged on a lease row that has since been replaced
+	if err := m.freshUsed(ctx, l, time.Hour); err != nil {
+		return 0, Balance{}, err
 	}
-	l.used += charged
-	return charged, Balance{Used: l.used, Cap: r.Cap, PeriodEnd: l.end}, nil
+	return charged, Balance{Used: l.st.used, Cap: r.Cap, PeriodEnd: l.end}, nil
+}
+
+// newCommitKey is a ledger row's unique commit key: "cmt_" and 20 base-62 characters (119
+// bits) from the runtime's generator (unique, not secret).
+func newCommitKey() string {
+	b := make([]byte, 4, 24)
+	copy(b, "cmt_")
+	for _, v := range [2]uint64{mrand.Uint64(), mrand.Uint64()} {
+		for range 10 {
+			b = append(b, base62[v%62])
+			v /= 62
+		}
+	}
+	return string(b)
 }
 
 // Refund gives a reservation back to the lease after a failed call.
@@ -359,8 +593,7 @@ func (m *Meter) Refund(ctx context.Context, r *Reservation) error {
 	r.done = true
 	l := r.lease
 	l.mu.Lock()
-	l.reserved -= r.Amount
-	l.inflight--
+	l.st.refund(r.Amount)
 	l.mu.Unlock()
 	return nil
 }
@@ -368,17 +601,15 @@ func (m *Meter) Refund(ctx context.Context, r *Reservation) error {
 // Balance is the tenant's usage of the current period in a mode, from this instance's view
 // (its own charges are exact; other instances' show up when it next reads the period row).
 func (m *Meter) Balance(ctx context.Context, t *Tenant, plan *Plan, mode string) (Balance, error) {
-	l, err := m.leaseFor(ctx, t, mode)
+	l, err := m.lockedLease(ctx, t, mode)
 	if err != nil {
 		return Balance{}, err
 	}
 	defer l.mu.Unlock()
-	if Now().Sub(l.usedAt) > 5*time.Second {
-		if _, _, err := m.readPeriod(ctx, l); err != nil {
-			return Balance{}, err
-		}
+	if err := m.freshUsed(ctx, l, 5*time.Second); err != nil {
+		return Balance{}, err
 	}
-	return Balance{Used: l.used, Cap: plan.CreditCap, PeriodEnd: l.end}, nil
+	return Balance{Used: l.st.used, Cap: plan.CreditCap, PeriodEnd: l.end}, nil
 }
 
 // upkeep renews leases in use, returns idle ones and reconciles dead instances' leases.
@@ -405,6 +636,8 @@ func (m *Meter) upkeep() {
 	}
 }
 
+// tend releases idle leases and renews the others, each database round trip outside the lease's
+// lock.
 func (m *Meter) tend(ctx context.Context) {
 	now := Now()
 	m.mu.Lock()
@@ -415,32 +648,39 @@ func (m *Meter) tend(ctx context.Context) {
 	m.mu.Unlock()
 	for _, l := range ls {
 		l.mu.Lock()
-		idle := l.inflight == 0 && l.pending == 0 && l.reserved == 0 && now.Sub(l.lastUse) >= m.opts.IdleRelease
-		if idle || !now.Before(l.end) {
-			if l.inflight == 0 && l.pending == 0 && l.reserved == 0 {
-				m.mu.Lock()
-				if m.leases[l.key] == l {
-					delete(m.leases, l.key)
-				}
-				m.mu.Unlock()
-				l.gone = true
-				id := l.id
-				l.mu.Unlock()
-				if id != "" {
-					if err := m.release(ctx, id); err != nil {
-						m.log.Warn("lease release failed; reconciliation returns it after its expiry", "lease", id, "err", err)
-					}
-				}
-				continue
+		free := l.st.idle() && l.topUp == nil && l.want == 0 && l.periodCheck == nil
+		if free && (now.Sub(l.lastUse) >= m.opts.IdleRelease || !now.Before(l.end)) {
+			m.mu.Lock()
+			if m.leases[l.key] == l {
+				delete(m.leases, l.key)
 			}
+			m.mu.Unlock()
+			l.gone = true
+			id := l.st.id
+			l.mu.Unlock()
+			if id != "" {
+				if err := m.release(ctx, id); err != nil {
+					m.releases.Add(1)
+					m.log.Warn("lease release failed; reconciliation returns it after its expiry", "lease", id, "err", err)
+				}
+			}
+			continue
 		}
-		if l.id != "" && now.Sub(l.renewedAt) >= m.opts.LeaseTTL/3 {
-			if _, err := m.db.NewUpdate().Table("credit_leases").Set("expires_at = ?", now.Add(m.opts.LeaseTTL)).
-				Where("id = ?", l.id).Exec(ctx); err != nil {
-				m.log.Warn("lease renewal failed", "lease", l.id, "err", err)
-			} else {
-				l.renewedAt = now
-			}
+		id := l.st.id
+		renew := id != "" && now.Sub(l.renewedAt) >= m.opts.LeaseTTL/3
+		l.mu.Unlock()
+		if !renew {
+			continue
+		}
+		if _, err := m.db.NewUpdate().Table("credit_leases").Set("expires_at = ?", now.Add(m.opts.LeaseTTL)).
+			Where("id = ?", id).Exec(ctx); err != nil {
+			m.renewals.Add(1)
+			m.log.Warn("lease renewal failed", "lease", id, "err", err)
+			continue
+		}
+		l.mu.Lock()
+		if l.st.id == id {
+			l.renewedAt = now
 		}
 		l.mu.Unlock()
 	}

@@ -3,6 +3,7 @@ package tenants
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -39,12 +40,25 @@ var ErrWriterClosed = errors.New("the commit writer is shut down")
 // the period's used total, and its writes.
 type commit struct {
 	entry  LedgerEntry
+	key    string // the ledger row's commit_key: unique, so the row is never written twice
 	lease  string // lease the credits come from; "" when none are charged
 	writes []Write
 	err    error
+	used   int64 // the period's used right after the commit (-1: not read, nothing was charged)
+	queued bool  // its ledger row is in the batch's insert (not refused by a write)
 	done   chan struct{}
 	trace  trace.SpanContext // the call's span: the batch's span is under it or linked to it
 }
+
+// ErrOutcomeUnknown is a commit whose transaction failed at or after COMMIT (the connection lost
+// before the reply) and whose outcome the writer could not look up before its deadline: the
+// charge may be in the ledger. The meter keeps such credits out of its lease (they are never
+// sold again); the lease's release returns them to the period if they were not committed.
+var ErrOutcomeUnknown = errors.New("the commit's outcome is unknown: the database could not be asked whether it committed")
+
+// commitDeadline bounds everything one batch may take: its transaction, finding out what an
+// ambiguous failure committed, and the call-by-call fallback together.
+const commitDeadline = 30 * time.Second
 
 // Writer is the group commit: one goroutine commits every call's ledger row, lease movement and
 // session writes, many calls to a transaction. A call waits for its batch: no answered call is
@@ -61,11 +75,20 @@ type Writer struct {
 	wg     sync.WaitGroup
 
 	batches, calls atomic.Uint64
+	// Failed batch transactions, those the look-up found committed after all, and calls whose
+	// outcome stayed unknown.
+	failed, resolvedCommitted, unknown atomic.Uint64
 }
 
 // Stats counts the transactions committed and the calls they carried (calls / batches is the
 // average batch size).
 func (w *Writer) Stats() (batches, calls uint64) { return w.batches.Load(), w.calls.Load() }
+
+// FaultStats counts failed batch transactions, failures the look-up found committed (a lost
+// COMMIT reply) and calls whose outcome could not be learnt.
+func (w *Writer) FaultStats() (failed, committedAnyway, unknown uint64) {
+	return w.failed.Load(), w.resolvedCommitted.Load(), w.unknown.Load()
+}
 
 // NewWriter starts a writer; Close stops it after committing what was submitted.
 func NewWriter(db *DB, log *slog.Logger) *Writer {
@@ -166,21 +189,16 @@ func (w *Writer) linger(batch *[]*commit, target int) {
 	}
 }
 
-// commit writes a batch in one transaction; when the transaction fails, each call is committed
-// alone so one bad call cannot fail the others.
+// commit writes a batch in one transaction and answers each call. A failed transaction may
+// still have committed (an error at COMMIT, a reply lost with its connection), so the writer
+// finds out before it answers: committed calls succeed (their charge is kept), calls of a batch
+// that did not commit are committed one by one so one bad call cannot fail the others, and a
+// call whose outcome cannot be learnt fails with ErrOutcomeUnknown. All of it runs under one
+// deadline.
 func (w *Writer) commit(batch []*commit) {
-	err := w.apply(batch)
-	if err != nil && len(batch) > 1 {
-		w.log.Warn("batch commit failed; committing its calls one by one", "calls", len(batch), "err", err)
-		for _, c := range batch {
-			c.err = nil
-			if err := w.apply([]*commit{c}); err != nil {
-				c.err = err
-			}
-		}
-	} else if err != nil {
-		batch[0].err = err
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), commitDeadline)
+	defer cancel()
+	w.settle(ctx, batch)
 	for _, c := range batch {
 		if c.err == nil {
 			for _, wr := range c.writes {
@@ -191,16 +209,118 @@ func (w *Writer) commit(batch []*commit) {
 	}
 }
 
+// settle commits a batch, resolving a failure as commit describes.
+func (w *Writer) settle(ctx context.Context, batch []*commit) {
+	ambiguous, err := w.apply(ctx, batch)
+	if err == nil {
+		return
+	}
+	w.failed.Add(1)
+	committed, lerr := false, error(nil)
+	if ambiguous {
+		committed, lerr = w.committed(ctx, batch)
+	}
+	switch {
+	case lerr != nil:
+		w.log.Error("a commit failed and the database could not be asked whether it committed; its calls fail and their credits stay held",
+			"calls", len(batch), "err", err, "lookup_err", lerr)
+		for _, c := range batch {
+			if c.queued {
+				w.unknown.Add(1)
+				c.err = fmt.Errorf("%w (commit: %v; look-up: %v)", ErrOutcomeUnknown, err, lerr)
+			}
+		}
+		return
+	case committed:
+		// The COMMIT went through; only its reply was lost. Refused calls keep their refusal.
+		w.resolvedCommitted.Add(1)
+		w.log.Warn("a commit reported an error but had committed; its calls succeed", "calls", len(batch), "err", err)
+		return
+	}
+	if len(batch) == 1 {
+		batch[0].err = err
+		return
+	}
+	w.log.Warn("batch commit failed; committing its calls one by one", "calls", len(batch), "err", err)
+	for _, c := range batch {
+		if ctx.Err() != nil {
+			c.err = fmt.Errorf("not committed: the commit deadline passed first (batch: %w)", err)
+			continue
+		}
+		w.settle(ctx, []*commit{c})
+	}
+}
+
+// committed tells whether a failed batch transaction committed after all: its ledger rows are
+// there. On PostgreSQL it first waits for the periods' row locks, so a transaction whose
+// connection broke but which the server is still committing (or rolling back) has ended before
+// the ledger is read. It asks on a connection of its own, again until the deadline while the
+// database cannot answer.
+func (w *Writer) committed(ctx context.Context, batch []*commit) (bool, error) {
+	var keys []string
+	periods := map[periodKey]bool{}
+	for _, c := range batch {
+		if c.queued {
+			keys = append(keys, c.key)
+			if c.entry.Credits != 0 {
+				periods[periodKey{c.entry.TenantID, c.entry.Mode, c.entry.PeriodStart}] = true
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return false, nil // every call was refused: nothing of the batch would be in the ledger
+	}
+	wait := 20 * time.Millisecond
+	for {
+		found, err := w.lookup(ctx, keys, periods)
+		if err == nil {
+			if found != 0 && found != len(keys) {
+				w.log.Error("a failed batch is partly in the ledger", "found", found, "calls", len(keys))
+			}
+			return found != 0, nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, err
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// lookup counts the keys that are in the ledger.
+func (w *Writer) lookup(ctx context.Context, keys []string, periods map[periodKey]bool) (int, error) {
+	conn, err := w.db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	if w.db.Kind == Postgres {
+		for pk := range periods {
+			var one []int
+			if err := w.db.NewSelect().Conn(conn).Table("credit_periods").ColumnExpr("1").
+				Where("tenant_id = ? AND mode = ? AND period_start = ?", pk.tenant, pk.mode, pk.start).For("SHARE").Scan(ctx, &one); err != nil {
+				return 0, err
+			}
+		}
+	}
+	n, err := w.db.NewSelect().Conn(conn).Table("ledger").Where("commit_key IN (?)", bun.In(keys)).Count(ctx)
+	return int(n), err
+}
+
 type periodKey struct {
 	tenant, mode string
 	start        time.Time
 }
 
-func (w *Writer) apply(batch []*commit) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return w.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		entries := make([]LedgerEntry, 0, len(batch))
+// apply commits a batch in one transaction. ambiguous reports an error at or after COMMIT (every
+// statement succeeded): the transaction may have committed. Any other error rolled it back.
+func (w *Writer) apply(ctx context.Context, batch []*commit) (ambiguous bool, err error) {
+	statements := false
+	err = w.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		entries := make([]*commit, 0, len(batch))
 		type move struct {
 			period periodKey
 			amount int64
@@ -208,7 +328,7 @@ func (w *Writer) apply(batch []*commit) error {
 		moves := map[string]*move{}
 		var direct map[periodKey]int64
 		for _, c := range batch {
-			c.err = nil
+			c.err, c.used, c.queued = nil, -1, false
 			for _, wr := range c.writes {
 				if err := wr.Apply(ctx, tx); err != nil {
 					var r refused
@@ -222,7 +342,8 @@ func (w *Writer) apply(batch []*commit) error {
 			if c.err != nil {
 				continue
 			}
-			entries = append(entries, c.entry)
+			c.queued = true
+			entries = append(entries, c)
 			if c.entry.Credits == 0 {
 				continue
 			}
@@ -242,13 +363,22 @@ func (w *Writer) apply(batch []*commit) error {
 			m.amount += c.entry.Credits
 		}
 		// Rows are locked period first, then lease, everywhere (leases, reconciliation), so
-		// concurrent transactions queue instead of deadlocking.
+		// concurrent transactions queue instead of deadlocking. Each period's used after the
+		// batch is read back (RETURNING): it already holds these charges, and it is what the
+		// meter shows, never more.
 		q := &w.sql
+		used := map[periodKey]int64{}
 		for id, m := range moves {
 			start := w.db.TimeArg(m.period.start)
-			if _, err := w.db.Exec(ctx, tx, q.settle, m.amount, m.amount, m.period.tenant, m.period.mode, start); err != nil {
+			row, err := w.db.QueryRow(ctx, tx, q.settle, m.amount, m.amount, m.period.tenant, m.period.mode, start)
+			if err != nil {
 				return err
 			}
+			var u int64
+			if err := row.Scan(&u); err != nil {
+				return err
+			}
+			used[m.period] = max(used[m.period], u)
 			res, err := w.db.Exec(ctx, tx, q.spend, m.amount, id)
 			if err != nil {
 				return err
@@ -262,12 +392,28 @@ func (w *Writer) apply(batch []*commit) error {
 			}
 		}
 		for pk, n := range direct {
-			if _, err := w.db.Exec(ctx, tx, q.charge, n, pk.tenant, pk.mode, w.db.TimeArg(pk.start)); err != nil {
+			row, err := w.db.QueryRow(ctx, tx, q.charge, n, pk.tenant, pk.mode, w.db.TimeArg(pk.start))
+			if err != nil {
 				return err
 			}
+			var u int64
+			if err := row.Scan(&u); err != nil {
+				return err
+			}
+			used[pk] = max(used[pk], u)
 		}
-		return w.insertLedger(ctx, tx, entries)
+		if err := w.insertLedger(ctx, tx, entries); err != nil {
+			return err
+		}
+		for _, c := range entries {
+			if c.entry.Credits != 0 {
+				c.used = used[periodKey{c.entry.TenantID, c.entry.Mode, c.entry.PeriodStart}]
+			}
+		}
+		statements = true
+		return nil
 	})
+	return err != nil && statements, err
 }
 
 // writerSQL are the writer's statements in the dialect's placeholder form, prepared once.
@@ -280,27 +426,27 @@ type writerSQL struct {
 // fewest statements of these sizes.
 var ledgerChunks = []int{64, 16, 4, 1}
 
-const ledgerColumns = 11
+const ledgerColumns = 12
 
 func newWriterSQL(db *DB) writerSQL {
 	const period = " WHERE tenant_id = ? AND mode = ? AND period_start = ?"
 	q := writerSQL{
-		settle:  db.Rebind("UPDATE credit_periods SET used = used + ?, leased = leased - ?" + period),
+		settle:  db.Rebind("UPDATE credit_periods SET used = used + ?, leased = leased - ?" + period + " RETURNING used"),
 		spend:   db.Rebind("UPDATE credit_leases SET spent = spent + ? WHERE id = ?"),
 		unlease: db.Rebind("UPDATE credit_periods SET leased = leased + ?" + period),
-		charge:  db.Rebind("UPDATE credit_periods SET used = used + ?" + period),
+		charge:  db.Rebind("UPDATE credit_periods SET used = used + ?" + period + " RETURNING used"),
 		ledger:  map[int]string{},
 	}
 	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", ledgerColumns), ", ") + ")"
 	for _, n := range ledgerChunks {
-		q.ledger[n] = db.Rebind("INSERT INTO ledger (request_id, tenant_id, key_id, mode, period_start, capability, action, credits, created_at, cache, credits_saved) VALUES " +
+		q.ledger[n] = db.Rebind("INSERT INTO ledger (commit_key, request_id, tenant_id, key_id, mode, period_start, capability, action, credits, created_at, cache, credits_saved) VALUES " +
 			strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
 	}
 	return q
 }
 
 // insertLedger writes the batch's ledger rows with the prepared multi-row inserts.
-func (w *Writer) insertLedger(ctx context.Context, tx bun.Tx, entries []LedgerEntry) error {
+func (w *Writer) insertLedger(ctx context.Context, tx bun.Tx, entries []*commit) error {
 	args := make([]any, 0, ledgerChunks[0]*ledgerColumns)
 	for len(entries) > 0 {
 		n := ledgerChunks[len(ledgerChunks)-1]
@@ -311,12 +457,13 @@ func (w *Writer) insertLedger(ctx context.Context, tx bun.Tx, entries []LedgerEn
 			}
 		}
 		args = args[:0]
-		for _, e := range entries[:n] {
+		for _, c := range entries[:n] {
+			e := &c.entry
 			created := e.CreatedAt
 			if created.IsZero() {
 				created = Now()
 			}
-			args = append(args, e.RequestID, e.TenantID, e.KeyID, e.Mode, w.db.TimeArg(e.PeriodStart),
+			args = append(args, c.key, e.RequestID, e.TenantID, e.KeyID, e.Mode, w.db.TimeArg(e.PeriodStart),
 				e.Capability, e.Action, e.Credits, w.db.TimeArg(created), e.Cache, e.CreditsSaved)
 		}
 		if _, err := w.db.Exec(ctx, tx, w.sql.ledger[n], args...); err != nil {

@@ -177,9 +177,11 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		if err := rdb.Ping(pingCtx).Err(); err != nil && !errors.Is(err, redis.Nil) {
 			return fmt.Errorf("redis: %w", err)
 		}
-		clientOpts.Pacer = providers.NewRedisPacer(rdb, func(err error) {
-			log.Warn("redis unavailable for upstream pacing; pacing this instance alone", "err", err)
+		pacer := providers.NewRedisPacer(rdb, func(err error) {
+			log.Warn("redis unavailable for upstream pacing; pacing this instance alone until it is back", "err", err)
 		})
+		pacer.OnRecover = func() { log.Info("redis is back for upstream pacing") }
+		clientOpts.Pacer = pacer
 	}
 	client := providers.NewClient(registry.Providers(), clientOpts)
 	if missing := client.ContactProviders(); len(missing) > 0 {
@@ -239,7 +241,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	if rdb != nil {
 		opts.Limiter = lim
 		signIns = console.NewRedisSignInLimiter(rdb)
-		opts.Ready = func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
+		// Redis is not part of readiness: without it the limits fail open (docs/operations.md),
+		// and a balancer draining every instance while Redis is down would stop a working fleet.
 	}
 	srv := gateway.New(opts)
 	sealer, err := tenants.NewSealer(cfg.MasterKey)

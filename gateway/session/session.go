@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/allegro/bigcache/v3"
@@ -117,10 +118,22 @@ type Detail struct {
 type Store struct {
 	db    *tenants.DB
 	cache *bigcache.BigCache
-	hot   *hotTier
-	TTL   time.Duration
-	now   func() time.Time
+	// cacheFailures counts edge-cache fills that failed (the database still has the data).
+	cacheFailures atomic.Uint64
+	hot           *hotTier
+	TTL           time.Duration
+	now           func() time.Time
 }
+
+// cacheSet fills the edge cache; a failure only costs a later database read, and is counted.
+func (s *Store) cacheSet(key string, b []byte) {
+	if err := s.cache.Set(key, b); err != nil {
+		s.cacheFailures.Add(1)
+	}
+}
+
+// CacheFailures counts edge-cache fills that failed (exported as a metric).
+func (s *Store) CacheFailures() uint64 { return s.cacheFailures.Load() }
 
 // NewStore makes a store with retention ttl and an edge cache of at most cacheMB megabytes.
 func NewStore(db *tenants.DB, ttl time.Duration, cacheMB int) (*Store, error) {
@@ -272,7 +285,7 @@ func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
 func (w *write) Committed() {
 	if key, ok := recordKey(w.sess.ID); ok {
 		b := cacheForm(w.plain, w.data)
-		_ = w.s.cache.Set(key, b)
+		w.s.cacheSet(key, b)
 		w.s.hot.put(key, b, w.s.now())
 	}
 }
@@ -352,7 +365,7 @@ func (s *Store) load(ctx context.Context, key string, fresh bool, want int) (*Se
 	}
 	if s.now().Before(sess.ExpiresAt) {
 		b := cacheForm(plain, r.Data)
-		_ = s.cache.Set(key, b)
+		s.cacheSet(key, b)
 		s.hot.put(key, b, s.now())
 	}
 	return sess, rec, nil
@@ -429,7 +442,7 @@ func (s *Store) Detail(ctx context.Context, tenantID, recordID, action string) (
 	if d.TenantID != tenantID || !s.now().Before(d.ExpiresAt) {
 		return nil, false, nil
 	}
-	_ = s.cache.Set(key, []byte(d.Body))
+	s.cacheSet(key, []byte(d.Body))
 	return []byte(d.Body), true, nil
 }
 

@@ -116,6 +116,9 @@ type quoteResult struct {
 	note string
 }
 
+// quoteLookup is the lookup each goroutine of a quote runs (a test swaps in one that panics).
+var quoteLookup = quoteOne
+
 func quoteMarkets(ctx context.Context, call *providers.Call) (*providers.Page, error) {
 	symbols := call.Request.Strings("symbols")
 	window := call.Request.Str("window")
@@ -130,11 +133,9 @@ func quoteMarkets(ctx context.Context, call *providers.Call) (*providers.Page, e
 	var failOnce sync.Once
 	var failure error
 	sem := make(chan struct{}, quoteConcurrent)
-	var wg sync.WaitGroup
+	var fan providers.FanOut
 	for i, s := range symbols {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		fan.Go(func() {
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
@@ -144,15 +145,17 @@ func quoteMarkets(ctx context.Context, call *providers.Call) (*providers.Page, e
 			if ctx.Err() != nil {
 				return
 			}
-			rec, note, err := quoteOne(ctx, call, strings.ToUpper(s), window)
+			rec, note, err := quoteLookup(ctx, call, strings.ToUpper(s), window)
 			if err != nil {
 				failOnce.Do(func() { failure = err; cancel() })
 				return
 			}
 			results[i] = quoteResult{rec: rec, note: note}
-		}()
+		})
 	}
-	wg.Wait()
+	if err := fan.Wait(); err != nil {
+		return nil, err
+	}
 	if failure != nil {
 		return nil, failure
 	}

@@ -1,10 +1,12 @@
 package commerce
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/capgate/capgate/providers"
@@ -151,4 +153,23 @@ func TestMarketsSandbox(t *testing.T) {
 			t.Fatalf("detail %+v err %v", d, err)
 		}
 	})
+}
+
+// A panic in one lookup goroutine of a quote is the call's internal_error, not the end of the
+// process (the pipeline's recover does not reach goroutines the call starts).
+func TestMarketsLookupPanicIsTheCallsError(t *testing.T) {
+	orig := quoteLookup
+	t.Cleanup(func() { quoteLookup = orig })
+	quoteLookup = func(ctx context.Context, call *providers.Call, symbol, window string) (*providers.Record, string, error) {
+		if symbol == "C" {
+			panic("lookup bug")
+		}
+		return orig(ctx, call, symbol, window)
+	}
+	f := newFake(t)
+	f.serve("google_finance", http.StatusOK, "finance.json")
+	_, err := providertest.Execute(t, f.client(t), MarketsQuote, providers.ModeLive, `{"symbols":["A","B","C"]}`)
+	if got := providertest.ErrorCode(err); got != providers.CodeInternal || !strings.Contains(err.Error(), "lookup bug") {
+		t.Fatalf("code %q (%v), want internal_error carrying the panic", got, err)
+	}
 }
