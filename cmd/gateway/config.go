@@ -210,77 +210,70 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 // trustedProxies parses GATEWAY_TRUSTED_PROXIES; a wrong entry is refused rather than ignored,
 // since an ignored one silently makes every client look like the proxy.
 func trustedProxies(v string) ([]string, error) {
-	var out []string
-	for _, f := range strings.Split(v, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	return list(v, func(f string) error {
 		if strings.Contains(f, "/") {
 			if _, err := netip.ParsePrefix(f); err != nil {
-				return nil, fmt.Errorf("GATEWAY_TRUSTED_PROXIES: %q is not a CIDR such as 10.0.0.0/8", f)
+				return fmt.Errorf("GATEWAY_TRUSTED_PROXIES: %q is not a CIDR such as 10.0.0.0/8", f)
 			}
 		} else if _, err := netip.ParseAddr(f); err != nil {
-			return nil, fmt.Errorf("GATEWAY_TRUSTED_PROXIES: %q is not an IP address or CIDR", f)
+			return fmt.Errorf("GATEWAY_TRUSTED_PROXIES: %q is not an IP address or CIDR", f)
 		}
-		out = append(out, f)
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // traceProviders parses GATEWAY_TRACE_PROVIDERS; an unknown id is refused (a typo would
 // silently leave a provider out of the traces). Commands that call no provider pass no ids and
 // skip the check.
 func traceProviders(v string, known []string) ([]string, error) {
-	var out []string
-	for _, f := range strings.Split(v, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	return list(v, func(f string) error {
 		if known != nil && !slices.Contains(known, f) {
-			return nil, fmt.Errorf("GATEWAY_TRACE_PROVIDERS: %q is not a provider of this gateway", f)
+			return fmt.Errorf("GATEWAY_TRACE_PROVIDERS: %q is not a provider of this gateway", f)
 		}
-		out = append(out, f)
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // mcpOrigins parses GATEWAY_MCP_ALLOWED_ORIGINS: "*" or origins such as https://app.example.com
 // (scheme, host and optional port; no path). A wrong entry is refused rather than ignored.
 func mcpOrigins(v string) ([]string, error) {
-	var out []string
-	for _, f := range strings.Split(v, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
+	return list(v, func(f string) error {
+		if f == "*" {
+			return nil
 		}
-		if f != "*" {
-			u, err := url.Parse(f)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimRight(u.Path, "/") != "" ||
-				u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-				return nil, fmt.Errorf("GATEWAY_MCP_ALLOWED_ORIGINS: %q is not an origin such as https://app.example.com", f)
-			}
+		u, err := url.Parse(f)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimRight(u.Path, "/") != "" ||
+			u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return fmt.Errorf("GATEWAY_MCP_ALLOWED_ORIGINS: %q is not an origin such as https://app.example.com", f)
 		}
-		out = append(out, f)
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // mcpHosts parses GATEWAY_MCP_ALLOWED_HOSTS: "*" or hosts such as mcp.example.com or
 // mcp.example.com:8443.
 func mcpHosts(v string) ([]string, error) {
+	return list(v, func(f string) error {
+		if f == "*" {
+			return nil
+		}
+		if u, err := url.Parse("http://" + f); err != nil || u.Host != f || u.Hostname() == "" {
+			return fmt.Errorf("GATEWAY_MCP_ALLOWED_HOSTS: %q is not a host such as mcp.example.com or mcp.example.com:8443", f)
+		}
+		return nil
+	})
+}
+
+// list splits a comma-separated setting, drops blanks, and refuses the whole setting at the
+// first entry check refuses (a wrong entry is never silently ignored).
+func list(v string, check func(string) error) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(v, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
+		if f = strings.TrimSpace(f); f == "" {
 			continue
 		}
-		if f != "*" {
-			u, err := url.Parse("http://" + f)
-			if err != nil || u.Host != f || u.Hostname() == "" {
-				return nil, fmt.Errorf("GATEWAY_MCP_ALLOWED_HOSTS: %q is not a host such as mcp.example.com or mcp.example.com:8443", f)
-			}
+		if err := check(f); err != nil {
+			return nil, err
 		}
 		out = append(out, f)
 	}
