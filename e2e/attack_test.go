@@ -101,6 +101,29 @@ func checkWatch(t *testing.T, what string, stop func() (int64, time.Duration, in
 	}
 }
 
+// concurrently sends n requests at once (the i-th made by req) and returns their statuses, 0
+// where no answer came.
+func concurrently(n int, req func(i int) *http.Request) []int {
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range statuses {
+		r := req(i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := httpClient.Do(r)
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			statuses[i] = res.StatusCode
+		}()
+	}
+	wg.Wait()
+	return statuses
+}
+
 // bomb is a gzip body that inflates to n bytes of JSON (a JSON-RPC ping padded with "a").
 func bomb(t *testing.T, n int) []byte {
 	t.Helper()
@@ -124,34 +147,21 @@ func TestAttackCompressedBodies(t *testing.T) {
 	tk := d.newTenant(t, "pro")
 	body := bomb(t, 512<<20) // about 500 KB of gzip
 	stop := watch(t, in)
-	var wg sync.WaitGroup
-	statuses := make([]int, 16)
-	for i := range statuses {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			path, key := "/mcp", ""
-			if i%2 == 1 {
-				path, key = "/v1/capabilities/books.search/execute", tk.Test
-			}
-			req, _ := http.NewRequest(http.MethodPost, in.Base+path, bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Content-Encoding", "gzip")
-			req.Header.Set("Expect", "100-continue")
-			if key != "" {
-				req.Header.Set("Authorization", "Bearer "+key)
-			}
-			res, err := httpClient.Do(req)
-			if err != nil {
-				return
-			}
-			io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			statuses[i] = res.StatusCode
-		}()
-	}
-	wg.Wait()
+	statuses := concurrently(16, func(i int) *http.Request {
+		path, key := "/mcp", ""
+		if i%2 == 1 {
+			path, key = "/v1/capabilities/books.search/execute", tk.Test
+		}
+		req, _ := http.NewRequest(http.MethodPost, in.Base+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Encoding", "gzip")
+		req.Header.Set("Expect", "100-continue")
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		return req
+	})
 	checkWatch(t, "16 gzip bombs of 512 MiB", stop)
 	for i, st := range statuses {
 		if st != http.StatusUnsupportedMediaType {
@@ -172,27 +182,14 @@ func TestAttackMCPBatches(t *testing.T) {
 	}
 	batch := "[" + strings.Join(msgs, ",") + "]"
 	stop := watch(t, in)
-	var wg sync.WaitGroup
-	statuses := make([]int, 8)
-	for i := range statuses {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req, _ := http.NewRequest(http.MethodPost, in.Base+"/mcp", strings.NewReader(batch))
-			req.Header.Set("Authorization", "Bearer "+tk.Test)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
-			res, err := httpClient.Do(req)
-			if err != nil {
-				return
-			}
-			io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			statuses[i] = res.StatusCode
-		}()
-	}
-	wg.Wait()
+	statuses := concurrently(8, func(int) *http.Request {
+		req, _ := http.NewRequest(http.MethodPost, in.Base+"/mcp", strings.NewReader(batch))
+		req.Header.Set("Authorization", "Bearer "+tk.Test)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+		return req
+	})
 	checkWatch(t, "8 batches of 2,000 resources/read", stop)
 	for i, st := range statuses {
 		if st != http.StatusBadRequest {
