@@ -149,7 +149,7 @@ func TestTracing(t *testing.T) {
 	}
 
 	want := []string{"POST /v1/capabilities/:id/execute", "authenticate", "rate limit", "credits.reserve",
-		"upstream pypi", "credits.settle", "commit batch"}
+		"cache.lookup", "upstream pypi", "credits.settle", "commit batch"}
 	var spans map[string][]*tracepb.Span
 	if _, ok := eventually(15*time.Second, func() bool {
 		spans = recv.trace(traceID)

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/capgate/capgate/internal/telemetry"
+	"go.opentelemetry.io/otel/attribute"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -188,7 +190,12 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 	}
 	key := s.cacheKey(cp, p.Mode(), query, state)
 	if !cc.noCache {
+		_, span := telemetry.Start(ctx, "cache.lookup")
 		e, o := s.upcache.Get(ctx, key, cc.maxAge)
+		if span.IsRecording() {
+			span.SetAttributes(attribute.String("capgate.cache.outcome", o.String()), attribute.String("capgate.cache.tier", string(e.Tier)))
+		}
+		telemetry.End(span, nil, "")
 		if o == sharedcache.Hit {
 			snap, err := decodeSnapshot(e.Value)
 			if err == nil {

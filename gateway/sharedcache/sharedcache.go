@@ -47,6 +47,17 @@ const (
 	Corrupt                // something was stored but it is foreign, truncated or damaged: a miss
 )
 
+// String names the outcome as the metrics and traces do.
+func (o Outcome) String() string {
+	switch o {
+	case Hit:
+		return "hit"
+	case Corrupt:
+		return "corrupt"
+	}
+	return "miss"
+}
+
 // MaxValue bounds one stored (compressed) entry; a larger answer is not cached.
 const MaxValue = 4 << 20
 
