@@ -278,13 +278,14 @@ func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 // database unreachable, read-only or out of disk), not only when it cannot be reached.
 func (db *DB) ProbeWrite(ctx context.Context) error {
 	return db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		now := db.TimeArg(Now())
-		res, err := tx.ExecContext(ctx, db.Rebind("UPDATE readiness_probe SET checked_at = ? WHERE id = 1"), now)
+		// bun formats the ? placeholders for either dialect.
+		now := Now()
+		res, err := tx.ExecContext(ctx, "UPDATE readiness_probe SET checked_at = ? WHERE id = 1", now)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			_, err = tx.ExecContext(ctx, db.Rebind("INSERT INTO readiness_probe (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at"), now)
+			_, err = tx.ExecContext(ctx, "INSERT INTO readiness_probe (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at", now)
 		}
 		return err
 	})

@@ -157,3 +157,14 @@ func TestRandomStringAlphabetAndSpread(t *testing.T) {
 		t.Fatalf("%d distinct characters in 32,000 draws, want all 62", len(seen))
 	}
 }
+
+// The readiness write probe commits on both databases, again and again.
+func TestProbeWrite(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		for i := 0; i < 2; i++ {
+			if err := db.ProbeWrite(context.Background()); err != nil {
+				t.Fatalf("probe %d: %v", i, err)
+			}
+		}
+	})
+}
