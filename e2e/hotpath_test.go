@@ -28,6 +28,9 @@ func quickCall(base, path, key, rid string, body any) (int, map[string]any, erro
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("X-Request-Id", rid)
+	// These calls measure billing: each must be a paid call, not a free hit of the shared
+	// upstream cache on the same body.
+	req.Header.Set("Cache-Control", "no-store")
 	res, err := httpClient.Do(req)
 	if err != nil {
 		return 0, nil, err
