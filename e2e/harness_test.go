@@ -111,7 +111,11 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, backend string)) {
 // environ is the whole environment of a gateway process: nothing is inherited but PATH and HOME,
 // so a developer's DATABASE_URL or REDIS_URL never leaks into a test.
 func (d *deployment) environ(dataDir string, extra ...string) []string {
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GATEWAY_DATA_DIR=" + dataDir, "LOG_LEVEL=info"}
+	// The shared upstream cache is off unless a test turns it on (GATEWAY_SHARED_CACHE=on in
+	// extra, which comes later and wins): most tests here count paid upstream calls and charges,
+	// which repeats of one body would otherwise turn into free hits.
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GATEWAY_DATA_DIR=" + dataDir, "LOG_LEVEL=info",
+		"GATEWAY_SHARED_CACHE=off"}
 	if d.DatabaseURL != "" {
 		env = append(env, "DATABASE_URL="+d.DatabaseURL)
 	}

@@ -126,7 +126,7 @@ func TestTracing(t *testing.T) {
 	t.Cleanup(collector.Close)
 
 	d := newDeployment(t, "sqlite")
-	in := d.serve(t, "OTEL_EXPORTER_OTLP_ENDPOINT="+collector.URL, "OTEL_BSP_SCHEDULE_DELAY=50",
+	in := d.serve(t, "GATEWAY_SHARED_CACHE=on", "OTEL_EXPORTER_OTLP_ENDPOINT="+collector.URL, "OTEL_BSP_SCHEDULE_DELAY=50",
 		"OTEL_SERVICE_NAME=capgate-e2e", "LOG_LEVEL=debug", "PROVIDER_PYPI_URL="+up.URL, "GATEWAY_TRACE_PROVIDERS=pypi")
 	tk := d.newTenant(t, "pro")
 
