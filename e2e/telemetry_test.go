@@ -222,6 +222,10 @@ func TestTracing(t *testing.T) {
 	// upstream call, a charged call, a commit and an error answer, every series they name exists).
 	in.call(t, http.MethodPost, "/v1/capabilities/no.such/execute", tk.Live, map[string]any{})
 	oneCreditSandboxCall(t, in, tk.Test) // a charged call (pypkg.details is free)
+	// The first call again, untraced: a hit of the shared cache (its saved-calls series exist).
+	if hit := in.call(t, http.MethodPost, "/v1/capabilities/pypkg.details/execute", tk.Live, map[string]any{"package": "SampleProject"}).mustOK(t, "repeat"); hit.Header.Get("Capgate-Cache") != "hit" {
+		t.Errorf("the repeated call: Capgate-Cache %q, want hit", hit.Header.Get("Capgate-Cache"))
+	}
 	in.get(t, "/readyz", "")
 	checkOperatorMetrics(t, in)
 
