@@ -180,10 +180,16 @@ func (s *Server) limitRate(c *fiber.Ctx) error {
 	rr, err := s.opts.Limiter.Allow(ctx, p.Tenant.ID, p.Plan.RatePerMinute)
 	telemetry.End(span, err, "limiter_unavailable")
 	if err != nil {
-		// Fail open: a limiter outage must not take the API down; it is logged and measured.
-		s.log.Warn("rate limiter unavailable", "request_id", requestID(c), "err", err)
+		// Fail open: a limiter outage must not take the API down. It is measured per call and
+		// logged once per outage (a line per call flooded the log while every call succeeded).
+		if s.limiterDown.CompareAndSwap(false, true) {
+			s.log.Warn("rate limiter unavailable; requests pass unlimited until it answers again", "request_id", requestID(c), "err", err)
+		}
 		s.metrics.limiterErrors.Inc()
 	} else {
+		if s.limiterDown.CompareAndSwap(true, false) {
+			s.log.Info("rate limiter answers again")
+		}
 		c.Set("RateLimit-Limit", strconv.Itoa(rr.Limit))
 		c.Set("RateLimit-Remaining", strconv.Itoa(rr.Remaining))
 		c.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(rr.ResetAfter.Seconds()))))

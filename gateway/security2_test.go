@@ -8,12 +8,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/capgate/capgate/gateway"
@@ -248,4 +252,55 @@ func TestProjectsScopedByKeyMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flakyLimiter fails while down is set.
+type flakyLimiter struct{ down atomic.Bool }
+
+func (l *flakyLimiter) Allow(context.Context, string, int) (gateway.RateResult, error) {
+	if l.down.Load() {
+		return gateway.RateResult{}, errors.New("redis: connection refused")
+	}
+	return gateway.RateResult{Allowed: true, Limit: 100, Remaining: 99}, nil
+}
+
+// TestLimiterOutageLoggedOnce: while the rate limiter is down calls pass (fail open) and the
+// outage is logged once, not once per call; its end is logged once too.
+func TestLimiterOutageLoggedOnce(t *testing.T) {
+	var buf syncBuffer
+	lim := &flakyLimiter{}
+	lim.down.Store(true)
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: lim, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	for range 5 {
+		if r := e.Do(http.MethodGet, "/v1/account", e.TestKey, nil); r.Status != 200 {
+			t.Fatalf("during the outage: %d %s", r.Status, r.Body)
+		}
+	}
+	lim.down.Store(false)
+	for range 3 {
+		e.Do(http.MethodGet, "/v1/account", e.TestKey, nil)
+	}
+	if n := strings.Count(buf.String(), "rate limiter unavailable"); n != 1 {
+		t.Fatalf("the outage was logged %d times, want once:\n%s", n, buf.String())
+	}
+	if n := strings.Count(buf.String(), "rate limiter answers again"); n != 1 {
+		t.Fatalf("the recovery was logged %d times, want once", n)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

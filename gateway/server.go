@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -88,6 +89,8 @@ type Server struct {
 	upcache  *sharedcache.Cache
 
 	cacheMetrics *cacheMetrics
+
+	limiterDown atomic.Bool // the rate limiter failed and has not answered since (logged once)
 
 	openapiOnce sync.Once
 	// samples keeps the API reference's test-mode samples by capability id (reference.go).

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -38,6 +39,8 @@ type Options struct {
 	// Plan of the default tenant (default "pro").
 	Plan           string
 	BreakerTimeout time.Duration
+	// Logger receives the gateway's log (default: warnings and errors to the test log).
+	Logger *slog.Logger
 	// MCPAllowedHosts: the hosts /mcp accepts besides loopback (default: capgate.test, the MCP
 	// tests' endpoint, and example.com, httptest's request host).
 	MCPAllowedHosts []string
@@ -106,9 +109,13 @@ func New(tb testing.TB, o Options) *Env {
 	}
 	tb.Cleanup(func() { sessions.Close() })
 	meter := tenants.NewMeter(o.DB, tenants.MeterOptions{Logger: quietLogger(tb)})
+	logger := o.Logger
+	if logger == nil {
+		logger = quietLogger(tb)
+	}
 	tb.Cleanup(meter.Close)
 	srv := gateway.New(gateway.Options{DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
-		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: quietLogger(tb),
+		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: logger,
 		MCPAllowedHosts: o.MCPAllowedHosts,
 		UpstreamCache:   o.UpstreamCache})
 	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions}
