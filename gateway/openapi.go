@@ -357,7 +357,7 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 			ok: map[string]any{"type": "object"}, errors: []int{500}}},
 		"/healthz": {"get": {id: OpGetHealth, summary: "Liveness: the process answers", tags: []string{"Operations"}, public: true,
 			ok: ref("HealthResponse"), errors: []int{500}}},
-		"/readyz": {"get": {id: OpGetReady, summary: "Readiness: database reachable, migrations current, dependencies up", tags: []string{"Operations"}, public: true,
+		"/readyz": {"get": {id: OpGetReady, summary: "Readiness: the database takes writes and its migrations are current (Redis is not required: this instance fails open without it)", tags: []string{"Operations"}, public: true,
 			ok: ref("ReadyResponse"), errors: []int{500, 503}}},
 		"/v1/projects/status": {"get": {id: OpGetProjectsStatus, summary: "Projects access and quota for the plan", tags: []string{"Projects"},
 			ok: ref("ProjectsStatusEnvelope"), errors: readErrors, projects: true}},

@@ -7570,7 +7570,7 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetReady Readiness: database reachable, migrations current, dependencies up
+	// GetReady Readiness: the database takes writes and its migrations are current (Redis is not required: this instance fails open without it)
 	//
 	// Corresponds with GET /readyz (the `GetReady` operationId).
 	GetReady(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -8349,7 +8349,7 @@ func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (
 	return c.Client.Do(req)
 }
 
-// GetReady Readiness: database reachable, migrations current, dependencies up
+// GetReady Readiness: the database takes writes and its migrations are current (Redis is not required: this instance fails open without it)
 //
 // Corresponds with GET /readyz (the `GetReady` operationId).
 func (c *Client) GetReady(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -13154,7 +13154,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthResponse, error)
 
-	// GetReadyWithResponse Readiness: database reachable, migrations current, dependencies up
+	// GetReadyWithResponse Readiness: the database takes writes and its migrations are current (Redis is not required: this instance fails open without it)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -27320,7 +27320,7 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, reqEdit
 	return ParseGetHealthResponse(rsp)
 }
 
-// GetReadyWithResponse Readiness: database reachable, migrations current, dependencies up
+// GetReadyWithResponse Readiness: the database takes writes and its migrations are current (Redis is not required: this instance fails open without it)
 //
 // Returns a wrapper object for the known response body format(s).
 //
