@@ -544,12 +544,20 @@ func (m *Meter) Settle(ctx context.Context, r *Reservation, actual int64, e Ledg
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = Now()
 	}
-	c := &commit{entry: e, key: newCommitKey(), lease: leaseID, writes: writes}
-	if charged == 0 {
-		c.lease = ""
+	var err error
+	used := int64(-1)
+	if charged > 0 || len(writes) > 0 || e.Cache != "" {
+		c := &commit{entry: e, key: newCommitKey(), lease: leaseID, writes: writes}
+		if charged == 0 {
+			c.lease = ""
+		}
+		c.trace = trace.SpanContextFromContext(ctx)
+		err = m.w.submit(c)
+		used = c.used
 	}
-	c.trace = trace.SpanContextFromContext(ctx)
-	err := m.w.submit(c)
+	// else: a free call that changes nothing (a stored detail, a cached lookup repeat) has no
+	// charge to record and nothing to make durable, so it skips the group commit: the ledger holds
+	// charges and cache hits (used always equals its sum); the request log records every call.
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -560,7 +568,7 @@ func (m *Meter) Settle(ctx context.Context, r *Reservation, actual int64, e Ledg
 	case err != nil:
 		out = commitFailed
 	}
-	l.st.finish(charged, leaseID, out, c.used)
+	l.st.finish(charged, leaseID, out, used)
 	l.lastUse = Now()
 	if err != nil {
 		return 0, Balance{}, err
