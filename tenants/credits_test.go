@@ -193,3 +193,42 @@ func TestPlanEnablesAndCharge(t *testing.T) {
 		t.Fatalf("no multiplier: %d", got)
 	}
 }
+
+// TestFreeCallsLeaveNoLedgerRow: a free call that changes nothing (a stored detail, a cached
+// lookup repeat) skips the group commit; a free cache hit and a charged call each leave one row.
+func TestFreeCallsLeaveNoLedgerRow(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		ctx := context.Background()
+		s := tenants.NewStore(db)
+		m := tenants.NewMeter(db, tenants.MeterOptions{})
+		defer m.Close()
+		tn, plan := newTenant(t, s, "free")
+		rows := func() int64 {
+			t.Helper()
+			n, err := db.NewSelect().Table("ledger").Where("tenant_id = ?", tn.ID).Count(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		settle := func(credits int64, e tenants.LedgerEntry) {
+			t.Helper()
+			r, err := m.Reserve(ctx, tn, plan, tenants.ModeLive, credits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := m.Settle(ctx, r, credits, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		settle(0, tenants.LedgerEntry{RequestID: "req_free", Capability: "x", Action: "details"})
+		if n := rows(); n != 0 {
+			t.Fatalf("a free call that changes nothing wrote %d ledger rows", n)
+		}
+		settle(0, tenants.LedgerEntry{RequestID: "req_hit", Capability: "x", Action: "execute", Cache: "hit", CreditsSaved: 2})
+		settle(2, tenants.LedgerEntry{RequestID: "req_paid", Capability: "x", Action: "execute"})
+		if n := rows(); n != 2 {
+			t.Fatalf("a free cache hit and a charged call: %d ledger rows, want 2", n)
+		}
+	})
+}
