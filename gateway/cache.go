@@ -210,7 +210,12 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 			s.cacheMetrics.corrupt.WithLabelValues(string(e.Tier)).Inc()
 		}
 	}
-	value, shared, err := s.upcache.Coalesce(ctx, key, func() ([]byte, error) {
+	// Instances sharing a Redis tier coalesce too, for as long as one upstream call may take.
+	lockTTL := cp.Deadline
+	if lockTTL <= 0 {
+		lockTTL = fleetLockTTL
+	}
+	value, shared, err := s.upcache.Coalesce(ctx, key, lockTTL, func() ([]byte, error) {
 		return s.fetchShared(ctx, p, cp, req, state, key)
 	})
 	if err != nil {
@@ -228,6 +233,9 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 	s.cacheMetrics.answers.WithLabelValues(cp.ID, status.String(), "none").Inc()
 	return snap.place(sess, cp, req), snap.meta(s, cp, status, 0), nil
 }
+
+// fleetLockTTL bounds the fleet-wide coalescing wait of a capability without a deadline.
+const fleetLockTTL = 30 * time.Second
 
 // fetchShared makes the one upstream call of a coalesced miss. It runs apart from any one caller
 // (a caller that leaves does not fail the others), under the capability's deadline, recovers its

@@ -13,6 +13,7 @@ package sharedcache
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -215,10 +216,26 @@ func (c *Cache) Put(ctx context.Context, k Key, value []byte, ttl time.Duration)
 // first caller's fetch runs detached from any one caller (so one caller leaving does not fail
 // the others), and each caller waits for it no longer than its own ctx allows. shared is true
 // for every caller but the one whose call started the fetch. Each caller gets a copy of its own.
-func (c *Cache) Coalesce(ctx context.Context, k Key, fetch func() ([]byte, error)) (value []byte, shared bool, err error) {
+//
+// With a Redis tier, the instances coalesce too: before it calls fetch, an instance's one caller
+// takes a lock in Redis for at most lockTTL (SET NX PX). An instance that finds the lock held
+// waits for the holder's answer to appear in Redis instead of calling the upstream itself (its
+// callers get shared = true), and fetches on its own when the lock goes without an answer (the
+// holder failed, or the answer may not be stored) or lockTTL passes. fetch is expected to Put
+// what may be stored before it returns. lockTTL <= 0 coalesces on this instance only.
+func (c *Cache) Coalesce(ctx context.Context, k Key, lockTTL time.Duration, fetch func() ([]byte, error)) (value []byte, shared bool, err error) {
 	started := false
+	fleet := false
 	ch := c.flight.DoChan(memKey(k), func() (any, error) {
 		started = true
+		if lockTTL > 0 && c.redisUp() {
+			v, release := c.awaitFleet(k, lockTTL)
+			if v != nil {
+				fleet = true
+				return v, nil
+			}
+			defer release()
+		}
 		return fetch()
 	})
 	// started is set before DoChan returns only for the caller whose call runs fetch (DoChan
@@ -231,10 +248,95 @@ func (c *Cache) Coalesce(ctx context.Context, k Key, fetch func() ([]byte, error
 			return nil, r.Shared && !started, r.Err
 		}
 		// Every caller gets its own copy: callers write into what they are given.
-		return bytes.Clone(r.Val.([]byte)), r.Shared && !started, nil
+		return bytes.Clone(r.Val.([]byte)), fleet || (r.Shared && !started), nil
 	case <-ctx.Done():
 		return nil, true, ctx.Err()
 	}
+}
+
+// fleetPoll bounds the wait between two looks at Redis for another instance's answer.
+const (
+	fleetPollMin = 10 * time.Millisecond
+	fleetPollMax = 100 * time.Millisecond
+)
+
+// releaseLock deletes the fleet lock only while it still holds this instance's token (the lock
+// may have expired and been taken by another instance since).
+var releaseLock = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`)
+
+// awaitFleet takes the fleet lock of k (then returns a nil value and the release of the lock) or
+// waits until the lock's holder has stored a new answer (then returns it). Any Redis failure
+// ends the wait with a nil value: the caller fetches on its own, as without a Redis tier.
+func (c *Cache) awaitFleet(k Key, lockTTL time.Duration) (value []byte, release func()) {
+	noop := func() {}
+	lock := redisPrefix + "lock:" + hex.EncodeToString(k[:])
+	token := make([]byte, 16)
+	if _, err := rand.Read(token); err != nil {
+		return nil, noop
+	}
+	deadline := c.now().Add(lockTTL)
+	// The answer already in Redis when the wait begins is one the caller chose not to take (too
+	// old for its max-age, or a no-cache refresh): only a newer one ends the wait.
+	var before []byte
+	if raw, err := c.redisGet(k); err == nil && len(raw) >= headerLen {
+		before = bytes.Clone(raw[36:44])
+	}
+	wait := fleetPollMin
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
+		ok, err := c.redis.SetNX(ctx, lock, token, lockTTL).Result()
+		cancel()
+		if err != nil {
+			c.redisFailed(err)
+			return nil, noop
+		}
+		if ok {
+			c.redisWorks()
+			return nil, func() {
+				ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
+				defer cancel()
+				if err := releaseLock.Run(ctx, c.redis, []string{lock}, token).Err(); err != nil {
+					c.redisFailed(err)
+				}
+			}
+		}
+		// Another instance is fetching: wait for its answer, or for its lock to go.
+		for {
+			if !c.now().Before(deadline) {
+				return nil, noop
+			}
+			time.Sleep(wait)
+			wait = min(wait*2, fleetPollMax)
+			raw, err := c.redisGet(k)
+			switch {
+			case err == nil && len(raw) >= headerLen && !bytes.Equal(raw[36:44], before):
+				if e, o := c.open(raw, k, 0); o == Hit {
+					_ = c.mem.Set(memKey(k), raw)
+					return e.Value, noop
+				}
+			case err != nil && !errors.Is(err, redis.Nil):
+				c.redisFailed(err)
+				return nil, noop
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
+			n, err := c.redis.Exists(ctx, lock).Result()
+			cancel()
+			if err != nil {
+				c.redisFailed(err)
+				return nil, noop
+			}
+			if n == 0 {
+				break // the holder is gone without a new answer: try to take the lock
+			}
+		}
+	}
+}
+
+// redisGet reads k's raw entry from Redis under the round-trip bound.
+func (c *Cache) redisGet(k Key) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
+	defer cancel()
+	return c.redis.Get(ctx, redisKey(k)).Bytes()
 }
 
 func (c *Cache) redisUp() bool {
