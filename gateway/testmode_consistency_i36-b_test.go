@@ -252,12 +252,38 @@ func consistencyCasesB() []consistencyCaseB {
 					s["to_year"] = from + r.IntN(15)
 				}
 			}
+			if i%3 == 2 {
+				s = map[string]any{"jurisdiction": "eu", "query": pick(r, topics)}
+				if k := []string{"", "judgment", "legislation", "opinion"}[i%4]; k != "" {
+					s["kind"] = k
+				}
+			}
 			return map[string]any{"search": s, "num": 1 + r.IntN(5)}
 		}, ok, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			s := body["search"].(map[string]any)
 			recs := results(r)
 			if len(recs) == 0 || len(recs) > int(numOr(body["num"])) {
 				t.Fatalf("%v: %d cases", body, len(recs))
+			}
+			if s["jurisdiction"] == "eu" {
+				kinds := map[string][]string{"judgment": {"judgment"}, "legislation": {"regulation", "directive", "decision"},
+					"opinion": {"advocate_general_opinion", "court_opinion"}}
+				for k, m := range recs {
+					title := strings.ToLower(str(m["title"]))
+					for _, w := range strings.Fields(s["query"].(string)) {
+						if !strings.Contains(title, w) {
+							t.Errorf("%v: %q", body, m["title"])
+						}
+					}
+					if want, ok := kinds[str(s["kind"])]; ok && !slices.Contains(want, str(m["document_kind"])) {
+						t.Errorf("%v: a %v", body, m["document_kind"])
+					}
+					if k > 0 && str(recs[k-1]["date"]) < str(m["date"]) {
+						t.Errorf("%v: %v listed before the newer %v", body, recs[k-1]["date"], m["date"])
+					}
+				}
+				checkMoreAdvances(t, c, body, r, "identifier")
+				return
 			}
 			federal := func(court string) bool {
 				return strings.Contains(court, "United States") || strings.Contains(court, "Circuit") || strings.HasPrefix(court, "District Court")
