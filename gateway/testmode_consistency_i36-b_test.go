@@ -7,6 +7,8 @@ package gateway_test
 // tenant (no shared cache) and must answer the same records.
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -19,6 +21,8 @@ import (
 
 	"github.com/capgate/capgate/gateway/gatewaytest"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
 // consistencyCaseB is consistencyCase with the status a request must get (200 unless refused).
@@ -439,5 +443,41 @@ func TestTestModeIsConsistentWithTheRequestB(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkTestModeExecuteB: BenchmarkTestModeExecute's measure (req/s, p50, p99 of a test-key
+// execute, in process) for the generators of this part of issue 36, beside BenchmarkExecute's
+// live execute against the zero-latency fake.
+func BenchmarkTestModeExecuteB(b *testing.B) {
+	cases := []struct {
+		id   string
+		body map[string]any
+	}{
+		{"jspkg.search", map[string]any{"text": "state management keywords:react", "size": 10}},
+		{"pypkg.search", map[string]any{"query": "csv parser", "num": 10}},
+		{"legal.search", map[string]any{"search": map[string]any{"jurisdiction": "us", "query": "qualified immunity", "courts": "federal", "from_year": 1990}, "num": 5}},
+		{"legal.read", map[string]any{"document": map[string]any{"source": "us_reports", "item_id": "usrep410113"}, "num": 3}},
+		{"companies.financials", map[string]any{"company": map[string]any{"ticker": "MSFT"}, "forms": []any{"10-K"}}},
+	}
+	for _, backend := range tenantstest.Backends(b) {
+		e := gatewaytest.New(b, gatewaytest.Options{DB: backend.Open(b), Limiter: unlimited{}})
+		plan := &tenants.Plan{ID: "bench", CreditCap: 1e12, RatePerMinute: 10_000_000, CreditMultiplier: 1,
+			Capabilities: "all", SharpenMax: "stock", ProjectLimit: 1, ItemLimit: 1}
+		if err := e.Store.CreatePlan(context.Background(), plan); err != nil {
+			b.Fatal(err)
+		}
+		_, _, test := e.NewTenant("bench")
+		env := &benchEnv{Env: e, key: test}
+		for _, c := range cases {
+			body, _ := json.Marshal(c.body)
+			path := "/v1/capabilities/" + c.id + "/execute"
+			if r := env.checked(b, path, json.RawMessage(body)); len(r.JSON["results"].([]any)) == 0 {
+				b.Fatalf("%s: no results", c.id)
+			}
+			b.Run(fmt.Sprintf("%s/%s", backend.Name, c.id), func(b *testing.B) {
+				timed(b, benchOp{run: func(b *testing.B) { env.post(b, path, body) }})
+			})
+		}
 	}
 }
