@@ -13,7 +13,9 @@ import (
 // one under the requested id; the reserved miss is an id of six or more nines (999999), and a
 // search for sandbox-not-found finds nothing.
 func init() {
-	providers.RegisterGenerators(ProviderID, providers.GeneratedRoute{Path: APIPrefix + "*", Generate: generateRecord})
+	providers.RegisterGenerators(ProviderID,
+		providers.GeneratedRoute{Path: APIPrefix + "search/", Match: generatedSearch, Generate: generateSearch},
+		providers.GeneratedRoute{Path: APIPrefix + "*", Generate: generateRecord})
 }
 
 // recordedIDs are the recorded records of each kind.

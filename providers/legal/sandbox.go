@@ -27,6 +27,9 @@ func generateCellar(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	if m == nil || status != http.StatusOK {
 		return fixture, status
 	}
+	if out, ok := generateCellarSearch(r.URL.Query().Get("query"), fixture); ok {
+		return out, http.StatusOK
+	}
 	offset, _ := strconv.Atoi(m[1])
 	if offset < sandboxEUTotal {
 		return fixture, status

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/capgate/capgate/providers"
@@ -52,13 +53,34 @@ func generateLOCItem(r *http.Request, fixture []byte, status int) ([]byte, int) 
 	}
 	out := providers.RenameFixture(b, recordedItem, id)
 	// The PDF path names the volume too: usrep277/usrep277438.
-	return providers.RenameFixture(out, "usrep"+recordedItem[5:8]+"/", "usrep"+id[5:8]+"/"), http.StatusOK
+	out = providers.RenameFixture(out, "usrep"+recordedItem[5:8]+"/", "usrep"+id[5:8]+"/")
+	// The item is about its own case, volume, page and term (issue 36).
+	sc, ok := sandboxCaseOf(id)
+	if !ok {
+		return out, http.StatusOK
+	}
+	for _, p := range [][2]string{
+		{"Olmstead v. United States", sc.name}, {"277 U.S. 438", sc.cite()}, {"(1928)", "(" + strconv.Itoa(sc.year) + ")"},
+		{"Volume 277", "Volume " + strconv.Itoa(sc.volume)}, {"October Term, 1927", "October Term, " + strconv.Itoa(sc.year-1)},
+		{"(1927)", "(" + strconv.Itoa(sc.year-1) + ")"}, {"1927", strconv.Itoa(sc.year - 1)},
+		{"Wiretapping", "Synthetic test-mode item"}, {"Taft, William H.", "Sandbox, Justice"}, {"Taft, W. H.", "Sandbox, J."}, {"Taft, William H", "Sandbox, Justice"},
+	} {
+		out = providers.RenameFixture(out, p[0], p[1])
+	}
+	return out, http.StatusOK
 }
 
-// generateLOCPDF serves the recorded scan for any U.S. Reports PDF.
+// generateLOCPDF serves a U.S. Reports scan for any U.S. Reports PDF: the recorded one for its
+// item, otherwise a synthetic scan of the item's volume, pages and term (issue 36).
 func generateLOCPDF(r *http.Request, fixture []byte, status int) ([]byte, int) {
-	if status == http.StatusOK || !strings.HasSuffix(r.URL.Path, ".pdf") || providers.IsSandboxMiss(path.Base(r.URL.Path)[:len(path.Base(r.URL.Path))-4]) {
+	base := path.Base(r.URL.Path)
+	if status == http.StatusOK || !strings.HasSuffix(r.URL.Path, ".pdf") || providers.IsSandboxMiss(base[:len(base)-4]) {
 		return fixture, status
+	}
+	if sc, ok := sandboxCaseOf(strings.TrimSuffix(base, ".pdf")); ok {
+		if b, err := sc.pdf(); err == nil {
+			return b, http.StatusOK
+		}
 	}
 	b, err := fs.ReadFile(sandboxFS, "sandbox/"+recordedItem+".pdf")
 	if err != nil {

@@ -14,7 +14,8 @@ import (
 // and album titles carry the query's words (an artist:"…" part of the query is every record's
 // artist), an artist search finds the asked name first; index/limit walk through the set and the
 // last page ends. A generated track's, artist's or album's lookup describes the same record. The
-// recorded queries get the recorded answers; MusicBrainz (the fallback) keeps the topic rewrite.
+// recorded queries get the recorded answers; MusicBrainz (the fallback) answers the same way
+// (sandbox_musicbrainz.go).
 func init() {
 	recorded := []string{"daft punk harder better faster stronger", "Daft Punk", "Discovery"}
 	providers.RegisterGenerators(deezerID,
@@ -22,7 +23,9 @@ func init() {
 		providers.GeneratedRoute{Path: "/track/*", Generate: generateDeezerLookup},
 		providers.GeneratedRoute{Path: "/artist/*", Generate: generateDeezerLookup},
 		providers.GeneratedRoute{Path: "/album/*", Generate: generateDeezerLookup})
-	providers.RegisterGenerators(musicbrainzID, providers.GeneratedRoute{Path: "/ws/2/*", Generate: providers.LimitResults("limit", providers.TopicSearch("query", recorded...))})
+	providers.RegisterGenerators(musicbrainzID,
+		providers.GeneratedRoute{Path: "/ws/2/*", Match: mbSearchPath, Generate: generateMBSearch(recorded)},
+		providers.GeneratedRoute{Path: "/ws/2/*", Generate: generateMBLookup})
 }
 
 // synthItem is what a generated record's lookup repeats about it.

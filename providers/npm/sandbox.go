@@ -18,8 +18,7 @@ import (
 func init() {
 	providers.RegisterGenerators(RegistryID, providers.GeneratedRoute{Path: "/*", Generate: generatePackage,
 		Match: func(r *http.Request) bool { return !strings.HasPrefix(r.URL.Path, "/-/") }})
-	providers.RegisterGenerators(RegistryID, providers.GeneratedRoute{Path: "/-/v1/search",
-		Generate: providers.LimitResults("size", providers.TopicSearch("text", "argument parser"))})
+	providers.RegisterGenerators(RegistryID, providers.GeneratedRoute{Path: "/-/v1/search", Generate: generateSearch})
 	providers.RegisterGenerators(DownloadsID, providers.GeneratedRoute{Path: "/downloads/*", Generate: generateDownloads})
 }
 

@@ -2,10 +2,12 @@ package pypi
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/providers"
 )
@@ -106,9 +108,20 @@ func generateStats(r *http.Request, fixture []byte, status int) ([]byte, int) {
 			d[k] = scale(v)
 		}
 	case []any:
+		// The daily history ends yesterday (UTC), as the statistics service's does (issue 36).
+		shift := 0
+		if len(d) > 0 {
+			last, _ := d[len(d)-1].(map[string]any)
+			if t, err := time.Parse(time.DateOnly, fmt.Sprint(last["date"])); err == nil {
+				shift = int(time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -1).Sub(t).Hours() / 24)
+			}
+		}
 		for _, row := range d {
 			if m, ok := row.(map[string]any); ok {
 				m["downloads"] = scale(m["downloads"])
+				if t, err := time.Parse(time.DateOnly, fmt.Sprint(m["date"])); err == nil {
+					m["date"] = t.AddDate(0, 0, shift).Format(time.DateOnly)
+				}
 			}
 		}
 	}
