@@ -30,6 +30,12 @@ func (s *Server) routes() {
 	v1.Post("/follow-up", auth, limit, sandbox, s.idempotent, s.followUp)
 	v1.Post("/sharpen", auth, limit, s.idempotent, s.sharpen)
 
+	// The management API: a key with the manage permission, its own tenant only.
+	manage := s.requireManage
+	v1.Get("/requests", auth, limit, manage, s.listRequests)
+	v1.Get("/requests/:request_id", auth, limit, manage, s.getRequest)
+	v1.Get("/usage", auth, limit, manage, s.usage)
+
 	v1.Get("/projects/status", auth, limit, s.projectsRead(s.projectsStatus))
 	v1.Get("/projects", auth, limit, s.projectsRead(s.listProjects))
 	v1.Post("/projects", auth, limit, s.projectsWrite(projectCreateSchema, s.createProject))

@@ -208,6 +208,7 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 		label := fs.String("label", "", "label")
 		caps := fs.String("capabilities", "", "limit the key to these capability ids (comma-separated; sharpen for /v1/sharpen)")
 		topics := fs.String("topics", "", "limit the key to the capabilities of these topics (comma-separated, e.g. dev)")
+		manage := fs.Bool("manage", false, "the key may use the management API (/v1/requests, /v1/usage, /v1/keys)")
 		return func(ctx context.Context, s *tenants.Store) (any, error) {
 			if err := required("tenant", *id); err != nil {
 				return nil, err
@@ -227,8 +228,13 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			if err != nil {
 				return nil, invalid(err)
 			}
+			if *manage {
+				if k, err = s.SetKeyManage(ctx, k.ID, k.TenantID, true); err != nil {
+					return nil, err
+				}
+			}
 			return map[string]any{"id": k.ID, "key": raw, "tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix,
-				"scope": k.Scope}, nil
+				"scope": k.Scope, "manage": k.Manage}, nil
 		}
 	},
 	"key revoke": func(fs *flag.FlagSet) adminRun {
