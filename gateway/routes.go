@@ -15,6 +15,9 @@ func (s *Server) routes() {
 	app.Get("/metrics", s.metricsAuth, adaptor.HTTPHandler(promhttp.HandlerFor(s.opts.Registry, promhttp.HandlerOpts{})))
 
 	app.All("/mcp", s.mcpOrigin, s.authenticate, s.mcpMessageRate, s.limitRate, s.newMCPEndpoint().serve) // MCP Streamable HTTP (mcp.go)
+
+	// The operator's API, behind GATEWAY_ADMIN_TOKEN (admin.go).
+	s.adminRoutes()
 	v1 := app.Group("/v1")
 	v1.Get("/openapi.json", s.openapi)
 

@@ -73,6 +73,8 @@ type Options struct {
 	// RequestLog, when set, receives every answered call to /v1 and /mcp whose tenant is known
 	// (requestlog.go); nil records nothing.
 	RequestLog RequestLog
+	// AdminToken, when set, enables the admin API (admin.go) for Authorization: Bearer <token>.
+	AdminToken string
 }
 
 // Server is the gateway.

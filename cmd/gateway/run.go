@@ -250,7 +250,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_request_log_pruned_total",
 			Help: "Request log entries deleted after the retention."},
 			func() float64 { _, _, _, p := reqlog.Stats(); return float64(p) }))
-	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, RequestLog: reqlog,
+	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, RequestLog: reqlog, AdminToken: cfg.AdminToken,
 		Capabilities: registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)}),
 		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken, MaxConnsPerIP: cfg.MaxConnsPerIP,

@@ -48,6 +48,8 @@ type Options struct {
 	UpstreamCache *sharedcache.Cache
 	// RequestLogNow is the request log's clock (default time.Now).
 	RequestLogNow func() time.Time
+	// AdminToken enables the admin API (default off).
+	AdminToken string
 }
 
 // Env is a running gateway with one tenant and its keys.
@@ -120,7 +122,7 @@ func New(tb testing.TB, o Options) *Env {
 	tb.Cleanup(meter.Close)
 	reqlog := tenants.NewRequestLog(o.DB, tenants.RequestLogOptions{Logger: quietLogger(tb), Now: o.RequestLogNow})
 	tb.Cleanup(reqlog.Close)
-	srv := gateway.New(gateway.Options{RequestLog: reqlog, DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
+	srv := gateway.New(gateway.Options{RequestLog: reqlog, AdminToken: o.AdminToken, DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
 		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: logger,
 		MCPAllowedHosts: o.MCPAllowedHosts,
 		UpstreamCache:   o.UpstreamCache})
