@@ -300,6 +300,7 @@ func (l *RequestLog) Prune(ctx context.Context) (int64, error) {
 type RequestFilter struct {
 	TenantID   string
 	KeyID      string
+	Mode       string // live or test: the key's mode
 	Capability string
 	// Status is an exact status (404) or a class: 4 (4xx) or 5 (5xx) with StatusClass.
 	Status      int
@@ -344,6 +345,9 @@ func (f RequestFilter) apply(q *bun.SelectQuery) (*bun.SelectQuery, error) {
 	if f.KeyID != "" {
 		q = q.Where("key_id = ?", f.KeyID)
 	}
+	if f.Mode != "" {
+		q = q.Where("mode = ?", f.Mode)
+	}
 	if f.Capability != "" {
 		q = q.Where("capability = ?", f.Capability)
 	}
@@ -368,7 +372,7 @@ func (f RequestFilter) apply(q *bun.SelectQuery) (*bun.SelectQuery, error) {
 // Requests lists a tenant's entries, newest first, a page at a time: next is the cursor of the
 // following page ("" on the last).
 func (s *Store) Requests(ctx context.Context, f RequestFilter) (out []RequestEntry, next string, err error) {
-	for _, v := range []string{f.TenantID, f.KeyID, f.Capability, f.ErrorCode} {
+	for _, v := range []string{f.TenantID, f.KeyID, f.Mode, f.Capability, f.ErrorCode} {
 		if !storable(v) {
 			return nil, "", nil // nothing stored holds a NUL byte or invalid UTF-8
 		}
