@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/capgate/capgate/gateway/gatewaytest"
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/tenantstest"
@@ -316,5 +318,34 @@ func TestManagementBadQueries(t *testing.T) {
 	// A NUL byte or invalid UTF-8 in a filter matches nothing (and is no store error).
 	if es, _ := entries(t, e.Env, mraw, "?capability=%00&error_code=%ff"); len(es) != 0 {
 		t.Fatalf("%v", es)
+	}
+}
+
+// TestRequestLogRecordsMCP: an MCP tool call logs its /mcp request (via mcp, the JSON-RPC method)
+// and the /v1 call it dispatched (via mcp, with the capability) under one request id.
+func TestRequestLogRecordsMCP(t *testing.T) {
+	e := gatewaytest.New(t, gatewaytest.Options{})
+	_, mraw := manageKey(t, e, e.Tenant.ID)
+	cs, err := mcpSession(t, e, e.TestKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "books.search", Arguments: map[string]any{"query": "dune"}}); err != nil {
+		t.Fatal(err)
+	}
+	flushLog(t, e)
+	es, _ := entries(t, e, mraw, "?capability=books.search")
+	if len(es) != 1 || es[0]["via"] != "mcp" || es[0]["route"] != "/v1/capabilities/:id/execute" || es[0]["mode"] != "test" ||
+		es[0]["status"] != 200.0 || es[0]["action"] != "execute" {
+		t.Fatalf("dispatched call: %v", es)
+	}
+	r := e.Do(http.MethodGet, "/v1/requests/"+es[0]["request_id"].(string), mraw, nil)
+	var routes []string
+	for _, x := range r.JSON["requests"].([]any) {
+		m := x.(map[string]any)
+		routes = append(routes, m["route"].(string)+" "+m["action"].(string))
+	}
+	if strings.Join(routes, ",") != "/v1/capabilities/:id/execute execute,/mcp tools/call" {
+		t.Fatalf("entries of the tool call's request id: %v", routes)
 	}
 }
