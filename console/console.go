@@ -144,6 +144,7 @@ func (cn *Console) Mount(app *fiber.App) {
 	in.Post("/workouts/:id/delete", cn.deleteWorkout)
 	in.Get("/usage", cn.usage)
 	in.Get("/usage.csv", cn.usageCSV)
+	in.Get("/requests", cn.requests)
 	in.Get("/projects", cn.projects)
 	admin := in.Group("/admin", cn.requireAdmin)
 	admin.Get("/tenants", cn.tenants)

@@ -21,6 +21,8 @@ type Principal struct {
 	Key    *tenants.APIKey
 	Tenant *tenants.Tenant
 	Plan   *tenants.Plan
+	// Manage: the key may call the management API (requireManage).
+	Manage bool
 }
 
 // Mode is the provider mode of the caller's key.
@@ -103,7 +105,7 @@ func (a *authCache) load(ctx context.Context, hash string) (*Principal, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Principal{Key: k, Tenant: t, Plan: p}, nil
+	return &Principal{Key: k, Tenant: t, Plan: p, Manage: k.Manage}, nil
 }
 
 // touch records last use at most once a minute per key and instance.
@@ -162,6 +164,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		return unauthorized("the API key is unknown or revoked")
 	}
 	if p.Tenant.Status != tenants.StatusActive {
+		c.Locals(logSuspendedLocal, p) // the request log shows the tenant its refused call
 		return unauthorized("the account is suspended")
 	}
 	c.Locals("principal", p)

@@ -58,6 +58,7 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	e, internal := toError(err)
 	rid := requestID(c)
 	s.countError(c, e.Code)
+	c.Locals(logErrorLocal, e)
 	if internal {
 		s.log.Error("internal error", "request_id", rid, "method", c.Method(), "path", c.Path(), "err", err)
 	} else if e.Cause != nil && e.HTTPStatus() >= 500 {

@@ -462,6 +462,7 @@ func (e *mcpEndpoint) do(method, path string, body []byte, idem string, call *mc
 	if counted {
 		ctx.SetUserValue(rateCountedLocal, true)
 	}
+	ctx.SetUserValue(mcpDispatchLocal, true)
 	e.dispatch(&ctx)
 	r := v1Reply{status: ctx.Response.StatusCode(), body: append([]byte(nil), ctx.Response.Body()...),
 		retryAfter: string(ctx.Response.Header.Peek(fiber.HeaderRetryAfter)),

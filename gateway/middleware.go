@@ -130,6 +130,9 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	}
 	capability, _ := c.Locals("capability").(string)
 	elapsed := time.Since(start)
+	if s.reqlog != nil {
+		s.recordRequest(c, start, elapsed, status)
+	}
 	s.metrics.requests.WithLabelValues(route, strconv.Itoa(status), capability).Inc()
 	s.metrics.latency.WithLabelValues(route, capability).Observe(elapsed.Seconds())
 	level := logLevelFor(status)

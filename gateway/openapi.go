@@ -38,6 +38,9 @@ const (
 	OpDeleteProject     = "deleteProject"
 	OpAddProjectItem    = "addProjectItem"
 	OpDeleteProjectItem = "deleteProjectItem"
+	OpListRequests      = "listRequests"
+	OpGetRequest        = "getRequest"
+	OpGetUsage          = "getUsage"
 )
 
 // ExecuteOperationID is the operation id of a capability's execute route.
@@ -87,6 +90,11 @@ func responseComponents() *schemaGen {
 		{"ProjectDetail", projectDetail{}, false},
 		{"ProjectDeleted", projectDeleted{}, false},
 		{"ItemDeleted", itemDeleted{}, false},
+		{"RequestLogEntry", requestJSON{}, false},
+		{"RequestList", requestList{}, false},
+		{"RequestLookup", requestLookup{}, false},
+		{"UsageRow", usageRowJSON{}, false},
+		{"UsageResponse", usageJSON{}, false},
 	} {
 		g.register(c.name, c.v, c.open)
 	}
@@ -140,7 +148,7 @@ var statusMeaning = map[int]string{
 	400: "invalid_request: the body, a parameter or a header is invalid; see violations",
 	401: "unauthorized: missing, malformed, unknown or revoked key, or a suspended account",
 	402: "credits_exhausted: the period's credits are used up",
-	403: "capability_disabled: the plan does not include this, or a project quota is reached",
+	403: "capability_disabled: the plan does not include this, or a project quota is reached; on a management route, unauthorized: the key lacks the manage permission",
 	404: "not found: unknown capability, record, project or item, or an item the upstream does not have",
 	409: "conflict: an Idempotency-Key reused with another request, or stale media",
 	410: "session_expired: the search is no longer held; run the capability again",
@@ -168,6 +176,8 @@ var (
 	createErrors    = []int{400, 401, 403, 409, 413, 429, 500, 503}
 	addItemErrors   = []int{400, 401, 403, 404, 409, 410, 413, 429, 500, 503}
 	deleteErrors    = []int{400, 401, 404, 409, 429, 500, 503}
+	// Management reads: 400 a bad filter or cursor, 403 a key without the manage permission.
+	manageErrors = []int{400, 401, 403, 429, 500, 503}
 )
 
 func header(desc string, schema map[string]any, required bool) map[string]any {
@@ -378,6 +388,28 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		"/v1/projects/{project_id}/items/{item_id}": {"delete": {id: OpDeleteProjectItem, summary: "Delete an item (durable request id required)", tags: []string{"Projects"},
 			params: []any{projectID, pathParam("item_id", "the item's id")}, ok: ref("ItemDeletedEnvelope"), errors: deleteErrors, idempotent: true, projects: true}},
 	}
+	ops["/v1/requests"] = map[string]operation{"get": {id: OpListRequests, summary: "The request log: this account's calls, errors included, newest first (manage key)", tags: []string{"Management"},
+		description: "Every call to /v1 and /mcp whose key is known, with its status, error code, credits and latency. Entries are written within about a second of the answer and kept for the deployment's retention (30 days by default).",
+		params: []any{
+			queryParam("key", "only calls of this key id", strSchema),
+			queryParam("capability", "only calls of this capability id", strSchema),
+			queryParam("status", "an HTTP status (404) or a class (4xx, 5xx)", map[string]any{"type": "string", "pattern": "^([1-5][0-9][0-9]|[1-5][xX][xX])$"}),
+			queryParam("error_code", "only calls answered with this error code", strSchema),
+			queryParam("from", "calls at or after this time (RFC 3339)", map[string]any{"type": "string", "format": "date-time"}),
+			queryParam("to", "calls before this time (RFC 3339)", map[string]any{"type": "string", "format": "date-time"}),
+			queryParam("limit", "page size, 1..100 (default 50)", map[string]any{"type": "integer", "minimum": 1, "maximum": 100}),
+			queryParam("cursor", "next_cursor of the previous page", strSchema),
+		}, ok: ref("RequestList"), errors: manageErrors}}
+	ops["/v1/requests/{request_id}"] = map[string]operation{"get": {id: OpGetRequest, summary: "Look a call up by the request id its answer carried (manage key)", tags: []string{"Management"},
+		params: []any{pathParam("request_id", "the X-Request-Id (requestId of an error envelope)")}, ok: ref("RequestLookup"), errors: append([]int{404}, manageErrors...)}}
+	ops["/v1/usage"] = map[string]operation{"get": {id: OpGetUsage, summary: "Calls, errors and credits grouped by day, capability or key, as JSON or CSV (manage key)", tags: []string{"Management"},
+		description: "From the request log. CSV with format=csv or Accept: text/csv. The range defaults to the 30 days before to (default now) and may span at most 366 days.",
+		params: []any{
+			queryParam("group_by", "day (UTC, default), capability or key", map[string]any{"type": "string", "enum": []any{"day", "capability", "key"}}),
+			queryParam("from", "start of the range (RFC 3339)", map[string]any{"type": "string", "format": "date-time"}),
+			queryParam("to", "end of the range, exclusive (RFC 3339)", map[string]any{"type": "string", "format": "date-time"}),
+			queryParam("format", "json (default) or csv", map[string]any{"type": "string", "enum": []any{"json", "csv"}}),
+		}, ok: ref("UsageResponse"), errors: manageErrors}}
 	topics := map[string]bool{}
 	for _, cp := range caps {
 		name := "Request." + cp.ID
@@ -396,6 +428,10 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		}
 		paths[p] = item
 	}
+	// GET /v1/usage also answers CSV.
+	usageOK := paths["/v1/usage"].(map[string]any)["get"].(map[string]any)["responses"].(map[string]any)["200"].(map[string]any)
+	usageOK["content"].(map[string]any)["text/csv"] = map[string]any{"schema": map[string]any{"type": "string",
+		"description": "a header line (the grouping, calls, errors, credits, avg_latency_ms) and a line per group"}}
 	server := map[string]any{"url": "/", "description": "this deployment"}
 	base := strings.TrimRight(publicURL, "/")
 	if base != "" {
@@ -407,6 +443,7 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		map[string]any{"name": "Sharpen", "description": "second-opinion review of a draft answer"},
 		map[string]any{"name": "Account", "description": "plan and balance of the calling key"},
 		map[string]any{"name": "Projects", "description": "durable research folders"},
+		map[string]any{"name": "Management", "description": "the request log and usage of the account (a key with the manage permission)"},
 		map[string]any{"name": "Operations", "description": "liveness and readiness probes"},
 	}
 	var topicNames []string

@@ -57,6 +57,7 @@ var errCallerGone = &Error{Code: providers.CodeServiceUnavailable, Status: 499, 
 // bill runs one billed operation through the pipeline.
 func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx context.Context) (*outcome, error)) (err error) {
 	ctx := c.UserContext()
+	c.Locals(logActionLocal, b.action)
 	rctx, span := telemetry.Start(ctx, "credits.reserve")
 	reserveStart := time.Now()
 	res, err := s.meter.Reserve(rctx, p.Tenant, p.Plan, p.Key.Mode, p.Plan.Charge(int64(b.credits), b.noMultiplier))
@@ -99,6 +100,7 @@ func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx contex
 		return storeError(err)
 	}
 	if charged > 0 {
+		c.Locals(logCreditsLocal, charged)
 		s.metrics.credits.WithLabelValues(b.capability, p.Key.Mode).Add(float64(charged))
 	}
 	end := bal.PeriodEnd

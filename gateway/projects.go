@@ -52,6 +52,7 @@ func (s *Server) writeProjects(c *fiber.Ctx, status int, env projectsEnvelope) e
 
 func (s *Server) projectsError(c *fiber.Ctx, rid string, err error) error {
 	e, internal := toError(err)
+	c.Locals(logErrorLocal, e)
 	if internal {
 		s.log.Error("internal error", "request_id", requestID(c), "path", c.Path(), "err", err)
 	}

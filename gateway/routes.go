@@ -15,6 +15,9 @@ func (s *Server) routes() {
 	app.Get("/metrics", s.metricsAuth, adaptor.HTTPHandler(promhttp.HandlerFor(s.opts.Registry, promhttp.HandlerOpts{})))
 
 	app.All("/mcp", s.mcpOrigin, s.authenticate, s.mcpMessageRate, s.limitRate, s.newMCPEndpoint().serve) // MCP Streamable HTTP (mcp.go)
+
+	// The operator's API, behind GATEWAY_ADMIN_TOKEN (admin.go).
+	s.adminRoutes()
 	v1 := app.Group("/v1")
 	v1.Get("/openapi.json", s.openapi)
 
@@ -29,6 +32,12 @@ func (s *Server) routes() {
 	v1.Post("/capabilities/:id/execute", auth, limit, sandbox, s.idempotent, s.execute)
 	v1.Post("/follow-up", auth, limit, sandbox, s.idempotent, s.followUp)
 	v1.Post("/sharpen", auth, limit, s.idempotent, s.sharpen)
+
+	// The management API: a key with the manage permission, its own tenant only.
+	manage := s.requireManage
+	v1.Get("/requests", auth, limit, manage, s.listRequests)
+	v1.Get("/requests/:request_id", auth, limit, manage, s.getRequest)
+	v1.Get("/usage", auth, limit, manage, s.usage)
 
 	v1.Get("/projects/status", auth, limit, s.projectsRead(s.projectsStatus))
 	v1.Get("/projects", auth, limit, s.projectsRead(s.listProjects))

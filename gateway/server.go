@@ -70,6 +70,11 @@ type Options struct {
 	// UpstreamCache, when set, is the shared cache of upstream answers (cache.go); nil answers
 	// every page from the upstream (Capgate-Cache: bypass).
 	UpstreamCache *sharedcache.Cache
+	// RequestLog, when set, receives every answered call to /v1 and /mcp whose tenant is known
+	// (requestlog.go); nil records nothing.
+	RequestLog RequestLog
+	// AdminToken, when set, enables the admin API (admin.go) for Authorization: Bearer <token>.
+	AdminToken string
 }
 
 // Server is the gateway.
@@ -87,6 +92,7 @@ type Server struct {
 	sessions Searches
 	origins  *originPolicy
 	upcache  *sharedcache.Cache
+	reqlog   RequestLog
 
 	cacheMetrics *cacheMetrics
 
@@ -136,6 +142,7 @@ func New(opts Options) *Server {
 	s.origins = newOriginPolicy(opts.PublicURL, opts.MCPAllowedOrigins, opts.MCPAllowedHosts)
 	s.sessions = opts.Sessions
 	s.upcache = opts.UpstreamCache
+	s.reqlog = opts.RequestLog
 	s.cacheMetrics = newCacheMetrics(opts.Registry, s.upcache)
 	s.caps = map[string]*providers.Capability{}
 	for _, c := range opts.Capabilities {

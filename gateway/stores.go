@@ -44,12 +44,21 @@ type Accounts interface {
 	SaveWorkout(ctx context.Context, w *tenants.Workout) (*tenants.Workout, error)
 	requestIDStore
 	projectStore
+	requestLogStore
+}
+
+// requestLogStore reads the request log (the management API).
+type requestLogStore interface {
+	Requests(ctx context.Context, f tenants.RequestFilter) ([]tenants.RequestEntry, string, error)
+	RequestsByID(ctx context.Context, tenantID, requestID string) ([]tenants.RequestEntry, error)
+	UsageSummary(ctx context.Context, tenantID, groupBy string, from, to time.Time) ([]tenants.UsageRow, error)
 }
 
 var (
-	_ Meter    = (*tenants.Meter)(nil)
-	_ Searches = (*session.Store)(nil)
-	_ Accounts = (*tenants.Store)(nil)
+	_ Meter      = (*tenants.Meter)(nil)
+	_ Searches   = (*session.Store)(nil)
+	_ Accounts   = (*tenants.Store)(nil)
+	_ RequestLog = (*tenants.RequestLog)(nil)
 )
 
 // requestIDStore keeps durable request ids (Idempotency-Key) and their answers.

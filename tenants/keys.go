@@ -32,6 +32,8 @@ type APIKey struct {
 	RevokedAt  *time.Time `bun:"revoked_at" json:"revoked_at"`
 	// Scope limits the key to some capabilities (zero: everything the plan enables); scope.go.
 	Scope Scope `bun:"scope,type:text" json:"scope"`
+	// Manage lets the key call the management API (/v1/keys, /v1/requests, /v1/usage).
+	Manage bool `bun:"manage" json:"manage"`
 }
 
 var keyPattern = regexp.MustCompile(`^cap_(live|test)_[0-9A-Za-z]{32}$`)

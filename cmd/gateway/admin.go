@@ -41,7 +41,7 @@ func admin(ctx context.Context, args []string, env getenv, stdout io.Writer) err
 		return err
 	}
 	defer db.Close()
-	out, err := run(ctx, tenants.NewStore(db))
+	out, err := run(context.WithValue(ctx, actorKey{}, cliActor(env)), tenants.NewStore(db))
 	if err != nil {
 		return err
 	}
@@ -121,6 +121,7 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			if err := s.CreatePlan(ctx, p); err != nil {
 				return nil, invalid(err)
 			}
+			audited(ctx, s, "plan.create", p.ID, nil, planAudit(p))
 			return p, nil
 		}
 	},
@@ -139,6 +140,7 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			} else if err != nil {
 				return nil, err
 			}
+			before := planAudit(p)
 			for flagName, apply := range map[string]func(){
 				"cap": func() { p.CreditCap = edit.CreditCap }, "rate": func() { p.RatePerMinute = edit.RatePerMinute },
 				"multiplier": func() { p.CreditMultiplier = edit.CreditMultiplier }, "capabilities": func() { p.Capabilities = edit.Capabilities },
@@ -152,6 +154,7 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			if err := s.UpdatePlan(ctx, p); err != nil {
 				return nil, invalid(err)
 			}
+			audited(ctx, s, "plan.update", p.ID, before, planAudit(p))
 			return p, nil
 		}
 	},
@@ -173,7 +176,11 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 				return nil, err
 			}
 			t, err := s.CreateTenant(ctx, *name, *plan, *email)
-			return t, invalid(err)
+			if err != nil {
+				return nil, invalid(err)
+			}
+			audited(ctx, s, "tenant.create", t.ID, nil, tenantAudit(t))
+			return t, nil
 		}
 	},
 	"tenant list": func(fs *flag.FlagSet) adminRun {
@@ -193,11 +200,21 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			if err := required("plan", *plan); err != nil {
 				return nil, err
 			}
+			before, err := s.Tenant(ctx, *id)
+			if errors.Is(err, tenants.ErrNotFound) {
+				return nil, usagef("unknown tenant %s", *id)
+			} else if err != nil {
+				return nil, err
+			}
 			t, err := s.SetPlan(ctx, *id, *plan)
 			if errors.Is(err, tenants.ErrNotFound) {
 				return nil, usagef("unknown tenant %s", *id)
 			}
-			return t, invalid(err)
+			if err != nil {
+				return nil, invalid(err)
+			}
+			audited(ctx, s, "tenant.set_plan", t.ID, map[string]any{"plan": before.PlanID}, map[string]any{"plan": t.PlanID})
+			return t, nil
 		}
 	},
 	"tenant suspend": statusCommand(tenants.StatusSuspended),
@@ -208,6 +225,7 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 		label := fs.String("label", "", "label")
 		caps := fs.String("capabilities", "", "limit the key to these capability ids (comma-separated; sharpen for /v1/sharpen)")
 		topics := fs.String("topics", "", "limit the key to the capabilities of these topics (comma-separated, e.g. dev)")
+		manage := fs.Bool("manage", false, "the key may use the management API (/v1/requests, /v1/usage, /v1/keys)")
 		return func(ctx context.Context, s *tenants.Store) (any, error) {
 			if err := required("tenant", *id); err != nil {
 				return nil, err
@@ -227,8 +245,14 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			if err != nil {
 				return nil, invalid(err)
 			}
+			if *manage {
+				if k, err = s.SetKeyManage(ctx, k.ID, k.TenantID, true); err != nil {
+					return nil, err
+				}
+			}
+			audited(ctx, s, "key.create", k.ID, nil, keyAudit(k))
 			return map[string]any{"id": k.ID, "key": raw, "tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix,
-				"scope": k.Scope}, nil
+				"scope": k.Scope, "manage": k.Manage}, nil
 		}
 	},
 	"key revoke": func(fs *flag.FlagSet) adminRun {
@@ -237,11 +261,23 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			if err := required("id", *id); err != nil {
 				return nil, err
 			}
+			before, err := s.Key(ctx, *id)
+			if errors.Is(err, tenants.ErrNotFound) {
+				return nil, usagef("unknown key %s", *id)
+			} else if err != nil {
+				return nil, err
+			}
 			k, err := s.RevokeKey(ctx, *id, "")
 			if errors.Is(err, tenants.ErrNotFound) {
 				return nil, usagef("unknown key %s", *id)
 			}
-			return k, err
+			if err != nil {
+				return nil, err
+			}
+			if before.RevokedAt == nil {
+				audited(ctx, s, "key.revoke", k.ID, keyAudit(before), keyAudit(k))
+			}
+			return k, nil
 		}
 	},
 	"key list": func(fs *flag.FlagSet) adminRun {
@@ -277,7 +313,11 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 				role = tenants.RoleAdmin
 			}
 			u, err := s.CreateUser(ctx, *id, *email, strings.TrimRight(string(b), "\r\n"), role)
-			return u, invalid(err)
+			if err != nil {
+				return nil, invalid(err)
+			}
+			audited(ctx, s, "user.create", u.ID, nil, map[string]any{"tenant_id": u.TenantID, "email": u.Email, "role": u.Role, "password": "set"})
+			return u, nil
 		}
 	},
 }
@@ -289,11 +329,21 @@ func statusCommand(status string) func(fs *flag.FlagSet) adminRun {
 			if err := required("tenant", *id); err != nil {
 				return nil, err
 			}
+			before, err := s.Tenant(ctx, *id)
+			if errors.Is(err, tenants.ErrNotFound) {
+				return nil, usagef("unknown tenant %s", *id)
+			} else if err != nil {
+				return nil, err
+			}
 			t, err := s.SetStatus(ctx, *id, status)
 			if errors.Is(err, tenants.ErrNotFound) {
 				return nil, usagef("unknown tenant %s", *id)
 			}
-			return t, invalid(err)
+			if err != nil {
+				return nil, invalid(err)
+			}
+			audited(ctx, s, "tenant.set_status", t.ID, map[string]any{"status": before.Status}, map[string]any{"status": t.Status})
+			return t, nil
 		}
 	}
 }

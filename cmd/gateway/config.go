@@ -66,6 +66,12 @@ type Config struct {
 	// the public URL and loopback; "*" allows any.
 	MCPAllowedOrigins []string
 	MCPAllowedHosts   []string
+	// RequestLogRetention: GATEWAY_REQUEST_LOG_RETENTION, how long the request log keeps a call
+	// (default 720h, 30 days; 1h to 8760h).
+	RequestLogRetention time.Duration
+	// AdminToken: GATEWAY_ADMIN_TOKEN (or GATEWAY_ADMIN_TOKEN_FILE), the bearer token of the
+	// admin HTTP API (/v1/admin/…); unset, the admin API does not exist.
+	AdminToken string
 }
 
 type getenv func(string) string
@@ -137,6 +143,16 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	lt := or(env("GATEWAY_LEASE_TTL"), "60s")
 	if c.LeaseTTL, err = time.ParseDuration(lt); err != nil || c.LeaseTTL < time.Second || c.LeaseTTL > time.Hour {
 		return nil, fmt.Errorf("GATEWAY_LEASE_TTL %q: want a Go duration from 1s to 1h, such as 60s", lt)
+	}
+	if c.AdminToken, err = secret(env, "GATEWAY_ADMIN_TOKEN"); err != nil {
+		return nil, err
+	}
+	if c.AdminToken != "" && len(c.AdminToken) < 32 {
+		return nil, errors.New("GATEWAY_ADMIN_TOKEN must be at least 32 characters (openssl rand -base64 32)")
+	}
+	rl := or(env("GATEWAY_REQUEST_LOG_RETENTION"), "720h")
+	if c.RequestLogRetention, err = time.ParseDuration(rl); err != nil || c.RequestLogRetention < time.Hour || c.RequestLogRetention > 8760*time.Hour {
+		return nil, fmt.Errorf("GATEWAY_REQUEST_LOG_RETENTION %q: want a Go duration from 1h to 8760h, such as 720h (30 days)", rl)
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(or(env("LOG_LEVEL"), "info"))); err != nil {
 		return nil, fmt.Errorf("LOG_LEVEL: %w", err)

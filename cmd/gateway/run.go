@@ -233,7 +233,24 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_commit_calls_total",
 			Help: "Calls committed by the group-commit writer; divided by the batches, the average batch size."},
 			func() float64 { _, c := meter.CommitStats(); return float64(c) }))
-	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
+	// The request log is written off the hot path; Close (deferred, after the server stopped)
+	// writes what is still buffered.
+	reqlog := tenants.NewRequestLog(db, tenants.RequestLogOptions{Logger: log, Retention: cfg.RequestLogRetention})
+	defer reqlog.Close()
+	reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_request_log_written_total",
+			Help: "Request log entries written."},
+			func() float64 { w, _, _, _ := reqlog.Stats(); return float64(w) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_request_log_dropped_total",
+			Help: "Request log entries dropped because the writer's buffer was full (the call was never held up)."},
+			func() float64 { _, d, _, _ := reqlog.Stats(); return float64(d) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_request_log_failed_total",
+			Help: "Request log entries lost to a failed batch insert."},
+			func() float64 { _, _, f, _ := reqlog.Stats(); return float64(f) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_request_log_pruned_total",
+			Help: "Request log entries deleted after the retention."},
+			func() float64 { _, _, _, p := reqlog.Stats(); return float64(p) }))
+	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, RequestLog: reqlog, AdminToken: cfg.AdminToken,
 		Capabilities: registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)}),
 		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken, MaxConnsPerIP: cfg.MaxConnsPerIP,

@@ -275,3 +275,31 @@ type Audit struct {
 	Actor, Kind   string
 	Filtered      bool
 }
+
+// Requests is the request log page: the account's calls, errors included, newest first.
+type Requests struct {
+	Mode ModeView
+	Rows []RequestRow
+	Keys []KeyRow
+	// The filter as given.
+	Key, Capability, Status, ErrorCode, RequestID string
+	Capabilities                                  []string
+	// Lookup: the page shows the entries of one request id.
+	Lookup bool
+	// Next is the query string of the next (older) page, "" on the last.
+	Next string
+	// Error is a refused filter, shown above the table.
+	Error string
+}
+
+// RequestRow is one call of the request log.
+type RequestRow struct {
+	Time                          time.Time
+	Status                        int
+	ErrorCode, ErrorMessage       string
+	Method, Route, Via            string
+	Capability, Action, KeyPrefix string
+	Credits                       int64
+	LatencyMS                     float64
+	RequestID                     string
+}

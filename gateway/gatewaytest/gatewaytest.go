@@ -46,6 +46,10 @@ type Options struct {
 	MCPAllowedHosts []string
 	// UpstreamCache is the shared upstream cache (default none: every page reaches the upstream).
 	UpstreamCache *sharedcache.Cache
+	// RequestLogNow is the request log's clock (default time.Now).
+	RequestLogNow func() time.Time
+	// AdminToken enables the admin API (default off).
+	AdminToken string
 }
 
 // Env is a running gateway with one tenant and its keys.
@@ -57,10 +61,12 @@ type Env struct {
 	Server   *gateway.Server
 	Client   *providers.Client
 	Sessions *session.Store
-	Tenant   *tenants.Tenant
-	LiveKey  string
-	TestKey  string
-	contract *apicontract.Checker
+	// RequestLog is the gateway's request log; Flush it before reading the log back.
+	RequestLog *tenants.RequestLog
+	Tenant     *tenants.Tenant
+	LiveKey    string
+	TestKey    string
+	contract   *apicontract.Checker
 }
 
 // New starts a gateway for a test.
@@ -114,11 +120,13 @@ func New(tb testing.TB, o Options) *Env {
 		logger = quietLogger(tb)
 	}
 	tb.Cleanup(meter.Close)
-	srv := gateway.New(gateway.Options{DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
+	reqlog := tenants.NewRequestLog(o.DB, tenants.RequestLogOptions{Logger: quietLogger(tb), Now: o.RequestLogNow})
+	tb.Cleanup(reqlog.Close)
+	srv := gateway.New(gateway.Options{RequestLog: reqlog, AdminToken: o.AdminToken, DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
 		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: logger,
 		MCPAllowedHosts: o.MCPAllowedHosts,
 		UpstreamCache:   o.UpstreamCache})
-	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions}
+	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions, RequestLog: reqlog}
 	e.Tenant, e.LiveKey, e.TestKey = e.NewTenant(o.Plan)
 	e.contract = loadContract(tb, e)
 	return e

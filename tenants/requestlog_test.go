@@ -1,0 +1,128 @@
+package tenants_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/tenantstest"
+)
+
+// TestRequestLogRetention: Prune deletes exactly the entries older than the retention by the
+// log's clock (injected: no sleeps), and keeps the rest readable.
+func TestRequestLogRetention(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		ctx := context.Background()
+		var now atomic.Int64
+		base := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+		now.Store(base.UnixMicro())
+		l := tenants.NewRequestLog(db, tenants.RequestLogOptions{Retention: 48 * time.Hour, PruneEvery: time.Hour,
+			Now: func() time.Time { return time.UnixMicro(now.Load()) }})
+		defer l.Close()
+		// 7 days of entries, one an hour: 168, of which the last 48 hours are kept.
+		for h := 0; h < 7*24; h++ {
+			l.Record(tenants.RequestEntry{TenantID: "tnt_a", KeyID: "key_a", Status: 200, RequestID: "r",
+				AtUS: base.Add(-time.Duration(h)*time.Hour - time.Minute).UnixMicro()})
+		}
+		if err := l.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s := tenants.NewStore(db)
+		count := func() int {
+			es, _, err := s.Requests(ctx, tenants.RequestFilter{TenantID: "tnt_a", Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(es)
+		}
+		if n := count(); n != 168 {
+			t.Fatalf("%d entries written", n)
+		}
+		n, err := l.Prune(ctx)
+		if err != nil || n != 168-48 {
+			t.Fatalf("pruned %d (%v), want %d", n, err, 168-48)
+		}
+		if n := count(); n != 48 {
+			t.Fatalf("%d entries kept", n)
+		}
+		// A day later by the clock, another 24 go.
+		now.Store(base.Add(24 * time.Hour).UnixMicro())
+		if n, err := l.Prune(ctx); err != nil || n != 24 {
+			t.Fatalf("pruned %d (%v)", n, err)
+		}
+		if _, _, _, pruned := l.Stats(); pruned != 168-48+24 {
+			t.Fatalf("pruned counter %d", pruned)
+		}
+	})
+}
+
+// TestRequestLogStoresHostileText: an entry holding a NUL byte or invalid UTF-8 (PostgreSQL
+// refuses both) is written cleaned, and does not lose its batch.
+func TestRequestLogStoresHostileText(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		ctx := context.Background()
+		l := tenants.NewRequestLog(db, tenants.RequestLogOptions{})
+		defer l.Close()
+		l.Record(tenants.RequestEntry{TenantID: "tnt_h", Status: 400, ErrorMessage: "bad \x00 byte \xff", Route: "/v1/\xfe", AtUS: time.Now().UnixMicro()})
+		l.Record(tenants.RequestEntry{TenantID: "tnt_h", Status: 200, AtUS: time.Now().UnixMicro()})
+		if err := l.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		es, _, err := tenants.NewStore(db).Requests(ctx, tenants.RequestFilter{TenantID: "tnt_h"})
+		if err != nil || len(es) != 2 {
+			t.Fatalf("%d entries (%v)", len(es), err)
+		}
+		if w, _, f, _ := l.Stats(); w != 2 || f != 0 {
+			t.Fatalf("written %d failed %d", w, f)
+		}
+	})
+}
+
+// TestRequestLogNeverBlocks: recording after Close, or into a full buffer, drops and counts
+// the entry instead of waiting.
+func TestRequestLogNeverBlocks(t *testing.T) {
+	db := tenantstest.SQLite(t)
+	l := tenants.NewRequestLog(db, tenants.RequestLogOptions{Buffer: 1})
+	l.Close()
+	for range 10 {
+		l.Record(tenants.RequestEntry{TenantID: "tnt_c", Status: 200})
+	}
+	if _, d, _, _ := l.Stats(); d != 10 {
+		t.Fatalf("dropped %d, want 10", d)
+	}
+	if err := l.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRequestsNeedTenant: a query without a tenant is refused, never all tenants' entries.
+func TestRequestsNeedTenant(t *testing.T) {
+	s := tenants.NewStore(tenantstest.SQLite(t))
+	if _, _, err := s.Requests(context.Background(), tenants.RequestFilter{}); err == nil {
+		t.Fatal("a query without a tenant was answered")
+	}
+	if _, err := s.UsageSummary(context.Background(), "", tenants.UsageByDay, time.Time{}, time.Time{}); err == nil {
+		t.Fatal("usage without a tenant was answered")
+	}
+}
+
+// BenchmarkRequestLogRecord: what a call pays for its entry (a non-blocking send to the
+// buffer), with the writer draining into SQLite behind.
+func BenchmarkRequestLogRecord(b *testing.B) {
+	l := tenants.NewRequestLog(tenantstest.SQLite(b), tenants.RequestLogOptions{})
+	defer l.Close()
+	e := tenants.RequestEntry{TenantID: "tnt_bench", KeyID: "key_bench", Mode: "live", Via: "api", Method: "POST",
+		Route: "/v1/capabilities/:id/execute", Capability: "books.search", Action: "search", Status: 200, Credits: 1,
+		LatencyUS: 800, RequestID: "req_0123456789abcdef"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.AtUS = int64(i)
+		l.Record(e)
+	}
+	b.StopTimer()
+	_, dropped, _, _ := l.Stats()
+	b.ReportMetric(float64(dropped)/float64(b.N), "dropped/op")
+}
