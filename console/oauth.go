@@ -12,6 +12,7 @@ package console
 // ?error=…&state=….
 
 import (
+	"encoding/base64"
 	"errors"
 	"net/url"
 	"regexp"
@@ -137,7 +138,7 @@ func (cn *Console) authorizePage(c *fiber.Ctx) error {
 	}
 	if !cn.signedIn(c) {
 		if ret := c.OriginalURL(); len(ret) <= maxReturn {
-			setCookie(c, returnCookie, ret, time.Hour)
+			setCookie(c, returnCookie, base64.RawURLEncoding.EncodeToString([]byte(ret)), time.Hour)
 		}
 		return c.Redirect("/console/login", fiber.StatusSeeOther)
 	}
@@ -157,12 +158,14 @@ func (cn *Console) signedIn(c *fiber.Ctx) bool {
 // returnTo is where a sign-in goes: back to the authorization request it interrupted, or the
 // overview. Only the console's own authorization path is ever followed.
 func returnTo(c *fiber.Ctx) string {
-	ret := c.Cookies(returnCookie)
-	if ret == "" {
+	raw := c.Cookies(returnCookie)
+	if raw == "" {
 		return "/console/"
 	}
 	clearCookie(c, returnCookie)
-	if !strings.HasPrefix(ret, oauthPath+"?") || strings.ContainsAny(ret, "\\\r\n") {
+	b, err := base64.RawURLEncoding.DecodeString(raw)
+	ret := string(b)
+	if err != nil || !strings.HasPrefix(ret, oauthPath+"?") || strings.ContainsAny(ret, "\\\r\n") {
 		return "/console/"
 	}
 	return ret
