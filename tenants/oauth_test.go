@@ -21,7 +21,7 @@ func TestCheckRedirectURI(t *testing.T) {
 		{"http://127.0.0.1:3000/callback", true},
 		{"http://localhost:8976/oauth", true},
 		{"http://[::1]:9/cb", true},
-		{"http://host.example/cb", false},         // http off loopback
+		{"http://host.example/cb", false},           // http off loopback
 		{"http://127.0.0.1.evil.example/cb", false}, // a name that starts like loopback
 		{"https://host.example/cb#x", false},
 		{"https://user:pw@host.example/cb", false},
