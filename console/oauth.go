@@ -194,16 +194,25 @@ func (cn *Console) renderConsent(c *fiber.Ctx, status int, r *authzRequest, mode
 	v := viewerOf(c)
 	host := ""
 	if u, err := url.Parse(r.redirectURI); err == nil {
-		host = u.Host
+		host = u.Scheme + "://" + u.Host
 	}
 	o := views.OAuthConsent{ClientName: r.client.Name, ClientID: r.client.ID, RedirectHost: host, RedirectURI: r.redirectURI, State: r.state,
 		Challenge: r.challenge, Resource: r.res, Mode: mode, Topics: cn.consentTopics(topics), Capabilities: capabilities, Error: msg}
 	nav := v.nav("keys")
 	// The form is answered by a redirect to the client: a browser holds that redirect to the
 	// page's form-action, so it names the client's origin besides this one.
-	if u, err := url.Parse(r.redirectURI); err == nil && hostPattern.MatchString(u.Host) && (u.Scheme == "https" || u.Scheme == "http") {
-		c.Set(fiber.HeaderContentSecurityPolicy, "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self' "+
-			u.Scheme+"://"+u.Host+"; base-uri 'none'")
+	if u, err := url.Parse(r.redirectURI); err == nil {
+		target := ""
+		switch {
+		case (u.Scheme == "https" || u.Scheme == "http") && hostPattern.MatchString(u.Host):
+			target = u.Scheme + "://" + u.Host
+		case tenants.PrivateUseScheme(u.Scheme):
+			target = u.Scheme + ":" // a native app's scheme (RFC 8252 §7.1)
+		}
+		if target != "" {
+			c.Set(fiber.HeaderContentSecurityPolicy, "default-src 'self'; img-src 'self' data: https:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self' "+
+				target+"; base-uri 'none'")
+		}
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return render(c, status, views.Layout("Connect "+r.client.Name, nav, views.OAuthConsentPage(nav, o)))

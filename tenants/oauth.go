@@ -145,7 +145,7 @@ func CheckRedirectURI(raw string) error {
 		return oauthErr("invalid_redirect_uri", "a redirect URI must be a plain URL")
 	}
 	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" {
+	if err != nil || !u.IsAbs() || u.Opaque != "" || (u.Host == "" && (u.Scheme == "http" || u.Scheme == "https" || u.Path == "")) {
 		return oauthErr("invalid_redirect_uri", fmt.Sprintf("redirect URI %q is not an absolute URL", clipText(raw)))
 	}
 	if u.Fragment != "" || strings.Contains(raw, "#") {
@@ -154,16 +154,34 @@ func CheckRedirectURI(raw string) error {
 	if u.User != nil {
 		return oauthErr("invalid_redirect_uri", "a redirect URI must not carry user info")
 	}
-	switch u.Scheme {
-	case "https":
+	switch {
+	case u.Scheme == "https":
 		return nil
-	case "http":
+	case u.Scheme == "http":
 		if isLoopback(u.Hostname()) {
 			return nil
 		}
 		return oauthErr("invalid_redirect_uri", fmt.Sprintf("redirect URI %q: http is allowed only on a loopback host (127.0.0.1, [::1], localhost); use https", clipText(raw)))
+	case PrivateUseScheme(u.Scheme):
+		return nil
 	}
-	return oauthErr("invalid_redirect_uri", fmt.Sprintf("redirect URI %q: the scheme must be https (or http on loopback)", clipText(raw)))
+	return oauthErr("invalid_redirect_uri", fmt.Sprintf("redirect URI %q: the scheme must be https (or http on loopback, or a native app's own scheme such as cursor://)", clipText(raw)))
+}
+
+var privateScheme = regexp.MustCompile(`^[a-z][a-z0-9+.-]{1,62}$`)
+
+// webSchemes are schemes a browser (or the OS) gives a meaning of their own: never a native app's
+// private-use callback.
+var webSchemes = map[string]bool{"javascript": true, "data": true, "file": true, "blob": true, "about": true, "vbscript": true, "ftp": true,
+	"ws": true, "wss": true, "mailto": true, "tel": true, "sms": true, "filesystem": true, "view-source": true, "chrome": true, "intent": true,
+	"content": true, "urn": true, "http": true, "https": true}
+
+// PrivateUseScheme tells whether a redirect URI's scheme is a native app's own (RFC 8252 §7.1,
+// such as Cursor's cursor://anysphere.cursor-mcp/oauth/callback) rather than one the web or the
+// OS gives a meaning. Such a URI is matched exactly; PKCE protects its code from another app that
+// claims the scheme (RFC 8252 §8.1).
+func PrivateUseScheme(scheme string) bool {
+	return privateScheme.MatchString(scheme) && !webSchemes[scheme]
 }
 
 // RegisterOAuthClient registers a public client with its redirect URIs.

@@ -27,7 +27,12 @@ func TestCheckRedirectURI(t *testing.T) {
 		{"https://user:pw@host.example/cb", false},
 		{"javascript:alert(1)", false},
 		{"/relative", false},
-		{"cursor://anysphere.cursor-retrieval/oauth", false}, // custom schemes: not accepted
+		{"cursor://anysphere.cursor-mcp/oauth/callback", true}, // a native app's own scheme (RFC 8252 §7.1)
+		{"com.example.app:/oauth2redirect", true},
+		{"data:text/html,x", false},
+		{"file:///etc/passwd", false},
+		{"vbscript:x", false},
+		{"ws://127.0.0.1/cb", false},
 		{"https://host.example/" + strings.Repeat("a", 600), false},
 		{"https://host.example/c b", false},
 		{"https://host.example/\x00", false},
