@@ -372,6 +372,13 @@ func TestOAuthRefusals(t *testing.T) {
 				t.Errorf("/mcp without a token: %d %q", r.Status, r.Header.Get("WWW-Authenticate"))
 			}
 			requireEnvelope(t, r, http.StatusUnauthorized, "unauthorized")
+			r = in.get(t, "/v1/account", "cap_oat_"+strings.Repeat("x", 40))
+			requireEnvelope(t, r, http.StatusUnauthorized, "unauthorized")
+			if r.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+in.Base+`/.well-known/oauth-protected-resource", error="invalid_token", error_description="the access token is unknown, expired or revoked"` {
+				t.Errorf("/v1 with an unknown token: WWW-Authenticate %q", r.Header.Get("WWW-Authenticate"))
+			}
+			// A key keeps working as before.
+			in.get(t, "/v1/account", tk.Test).mustOK(t, "a test key")
 		})
 
 		t.Run("registration", func(t *testing.T) {
