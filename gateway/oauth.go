@@ -267,9 +267,12 @@ func (s *Server) oauthToken(c *fiber.Ctx) error {
 		if errors.Is(err, tenants.ErrNotFound) {
 			return oauthError(c, fiber.StatusBadRequest, "invalid_grant", "the grant is unknown")
 		}
-		// A refresh token reused or a code replayed may have revoked a grant: no instance may keep
-		// serving its tokens from the cache.
-		s.auth.forget()
+		// A refresh token reused or a code replayed revoked a grant: this instance stops serving
+		// its tokens from the cache at once.
+		if oe := (*tenants.OAuthError)(nil); errors.As(err, &oe) && oe.Revoked {
+			s.auth.forget()
+			s.log.Warn("oauth grant revoked: a code or refresh token was used twice", "request_id", requestID(c), "client", clientID(c))
+		}
 		return s.oauthFailure(c, err)
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")

@@ -60,6 +60,8 @@ func ValidCodeChallenge(s string) bool { return challengePattern.MatchString(s) 
 // (invalid_grant, invalid_request, invalid_client, invalid_target, ...).
 type OAuthError struct {
 	Code, Description string
+	// Revoked: the request revoked a grant (a replayed code, a reused refresh token).
+	Revoked bool
 }
 
 func (e *OAuthError) Error() string { return e.Code + ": " + e.Description }
@@ -344,7 +346,7 @@ func (s *Store) RedeemOAuthCode(ctx context.Context, code, clientID, redirectURI
 		if err := s.revokeGrant(ctx, c.GrantID); err != nil {
 			return nil, err
 		}
-		return nil, oauthErr("invalid_grant", "the authorization code was already used; the grant and its tokens are revoked")
+		return nil, &OAuthError{Code: "invalid_grant", Description: "the authorization code was already used; the grant and its tokens are revoked", Revoked: true}
 	}
 	now := Now()
 	switch {
@@ -431,7 +433,7 @@ func (s *Store) RefreshOAuth(ctx context.Context, refresh, clientID string, ttl 
 		if err := s.revokeGrant(ctx, g.ID); err != nil {
 			return nil, err
 		}
-		return nil, oauthErr("invalid_grant", "the refresh token was already used; the grant and all its tokens are revoked")
+		return nil, &OAuthError{Code: "invalid_grant", Description: "the refresh token was already used; the grant and all its tokens are revoked", Revoked: true}
 	}
 	now := Now()
 	if !now.Before(t.ExpiresAt) {
@@ -455,6 +457,7 @@ func (s *Store) RefreshOAuth(ctx context.Context, refresh, clientID string, ttl 
 		if rerr := s.revokeGrant(ctx, g.ID); rerr != nil {
 			return nil, rerr
 		}
+		return nil, &OAuthError{Code: "invalid_grant", Description: "the refresh token was already used; the grant and all its tokens are revoked", Revoked: true}
 	}
 	if err != nil {
 		return nil, err
