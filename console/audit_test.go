@@ -38,6 +38,16 @@ func TestEveryChangeIsAudited(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		client, err := e.store.RegisterOAuthClient(ctx, "Audit host", []string{"http://127.0.0.1:9/cb"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		challenge := tenants.S256(strings.Repeat("v", 43))
+		grant, _, err := e.store.CreateOAuthGrant(ctx, tenants.GrantRequest{TenantID: ownerUser.TenantID, GrantedBy: "owner@audit.test", Mode: tenants.ModeTest,
+			Client: client, RedirectURI: "http://127.0.0.1:9/cb", Challenge: challenge})
+		if err != nil {
+			t.Fatal(err)
+		}
 		cases := []struct {
 			route   string // the route as the console declares it
 			path    string
@@ -61,6 +71,9 @@ func TestEveryChangeIsAudited(t *testing.T) {
 				"projects": {"1"}, "items": {"10"}, "capabilities": {"all"}, "sharpen_max": {"stage1"}}, "plan.update", "team", "credit_cap"},
 			{"/console/admin/providers/:id", "/console/admin/providers/anthropic", admin, "admin@audit.test", url.Values{"key": {"sk-secret-never-shown"}}, "provider.update", "anthropic", "key"},
 			{"/console/admin/password-reset", "/console/admin/password-reset", admin, "admin@audit.test", url.Values{"email": {"owner@audit.test"}}, "user.password_reset", ownerUser.ID, "reset_link"},
+			{"/console/oauth/authorize", "/console/oauth/authorize", owner, "owner@audit.test", url.Values{"client_id": {client.ID}, "redirect_uri": {"http://127.0.0.1:9/cb"},
+				"response_type": {"code"}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}, "mode": {"test"}, "decision": {"allow"}}, "oauth.grant", "", "mode"},
+			{"/console/oauth/grants/:id/revoke", "/console/oauth/grants/" + grant.ID + "/revoke", owner, "owner@audit.test", url.Values{}, "oauth.revoke", grant.ID, "revoked"},
 			{"/console/account/password", "/console/account/password", owner, "owner@audit.test", url.Values{"current": {password}, "new": {"a-changed-password"}, "confirm": {"a-changed-password"}},
 				"user.password", ownerUser.ID, "password"},
 		}

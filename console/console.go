@@ -70,6 +70,9 @@ type Options struct {
 	// TestCalls runs API calls in-process as a tenant's test key (gateway.Server.TestCall, wired
 	// by cmd); without it capability pages have no "Run in test mode".
 	TestCalls TestCaller
+	// PublicURL is the gateway's public URL: the OAuth issuer and the base of the /mcp resource
+	// the consent page grants (oauth.go).
+	PublicURL string
 }
 
 // RetiredReviewer is a sharpen reviewer family and tier whose model the vendor no longer serves.
@@ -111,6 +114,7 @@ func New(opts Options) *Console {
 	if opts.SignInLimits == (SignInLimits{}) {
 		opts.SignInLimits = DefaultSignInLimits
 	}
+	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
 	return &Console{opts: opts, store: opts.Store, log: opts.Logger, limiter: opts.SignInLimiter}
 }
 
@@ -126,7 +130,11 @@ func (cn *Console) Mount(app *fiber.App) {
 	g.Post("/login", cn.login)
 	g.Get("/reset/:token", cn.resetPage) // an admin's one-time reset link (account.go)
 	g.Post("/reset/:token", cn.reset)
+	// OAuth's authorization endpoint: signing in first returns here (oauth.go).
+	g.Get("/oauth/authorize", cn.authorizePage, cn.consentPage)
 	in := g.Group("", cn.requireUser)
+	in.Post("/oauth/authorize", cn.authorize)
+	in.Post("/oauth/grants/:id/revoke", cn.revokeGrant)
 	in.Post("/logout", cn.logout)
 	in.Get("/", cn.overview)
 	in.Get("/catalog", cn.catalog)
@@ -419,7 +427,7 @@ func (cn *Console) login(c *fiber.Ctx) error {
 	}
 	setCookie(c, sessionCookie, raw, SessionTTL)
 	clearCookie(c, loginCookie)
-	return c.Redirect("/console/", fiber.StatusSeeOther)
+	return c.Redirect(returnTo(c), fiber.StatusSeeOther)
 }
 
 func (cn *Console) logout(c *fiber.Ctx) error {

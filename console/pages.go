@@ -257,7 +257,11 @@ func (cn *Console) keys(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return cn.page(c, "API keys", "keys", views.KeysPage(viewerOf(c).nav("keys"), views.Keys{Mode: keysMode(mode), Keys: rows}))
+	grants, err := cn.grantRows(c, mode)
+	if err != nil {
+		return err
+	}
+	return cn.page(c, "API keys", "keys", views.KeysPage(viewerOf(c).nav("keys"), views.Keys{Mode: keysMode(mode), Keys: rows, Grants: grants}))
 }
 
 // createKey shows the new key once, on the answer to the POST (never in a URL or a later page).
@@ -277,9 +281,13 @@ func (cn *Console) createKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	grants, err := cn.grantRows(c, k.Mode)
+	if err != nil {
+		return err
+	}
 	nav := v.nav("keys")
 	nav.Flash = "Key created."
-	return render(c, fiber.StatusOK, views.Layout("API keys", nav, views.KeysPage(nav, views.Keys{Mode: keysMode(k.Mode), Keys: rows, NewKey: raw})))
+	return render(c, fiber.StatusOK, views.Layout("API keys", nav, views.KeysPage(nav, views.Keys{Mode: keysMode(k.Mode), Keys: rows, NewKey: raw, Grants: grants})))
 }
 
 func (cn *Console) revokeKey(c *fiber.Ctx) error {

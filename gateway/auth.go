@@ -16,13 +16,16 @@ import (
 	"github.com/capgate/capgate/tenants"
 )
 
-// Principal is the authenticated caller: key, tenant and plan.
+// Principal is the authenticated caller: key, tenant and plan. An OAuth access token
+// (oauth.go) is a Principal too: its Key is the grant's (ID the grant id, the grant's mode and
+// scope), and Grant is set.
 type Principal struct {
 	Key    *tenants.APIKey
 	Tenant *tenants.Tenant
 	Plan   *tenants.Plan
 	// Manage: the key may call the management API (requireManage).
 	Manage bool
+	Grant  *tenants.OAuthGrant
 }
 
 // Mode is the provider mode of the caller's key.
@@ -73,7 +76,18 @@ func (a *authCache) lookup(ctx context.Context, raw string) (*Principal, error) 
 	if ok && now.Before(e.expires) {
 		return e.p, nil
 	}
-	p, err := a.load(ctx, hash)
+	expires := now.Add(a.ttl)
+	var p *Principal
+	var err error
+	if tenants.WellFormedAccessToken(raw) {
+		var until time.Time
+		p, until, err = a.loadOAuth(ctx, hash)
+		if !until.IsZero() && until.Before(expires) {
+			expires = until // an access token is never served from the cache past its lifetime
+		}
+	} else {
+		p, err = a.load(ctx, hash)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +95,7 @@ func (a *authCache) lookup(ctx context.Context, raw string) (*Principal, error) 
 	if len(a.entries) > 100000 {
 		a.entries = map[string]authEntry{}
 	}
-	a.entries[hash] = authEntry{p: p, expires: now.Add(a.ttl)}
+	a.entries[hash] = authEntry{p: p, expires: expires}
 	a.mu.Unlock()
 	return p, nil
 }
@@ -108,8 +122,31 @@ func (a *authCache) load(ctx context.Context, hash string) (*Principal, error) {
 	return &Principal{Key: k, Tenant: t, Plan: p, Manage: k.Manage}, nil
 }
 
-// touch records last use at most once a minute per key and instance.
-func (a *authCache) touch(ctx context.Context, keyID string) {
+// loadOAuth makes the Principal of an OAuth access token: its grant's tenant, mode and scope.
+func (a *authCache) loadOAuth(ctx context.Context, hash string) (*Principal, time.Time, error) {
+	g, until, err := a.store.OAuthAccess(ctx, hash)
+	if errors.Is(err, tenants.ErrNotFound) {
+		return nil, time.Time{}, nil
+	}
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	t, err := a.store.Tenant(ctx, g.TenantID)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	p, err := a.store.Plan(ctx, t.PlanID)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	k := &tenants.APIKey{ID: g.ID, TenantID: g.TenantID, Mode: g.Mode, Label: "OAuth: " + g.ClientName, Prefix: "cap_oat_", CreatedAt: g.CreatedAt,
+		Scope: g.Scope}
+	return &Principal{Key: k, Tenant: t, Plan: p, Grant: g}, until, nil
+}
+
+// touch records last use at most once a minute per key (or grant) and instance.
+func (a *authCache) touch(ctx context.Context, p *Principal) {
+	keyID := p.Key.ID
 	now := time.Now()
 	a.mu.Lock()
 	last := a.touched[keyID]
@@ -118,9 +155,14 @@ func (a *authCache) touch(ctx context.Context, keyID string) {
 		a.touched[keyID] = now
 	}
 	a.mu.Unlock()
-	if due {
-		_ = a.store.TouchKey(ctx, keyID, tenants.Now())
+	if !due {
+		return
 	}
+	if p.Grant != nil {
+		_ = a.store.TouchOAuthGrant(ctx, keyID, tenants.Now())
+		return
+	}
+	_ = a.store.TouchKey(ctx, keyID, tenants.Now())
 }
 
 // rateCountedLocal marks a request already counted against the rate limit: an MCP message and the
@@ -129,7 +171,19 @@ const rateCountedLocal = "rate_counted"
 
 func unauthorized(msg string) *Error {
 	return &Error{Code: providers.CodeUnauthorized, Message: msg,
-		Hint: "send Authorization: Bearer cap_live_… (or cap_test_… for the sandbox)"}
+		Hint: "send Authorization: Bearer cap_live_… (or cap_test_… for the sandbox), or an OAuth access token"}
+}
+
+// challenge is a 401 with RFC 6750's and RFC 9728's WWW-Authenticate: it points an MCP host at
+// the protected-resource metadata, from which it finds the authorization server and signs in.
+// invalidToken adds error="invalid_token" (a token was sent but is not good).
+func (s *Server) challenge(c *fiber.Ctx, msg string, invalidToken bool) error {
+	v := `Bearer resource_metadata="` + s.resourceMetadataURL(c.Path()) + `"`
+	if invalidToken {
+		v += `, error="invalid_token", error_description="` + strings.ReplaceAll(msg, `"`, "'") + `"`
+	}
+	c.Set(fiber.HeaderWWWAuthenticate, v)
+	return unauthorized(msg)
 }
 
 // authenticate requires a valid bearer key of an active tenant.
@@ -144,15 +198,16 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 	}
 	h := c.Get(fiber.HeaderAuthorization)
 	if h == "" {
-		return unauthorized("missing API key")
+		return s.challenge(c, "missing API key", false)
 	}
 	scheme, raw, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return unauthorized("the Authorization header must use the Bearer scheme")
+		return s.challenge(c, "the Authorization header must use the Bearer scheme", false)
 	}
 	raw = strings.TrimSpace(raw)
-	if !tenants.WellFormedKey(raw) {
-		return unauthorized("the API key is malformed")
+	oauth := tenants.WellFormedAccessToken(raw)
+	if !oauth && !tenants.WellFormedKey(raw) {
+		return s.challenge(c, "the API key is malformed", true)
 	}
 	ctx, span := telemetry.Start(c.UserContext(), "authenticate")
 	p, err := s.auth.lookup(ctx, raw)
@@ -161,14 +216,17 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
 	}
 	if p == nil {
-		return unauthorized("the API key is unknown or revoked")
+		if oauth {
+			return s.challenge(c, "the access token is unknown, expired or revoked", true)
+		}
+		return s.challenge(c, "the API key is unknown or revoked", true)
 	}
 	if p.Tenant.Status != tenants.StatusActive {
 		c.Locals(logSuspendedLocal, p) // the request log shows the tenant its refused call
 		return unauthorized("the account is suspended")
 	}
 	c.Locals("principal", p)
-	s.auth.touch(c.UserContext(), p.Key.ID)
+	s.auth.touch(c.UserContext(), p)
 	return c.Next()
 }
 

@@ -61,7 +61,10 @@ const mcpGuide = `
 ` + "`POST /mcp`" + ` serves the same API over the Model Context Protocol (Streamable HTTP, stateless, JSON responses) with
 the same ` + "`Authorization: Bearer`" + ` key; a missing or bad key answers 401 with the error envelope. Hosts connect by
 URL with the key as a header, for example ` + "`claude mcp add --transport http capgate <base URL>/mcp --header \"Authorization: Bearer cap_…\"`" + `
-(Cursor and VS Code: an ` + "`http`" + ` server with ` + "`url`" + ` and ` + "`headers`" + `).
+(Cursor and VS Code: an ` + "`http`" + ` server with ` + "`url`" + ` and ` + "`headers`" + `). A host that supports MCP's OAuth sign-in
+needs only the URL: the 401 carries ` + "`WWW-Authenticate: Bearer resource_metadata=\"…\"`" + `, the account owner signs in to the
+console and picks the mode (test or live) and the capabilities the host may use, and the host's access token works
+like a key limited to that grant (revocable on the console's API keys page).
 
 - ` + "`tools/list`" + `: one tool per capability your plan enables and this deployment makes available for the key's mode
   (the catalog's ` + "`enabled`" + ` and ` + "`available`" + `), named by its id, with the request JSON Schema as ` + "`inputSchema`" + `; plus

@@ -14,6 +14,8 @@ func (s *Server) routes() {
 	app.Get("/readyz", s.readyz)
 	app.Get("/metrics", s.metricsAuth, adaptor.HTTPHandler(promhttp.HandlerFor(s.opts.Registry, promhttp.HandlerOpts{})))
 
+	// OAuth 2.1 for MCP hosts: metadata, registration, token, revocation (oauth.go).
+	s.oauthRoutes()
 	app.All("/mcp", s.mcpOrigin, s.authenticate, s.mcpMessageRate, s.limitRate, s.newMCPEndpoint().serve) // MCP Streamable HTTP (mcp.go)
 
 	// The operator's API, behind GATEWAY_ADMIN_TOKEN (admin.go).

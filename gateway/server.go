@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,12 @@ type Options struct {
 	RequestLog RequestLog
 	// AdminToken, when set, enables the admin API (admin.go) for Authorization: Bearer <token>.
 	AdminToken string
+	// OAuthAccessTTL and OAuthRefreshTTL are the lifetimes of OAuth tokens (oauth.go; defaults
+	// DefaultOAuthAccessTTL, DefaultOAuthRefreshTTL); OAuthRegistrationsPerMinute limits dynamic
+	// client registrations per client address (0: the default, negative: no limit).
+	OAuthAccessTTL              time.Duration
+	OAuthRefreshTTL             time.Duration
+	OAuthRegistrationsPerMinute int
 }
 
 // Server is the gateway.
@@ -125,6 +132,16 @@ func New(opts Options) *Server {
 	if opts.KeyCacheTTL == 0 {
 		opts.KeyCacheTTL = 5 * time.Second
 	}
+	if opts.OAuthAccessTTL <= 0 {
+		opts.OAuthAccessTTL = DefaultOAuthAccessTTL
+	}
+	if opts.OAuthRefreshTTL <= 0 {
+		opts.OAuthRefreshTTL = DefaultOAuthRefreshTTL
+	}
+	if opts.OAuthRegistrationsPerMinute == 0 {
+		opts.OAuthRegistrationsPerMinute = DefaultOAuthRegistrationsPerMinute
+	}
+	opts.PublicURL = strings.TrimRight(opts.PublicURL, "/")
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
@@ -234,6 +251,9 @@ func (s *Server) RunMaintenance(ctx context.Context, every time.Duration) {
 			}
 			if _, err := s.store.SweepIdempotent(ctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("idempotency sweep failed", "err", err)
+			}
+			if _, err := s.store.SweepOAuth(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("oauth sweep failed", "err", err)
 			}
 		}
 	}

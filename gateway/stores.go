@@ -44,6 +44,7 @@ type Accounts interface {
 	SaveWorkout(ctx context.Context, w *tenants.Workout) (*tenants.Workout, error)
 	requestIDStore
 	projectStore
+	oauthStore
 	requestLogStore
 }
 

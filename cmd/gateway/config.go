@@ -72,6 +72,11 @@ type Config struct {
 	// AdminToken: GATEWAY_ADMIN_TOKEN (or GATEWAY_ADMIN_TOKEN_FILE), the bearer token of the
 	// admin HTTP API (/v1/admin/…); unset, the admin API does not exist.
 	AdminToken string
+	// OAuth for MCP hosts: GATEWAY_OAUTH_ACCESS_TTL (default 1h, 1s to 24h),
+	// GATEWAY_OAUTH_REFRESH_TTL (default 720h, 1m to 8760h) and
+	// GATEWAY_OAUTH_REGISTRATIONS_PER_MINUTE (per client address, default 10; 0: no limit).
+	OAuthAccessTTL, OAuthRefreshTTL time.Duration
+	OAuthRegistrationsPerMinute     int
 }
 
 type getenv func(string) string
@@ -138,6 +143,23 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 		host, _, err := net.SplitHostPort(c.PprofAddr)
 		if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
 			return nil, fmt.Errorf("GATEWAY_PPROF_ADDR %q: want a loopback host:port such as 127.0.0.1:6060", c.PprofAddr)
+		}
+	}
+	at := or(env("GATEWAY_OAUTH_ACCESS_TTL"), "1h")
+	if c.OAuthAccessTTL, err = time.ParseDuration(at); err != nil || c.OAuthAccessTTL < time.Second || c.OAuthAccessTTL > 24*time.Hour {
+		return nil, fmt.Errorf("GATEWAY_OAUTH_ACCESS_TTL %q: want a Go duration from 1s to 24h, such as 1h", at)
+	}
+	rt := or(env("GATEWAY_OAUTH_REFRESH_TTL"), "720h")
+	if c.OAuthRefreshTTL, err = time.ParseDuration(rt); err != nil || c.OAuthRefreshTTL < time.Minute || c.OAuthRefreshTTL > 8760*time.Hour {
+		return nil, fmt.Errorf("GATEWAY_OAUTH_REFRESH_TTL %q: want a Go duration from 1m to 8760h, such as 720h", rt)
+	}
+	c.OAuthRegistrationsPerMinute = gateway.DefaultOAuthRegistrationsPerMinute
+	if v := env("GATEWAY_OAUTH_REGISTRATIONS_PER_MINUTE"); v != "" {
+		if c.OAuthRegistrationsPerMinute, err = strconv.Atoi(v); err != nil || c.OAuthRegistrationsPerMinute < 0 || c.OAuthRegistrationsPerMinute > 100000 {
+			return nil, fmt.Errorf("GATEWAY_OAUTH_REGISTRATIONS_PER_MINUTE %q: want a count per minute, 0 for no limit", v)
+		}
+		if c.OAuthRegistrationsPerMinute == 0 {
+			c.OAuthRegistrationsPerMinute = -1 // the server's "no limit"
 		}
 	}
 	lt := or(env("GATEWAY_LEASE_TTL"), "60s")

@@ -254,7 +254,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		Capabilities: registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)}),
 		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken, MaxConnsPerIP: cfg.MaxConnsPerIP,
-		MCPAllowedOrigins: cfg.MCPAllowedOrigins, MCPAllowedHosts: cfg.MCPAllowedHosts, UpstreamCache: upcache}
+		MCPAllowedOrigins: cfg.MCPAllowedOrigins, MCPAllowedHosts: cfg.MCPAllowedHosts, UpstreamCache: upcache,
+		OAuthAccessTTL: cfg.OAuthAccessTTL, OAuthRefreshTTL: cfg.OAuthRefreshTTL, OAuthRegistrationsPerMinute: cfg.OAuthRegistrationsPerMinute}
 	if rdb != nil {
 		opts.Limiter = lim
 		signIns = console.NewRedisSignInLimiter(rdb)
@@ -272,7 +273,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	}
 	cons := console.New(console.Options{Store: store, Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
 		Logger: log, Env: envSettings, ReviewerModels: reviewerModels(cfg.SharpenModels), RetiredReviewers: retiredReviewers(srv),
-		AccessChanged: srv.ForgetKeys, SignInLimiter: signIns,
+		AccessChanged: srv.ForgetKeys, SignInLimiter: signIns, PublicURL: cfg.PublicURL,
 		Videos:    fitness.NewPlayer(client, fitness.PlayerOptions{SandboxVideo: console.SandboxVideo}),
 		TestCalls: srv,
 		Samples: func(ctx context.Context, id string) (console.SampleAnswer, error) {

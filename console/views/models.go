@@ -146,6 +146,8 @@ type Keys struct {
 	Mode   ModeView
 	Keys   []KeyRow
 	NewKey string
+	// Grants are the MCP hosts signed in with OAuth in this mode (oauth.templ).
+	Grants []GrantRow
 }
 
 // StageOption is a sharpen stage.
