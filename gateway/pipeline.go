@@ -59,9 +59,13 @@ func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx contex
 	ctx := c.UserContext()
 	rctx, span := telemetry.Start(ctx, "credits.reserve")
 	reserveStart := time.Now()
-	res, err := s.meter.Reserve(rctx, p.Tenant, p.Plan, p.Key.Mode, p.Plan.Charge(int64(b.credits), b.noMultiplier))
+	res, err := s.meter.ReserveKey(rctx, p.Tenant, p.Plan, p.Key, p.Plan.Charge(int64(b.credits), b.noMultiplier))
 	s.metrics.reserveWait.Observe(time.Since(reserveStart).Seconds())
 	telemetry.End(span, err, spanCode(err))
+	if errors.Is(err, tenants.ErrKeyCreditsExhausted) {
+		return &Error{Code: providers.CodeCreditsExhausted, Message: "this API key's own credit budget for the period is used up",
+			Hint: fmt.Sprintf("the key's budget is %d credits per period (the account's cap is separate); it resets at the period's end, or raise the key's credit_budget", p.Key.CreditBudget)}
+	}
 	if errors.Is(err, tenants.ErrCreditsExhausted) {
 		return &Error{Code: providers.CodeCreditsExhausted, Message: "the credit cap of this period is used up",
 			Hint: "the balance resets at period_end; a larger plan raises the cap"}
