@@ -30,7 +30,7 @@ const (
 	// MaxKeyBudget bounds a key's budget (far above any plan's cap; refuses overflow games).
 	MaxKeyBudget = int64(1) << 50
 	// MaxRollOverlap bounds how long a rolled key's old secret stays valid.
-	MaxRollOverlap = 30 * 24 * time.Hour
+	MaxRollOverlap  = 30 * 24 * time.Hour
 	keyBudgetPrefix = "key:"
 )
 

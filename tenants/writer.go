@@ -52,9 +52,9 @@ type commit struct {
 	keyPeriod periodKey
 	keyLease  string
 	keyUsed   int64
-	queued bool  // its ledger row is in the batch's insert (not refused by a write)
-	done   chan struct{}
-	trace  trace.SpanContext // the call's span: the batch's span is under it or linked to it
+	queued    bool // its ledger row is in the batch's insert (not refused by a write)
+	done      chan struct{}
+	trace     trace.SpanContext // the call's span: the batch's span is under it or linked to it
 }
 
 // ErrOutcomeUnknown is a commit whose transaction failed at or after COMMIT (the connection lost
