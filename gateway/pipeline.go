@@ -57,9 +57,18 @@ var errCallerGone = &Error{Code: providers.CodeServiceUnavailable, Status: 499, 
 // bill runs one billed operation through the pipeline.
 func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx context.Context) (*outcome, error)) (err error) {
 	ctx := c.UserContext()
+	cost := p.Plan.Charge(int64(b.credits), b.noMultiplier)
+	// The caller's per-call ceiling (quote.go): refused before any reservation or upstream work.
+	ceiling, err := maxCreditsOf(c)
+	if err != nil {
+		return err
+	}
+	if ceiling >= 0 && cost > ceiling {
+		return overCeiling(cost, ceiling)
+	}
 	rctx, span := telemetry.Start(ctx, "credits.reserve")
 	reserveStart := time.Now()
-	res, err := s.meter.ReserveKey(rctx, p.Tenant, p.Plan, p.Key, p.Plan.Charge(int64(b.credits), b.noMultiplier))
+	res, err := s.meter.ReserveKey(rctx, p.Tenant, p.Plan, p.Key, cost)
 	s.metrics.reserveWait.Observe(time.Since(reserveStart).Seconds())
 	telemetry.End(span, err, spanCode(err))
 	if errors.Is(err, tenants.ErrKeyCreditsExhausted) {
@@ -89,6 +98,9 @@ func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx contex
 	}
 	e := tenants.LedgerEntry{RequestID: requestID(c), KeyID: p.Key.ID, Capability: b.capability, Action: b.action}
 	charge := p.Plan.Charge(int64(out.credits), b.noMultiplier)
+	if ceiling >= 0 && charge > ceiling {
+		charge = ceiling // a call let through under a ceiling is never charged more
+	}
 	if out.cache != "" {
 		e.Cache, e.CreditsSaved = out.cache, max(p.Plan.Charge(int64(out.fullCredits), b.noMultiplier)-charge, 0)
 		s.cacheMetrics.credits.WithLabelValues(b.capability).Add(float64(e.CreditsSaved))
