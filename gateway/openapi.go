@@ -451,7 +451,7 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		ops["/v1/capabilities/"+cp.ID+"/quote"] = map[string]operation{"post": {
 			id: QuoteOperationID(cp.ID), summary: cp.Title + ": what an execute would cost, charging nothing",
 			description: "Takes the execute body; answers the credits the execute would charge now, whether the shared cache would answer it and which upstream would serve it. Calls no upstream.",
-			tags: []string{cp.Topic}, params: []any{cacheControlParam}, body: ref(name), ok: ref("QuoteResponse"), errors: []int{400, 401, 403, 404, 413, 429, 500, 503},
+			tags:        []string{cp.Topic}, params: []any{cacheControlParam}, body: ref(name), ok: ref("QuoteResponse"), errors: []int{400, 401, 403, 404, 413, 429, 500, 503},
 		}}
 	}
 	paths := map[string]any{}

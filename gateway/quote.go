@@ -51,15 +51,15 @@ func overCeiling(cost, ceiling int64) *Error {
 
 // quoteResponse is the answer of a dry run.
 type quoteResponse struct {
-	Capability      string   `json:"capability" doc:"the capability id"`
-	Credits         int64    `json:"credits" min:"0" doc:"the credits the execute would charge now (after the plan's multiplier; a shared-cache hit is charged the plan's share)"`
-	ChargedCredits  int64    `json:"charged_credits" min:"0" doc:"always 0: a quote charges nothing"`
-	ServedFromCache bool     `json:"served_from_cache" doc:"true when the shared upstream cache holds an answer the execute would be given"`
-	Cache           string   `json:"cache" enum:"hit,miss,bypass" doc:"what the shared cache would do: hit, miss (an upstream call) or bypass (not looked up)"`
-	Upstream        string   `json:"upstream" doc:"the provider the execute would call first (on a hit, the one whose answer is cached)"`
-	Providers       []string `json:"providers" doc:"every provider the capability may use, in the order tried"`
+	Capability      string      `json:"capability" doc:"the capability id"`
+	Credits         int64       `json:"credits" min:"0" doc:"the credits the execute would charge now (after the plan's multiplier; a shared-cache hit is charged the plan's share)"`
+	ChargedCredits  int64       `json:"charged_credits" min:"0" doc:"always 0: a quote charges nothing"`
+	ServedFromCache bool        `json:"served_from_cache" doc:"true when the shared upstream cache holds an answer the execute would be given"`
+	Cache           string      `json:"cache" enum:"hit,miss,bypass" doc:"what the shared cache would do: hit, miss (an upstream call) or bypass (not looked up)"`
+	Upstream        string      `json:"upstream" doc:"the provider the execute would call first (on a hit, the one whose answer is cached)"`
+	Providers       []string    `json:"providers" doc:"every provider the capability may use, in the order tried"`
 	Balance         balanceJSON `json:"balance" doc:"the caller's balance now (unchanged by the quote)"`
-	KeyBudget       *int64   `json:"key_credit_budget,omitempty" doc:"the calling key's own credit budget per period, when it has one"`
+	KeyBudget       *int64      `json:"key_credit_budget,omitempty" doc:"the calling key's own credit budget per period, when it has one"`
 }
 
 // quote answers POST /v1/capabilities/{id}/quote.
