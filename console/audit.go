@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -16,6 +17,8 @@ import (
 const (
 	auditKeyCreate    = "key.create"
 	auditKeyRevoke    = "key.revoke"
+	auditKeyUpdate    = "key.update"
+	auditKeyRoll      = "key.roll"
 	auditSharpenStage = "sharpen.set_stage"
 	auditWorkoutDel   = "workout.delete"
 	auditTenantCreate = "tenant.create"
@@ -57,7 +60,12 @@ func planState(p *tenants.Plan) state {
 }
 
 func keyState(k *tenants.APIKey) state {
-	return state{"tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix, "revoked": k.RevokedAt != nil, "scope": k.Scope.String()}
+	st := state{"tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix, "revoked": k.RevokedAt != nil, "scope": k.Scope.String(),
+		"credit_budget": k.CreditBudget, "rate_per_minute": k.RatePerMinute, "manage": k.Manage}
+	if k.ExpiresAt != nil {
+		st["expires_at"] = k.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	return st
 }
 
 // secretField names fields whose values are never shown, whatever was stored.

@@ -29,6 +29,10 @@ func TestEveryChangeIsAudited(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		key2, _, err := e.store.CreateKey(ctx, ownerUser.TenantID, tenants.ModeLive, "to edit")
+		if err != nil {
+			t.Fatal(err)
+		}
 		workout, err := e.store.SaveWorkout(ctx, &tenants.Workout{TenantID: ownerUser.TenantID, Title: "Plank", Provider: "exercisevideo", ExerciseRef: "p1",
 			Muscles: `["core"]`, Equipment: `[]`})
 		if err != nil {
@@ -60,6 +64,8 @@ func TestEveryChangeIsAudited(t *testing.T) {
 		}{
 			{"/console/keys", "/console/keys", owner, "owner@audit.test", url.Values{"mode": {"test"}, "label": {"ci"}}, "key.create", "", "label"},
 			{"/console/keys/:id/revoke", "/console/keys/" + key.ID + "/revoke", owner, "owner@audit.test", url.Values{}, "key.revoke", key.ID, "revoked"},
+			{"/console/keys/:id/edit", "/console/keys/" + key2.ID + "/edit", owner, "owner@audit.test", url.Values{"mode": {"live"}, "label": {"edited"}, "budget": {"7"}}, "key.update", key2.ID, "credit_budget"},
+			{"/console/keys/:id/roll", "/console/keys/" + key2.ID + "/roll", owner, "owner@audit.test", url.Values{"overlap_hours": {"1"}}, "key.roll", key2.ID, "prefix"},
 			{"/console/sharpen", "/console/sharpen", owner, "owner@audit.test", url.Values{"stage": {"stage1"}}, "sharpen.set_stage", ownerUser.TenantID, "sharpen_stage"},
 			{"/console/workouts/:id/delete", "/console/workouts/" + workout.ID + "/delete", owner, "owner@audit.test", url.Values{}, "workout.delete", workout.ID, "title"},
 			{"/console/admin/tenants", "/console/admin/tenants", admin, "admin@audit.test", url.Values{"name": {"New Co"}, "plan": {"free"}}, "tenant.create", "", "name"},

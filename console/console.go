@@ -144,6 +144,8 @@ func (cn *Console) Mount(app *fiber.App) {
 	in.Get("/keys", cn.keys)
 	in.Post("/keys", cn.createKey)
 	in.Post("/keys/:id/revoke", cn.revokeKey)
+	in.Post("/keys/:id/edit", cn.editKey)
+	in.Post("/keys/:id/roll", cn.rollKey)
 	in.Get("/sharpen", cn.sharpen)
 	in.Post("/sharpen", cn.saveSharpen)
 	in.Get("/workouts", cn.workouts)

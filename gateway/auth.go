@@ -68,7 +68,11 @@ func (a *authCache) forget() {
 }
 
 func (a *authCache) lookup(ctx context.Context, raw string) (*Principal, error) {
-	hash := tenants.HashKey(raw)
+	return a.lookupHash(ctx, tenants.HashKey(raw), tenants.WellFormedAccessToken(raw))
+}
+
+// lookupHash is lookup of a key's (or, oauth, an access token's) hash.
+func (a *authCache) lookupHash(ctx context.Context, hash string, oauth bool) (*Principal, error) {
 	now := time.Now()
 	a.mu.Lock()
 	e, ok := a.entries[hash]
@@ -79,7 +83,7 @@ func (a *authCache) lookup(ctx context.Context, raw string) (*Principal, error) 
 	expires := now.Add(a.ttl)
 	var p *Principal
 	var err error
-	if tenants.WellFormedAccessToken(raw) {
+	if oauth {
 		var until time.Time
 		p, until, err = a.loadOAuth(ctx, hash)
 		if !until.IsZero() && until.Before(expires) {
@@ -210,7 +214,8 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		return s.challenge(c, "the API key is malformed", true)
 	}
 	ctx, span := telemetry.Start(c.UserContext(), "authenticate")
-	p, err := s.auth.lookup(ctx, raw)
+	hash := tenants.HashKey(raw)
+	p, err := s.auth.lookupHash(ctx, hash, oauth)
 	telemetry.End(span, err, string(providers.CodeServiceUnavailable))
 	if err != nil {
 		return &Error{Code: providers.CodeServiceUnavailable, Message: "the account store is unavailable; retry shortly", Cause: err}
@@ -220,6 +225,17 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 			return s.challenge(c, "the access token is unknown, expired or revoked", true)
 		}
 		return s.challenge(c, "the API key is unknown or revoked", true)
+	}
+	// Expiry is checked on every request, never cached past it (the cache may hold the key).
+	if now := time.Now(); p.Key.Expired(now) {
+		e := unauthorized("the API key expired at " + p.Key.ExpiresAt.UTC().Format(time.RFC3339))
+		e.Hint = "create a new key, or extend this key's expires_at"
+		return e
+	} else if p.Key.Hash != hash && !p.Key.PreviousValid(now) {
+		// The previous secret of a rolled key: valid only until the roll's overlap ends.
+		e := unauthorized("this secret was replaced when the key was rolled and its overlap has ended")
+		e.Hint = "use the key's new secret"
+		return e
 	}
 	if p.Tenant.Status != tenants.StatusActive {
 		c.Locals(logSuspendedLocal, p) // the request log shows the tenant its refused call
@@ -239,6 +255,16 @@ func (s *Server) limitRate(c *fiber.Ctx) error {
 	p := principalOf(c)
 	ctx, span := telemetry.Start(c.UserContext(), "rate limit")
 	rr, err := s.opts.Limiter.Allow(ctx, p.Tenant.ID, p.Plan.RatePerMinute)
+	keyLimited := false
+	if err == nil && rr.Allowed && p.Key.RatePerMinute > 0 {
+		// A key with its own rate (never above the plan's) is limited by its own bucket too; the
+		// headers show the tighter allowance. Keys without one add no work.
+		var kr RateResult
+		kr, err = s.opts.Limiter.Allow(ctx, keyRateID(p.Key.ID), p.Key.EffectiveRate(p.Plan))
+		if err == nil && (!kr.Allowed || kr.Remaining < rr.Remaining) {
+			rr, keyLimited = kr, true
+		}
+	}
 	telemetry.End(span, err, "limiter_unavailable")
 	if err != nil {
 		// Fail open: a limiter outage must not take the API down. It is measured per call and
@@ -256,9 +282,16 @@ func (s *Server) limitRate(c *fiber.Ctx) error {
 		c.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(rr.ResetAfter.Seconds()))))
 		if !rr.Allowed {
 			s.metrics.rateLimited.Inc()
+			if keyLimited {
+				return &Error{Code: providers.CodeRateLimited, Message: "rate limit reached for this API key",
+					RetryAfter: rr.RetryAfter, Hint: "this key has its own rate_per_minute; wait for Retry-After seconds, or raise the key's rate up to the plan's"}
+			}
 			return &Error{Code: providers.CodeRateLimited, Message: "rate limit reached for this account's plan",
 				RetryAfter: rr.RetryAfter, Hint: "wait for Retry-After seconds; RateLimit-* headers show the allowance"}
 		}
 	}
 	return c.Next()
 }
+
+// keyRateID is a key's own bucket in the limiter (tenant ids never start with it).
+func keyRateID(keyID string) string { return "key:" + keyID }

@@ -41,7 +41,16 @@ const (
 	OpListRequests      = "listRequests"
 	OpGetRequest        = "getRequest"
 	OpGetUsage          = "getUsage"
+	OpListKeys          = "listKeys"
+	OpCreateKey         = "createKey"
+	OpGetKey            = "getKey"
+	OpUpdateKey         = "updateKey"
+	OpRevokeKey         = "revokeKey"
+	OpRollKey           = "rollKey"
 )
+
+// QuoteOperationID is the operation id of a capability's dry run (quote.go).
+func QuoteOperationID(capabilityID string) string { return "quote." + capabilityID }
 
 // ExecuteOperationID is the operation id of a capability's execute route.
 func ExecuteOperationID(capabilityID string) string { return "execute." + capabilityID }
@@ -95,6 +104,12 @@ func responseComponents() *schemaGen {
 		{"RequestLookup", requestLookup{}, false},
 		{"UsageRow", usageRowJSON{}, false},
 		{"UsageResponse", usageJSON{}, false},
+		{"QuoteResponse", quoteResponse{}, false},
+		{"KeyScope", keyScopeJSON{}, false},
+		{"APIKey", keyJSON{}, false},
+		{"APIKeyList", keyList{}, false},
+		{"APIKeyCreated", keyCreated{}, false},
+		{"KeyRoll", rollBody{}, false},
 	} {
 		g.register(c.name, c.v, c.open)
 	}
@@ -147,8 +162,8 @@ func projectsFailure(g *schemaGen) map[string]any {
 var statusMeaning = map[int]string{
 	400: "invalid_request: the body, a parameter or a header is invalid; see violations",
 	401: "unauthorized: missing, malformed, unknown or revoked key, or a suspended account",
-	402: "credits_exhausted: the period's credits are used up",
-	403: "capability_disabled: the plan does not include this, or a project quota is reached; on a management route, unauthorized: the key lacks the manage permission",
+	402: "credits_exhausted: the period's credits are used up (the account's cap, or the calling key's own budget), or the call costs more than Capgate-Max-Credits",
+	403: "capability_disabled: the plan or the key's scope does not include this, a project quota is reached, or the key lacks the manage permission",
 	404: "not found: unknown capability, record, project or item, or an item the upstream does not have",
 	409: "conflict: an Idempotency-Key reused with another request, or stale media",
 	410: "session_expired: the search is no longer held; run the capability again",
@@ -257,6 +272,7 @@ type operation struct {
 	idempotent               bool // accepts Idempotency-Key (replays)
 	projects                 bool
 	cached                   bool // pages may come from the shared upstream cache (Cache-Control, Capgate-Cache, Age)
+	ceiling                  bool // billed: honours Capgate-Max-Credits
 }
 
 func pathParam(name, desc string) map[string]any {
@@ -275,6 +291,27 @@ var cacheControlParam = map[string]any{"name": "Cache-Control", "in": "header", 
 	"description": "freshness of an answer from the shared upstream cache, HTTP style: max-age=N accepts a cached page no older than N seconds; no-cache fetches fresh and refreshes the cache; no-store neither reads nor writes it. Other directives are ignored",
 	"schema":      map[string]any{"type": "string", "maxLength": 256}}
 
+var maxCreditsParam = map[string]any{"name": MaxCreditsHeader, "in": "header", "required": false,
+	"description": "the most credits this call may cost: a call whose cost (the typical charge after the plan's multiplier, as POST /v1/capabilities/{id}/quote answers it on a miss) is above it is refused with 402 credits_exhausted before any upstream work, charging nothing; a call let through is never charged more",
+	"schema":      map[string]any{"type": "integer", "minimum": 0}}
+
+// keyCreateSchema and keyUpdateSchema are the bodies of POST /v1/keys and PATCH /v1/keys/{id}.
+func keyBodySchema(create bool) map[string]any {
+	props := map[string]any{
+		"name":            map[string]any{"type": "string", "maxLength": 100, "description": "the key's name"},
+		"scope":           map[string]any{"oneOf": []any{ref("KeyScope"), map[string]any{"type": "null"}}, "description": "capabilities or topics the key is limited to; null or empty: everything the plan enables"},
+		"metadata":        map[string]any{"type": []any{"object", "null"}, "description": "a small JSON object of your own (at most 4096 bytes, 50 keys)"},
+		"expires_at":      map[string]any{"type": []any{"string", "null"}, "format": "date-time", "description": "when the key stops working (in the future); null: never"},
+		"credit_budget":   map[string]any{"type": "integer", "minimum": 0, "description": "the key's own credits per period, under the account's cap; 0: none"},
+		"rate_per_minute": map[string]any{"type": "integer", "minimum": 0, "description": "the key's own requests per minute, at most the plan's; 0: the plan's"},
+		"manage":          map[string]any{"type": "boolean", "description": "the key may manage the account's keys"},
+	}
+	if create {
+		props["mode"] = map[string]any{"type": "string", "enum": []any{"live", "test"}, "description": "live or test (default: the calling key's mode; a test key creates test keys only)"}
+	}
+	return map[string]any{"type": "object", "additionalProperties": false, "properties": props}
+}
+
 var pageParams3 = []any{
 	queryParam("limit", "page size, 1..100 (default 20)", map[string]any{"type": "integer", "minimum": 1, "maximum": 100}),
 	queryParam("offset", "how many to skip (default 0); next_offset of the previous page", map[string]any{"type": "integer", "minimum": 0}),
@@ -291,6 +328,9 @@ func (o operation) render(g *schemaGen) map[string]any {
 	}
 	if o.cached {
 		params = append(params, cacheControlParam)
+	}
+	if o.ceiling {
+		params = append(params, maxCreditsParam)
 	}
 	if len(params) > 0 {
 		out["parameters"] = params
@@ -346,9 +386,30 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 	g.add("SharpenRequest", docOf(sharpenSchema))
 	g.add("ProjectCreate", docOf(projectCreateSchema))
 	g.add("ProjectItemCreate", docOf(itemCreateSchema))
+	g.add("KeyCreate", keyBodySchema(true))
+	g.add("KeyUpdate", keyBodySchema(false))
+	keyID := pathParam("id", "the key's id (id of create or list)")
+	keyErrors := []int{401, 403, 404, 429, 500, 503}
+	keyWriteErrors := []int{400, 401, 403, 404, 409, 429, 500, 503}
 
 	projectID := pathParam("project_id", "the project's id (project_id of create or list)")
 	ops := map[string]map[string]operation{
+		"/v1/keys": {
+			"get": {id: OpListKeys, summary: "List the account's API keys, newest first (manage permission)", tags: []string{"Keys"},
+				ok: ref("APIKeyList"), errors: []int{401, 403, 429, 500, 503}},
+			"post": {id: OpCreateKey, summary: "Create an API key; its secret is shown once (manage permission)", tags: []string{"Keys"},
+				body: ref("KeyCreate"), okStatus: 201, ok: ref("APIKeyCreated"), errors: []int{400, 401, 403, 413, 429, 500, 503}},
+		},
+		"/v1/keys/{id}": {
+			"get": {id: OpGetKey, summary: "One API key with its usage this period (manage permission)", tags: []string{"Keys"},
+				params: []any{keyID}, ok: ref("APIKey"), errors: keyErrors},
+			"patch": {id: OpUpdateKey, summary: "Change a key's name, scope, metadata, expiry, budget, rate or manage permission", tags: []string{"Keys"},
+				params: []any{keyID}, body: ref("KeyUpdate"), ok: ref("APIKey"), errors: keyWriteErrors},
+			"delete": {id: OpRevokeKey, summary: "Revoke a key (it is kept, listed as revoked)", tags: []string{"Keys"},
+				params: []any{keyID}, ok: ref("APIKey"), errors: keyErrors},
+		},
+		"/v1/keys/{id}/roll": {"post": {id: OpRollKey, summary: "Issue a new secret; the old one stays valid for overlap_seconds", tags: []string{"Keys"},
+			params: []any{keyID}, body: ref("KeyRoll"), ok: ref("APIKeyCreated"), errors: keyWriteErrors}},
 		"/v1/catalog": {"get": {id: OpGetCatalog, summary: "List capabilities for the caller's plan and this deployment", tags: []string{"Discovery"},
 			ok: ref("CatalogResponse"), errors: readErrors}},
 		"/v1/capabilities/{id}": {"get": {id: OpInspectCapability, summary: "Inspect one capability: body schema, follow-ups, examples, cost", tags: []string{"Discovery"},
@@ -356,9 +417,9 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		"/v1/follow-up": {"post": {id: OpFollowUp, summary: "Continue a search (more, update) or act on one record (details, …)", tags: []string{"Searches"},
 			description: "Search scope (search_id with more or update) answers an ExecuteResponse; record scope (record_id with a record action) a RecordFollowUpResponse.",
 			body:        ref("FollowUpRequest"), ok: map[string]any{"oneOf": []any{ref("ExecuteResponse"), ref("RecordFollowUpResponse")}},
-			errors: append([]int{404, 410}, billedErrors...), idempotent: true, cached: true}},
+			errors: append([]int{404, 410}, billedErrors...), idempotent: true, cached: true, ceiling: true}},
 		"/v1/sharpen": {"post": {id: OpSharpen, summary: "Second-opinion review of a draft answer by another model vendor", tags: []string{"Sharpen"},
-			body: ref("SharpenRequest"), ok: ref("SharpenResponse"), errors: billedErrors, idempotent: true}},
+			body: ref("SharpenRequest"), ok: ref("SharpenResponse"), errors: billedErrors, idempotent: true, ceiling: true}},
 		"/v1/account": {"get": {id: OpGetAccount, summary: "The caller's plan, status and credit balance", tags: []string{"Account"},
 			ok: ref("AccountResponse"), errors: readErrors}},
 		"/v1/guide": {"get": {id: OpGetGuide, summary: "Markdown guide for applications and AI agents", tags: []string{"Discovery"},
@@ -417,7 +478,12 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		topics[cp.Topic] = true
 		ops["/v1/capabilities/"+cp.ID+"/execute"] = map[string]operation{"post": {
 			id: ExecuteOperationID(cp.ID), summary: cp.Title + ": " + cp.Summary, description: cp.Description,
-			tags: []string{cp.Topic}, body: ref(name), ok: ref("ExecuteResponse"), errors: billedErrors, idempotent: true, cached: true,
+			tags: []string{cp.Topic}, body: ref(name), ok: ref("ExecuteResponse"), errors: billedErrors, idempotent: true, cached: true, ceiling: true,
+		}}
+		ops["/v1/capabilities/"+cp.ID+"/quote"] = map[string]operation{"post": {
+			id: QuoteOperationID(cp.ID), summary: cp.Title + ": what an execute would cost, charging nothing",
+			description: "Takes the execute body; answers the credits the execute would charge now, whether the shared cache would answer it and which upstream would serve it. Calls no upstream.",
+			tags:        []string{cp.Topic}, params: []any{cacheControlParam}, body: ref(name), ok: ref("QuoteResponse"), errors: []int{400, 401, 403, 404, 413, 429, 500, 503},
 		}}
 	}
 	paths := map[string]any{}
@@ -444,6 +510,7 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		map[string]any{"name": "Account", "description": "plan and balance of the calling key"},
 		map[string]any{"name": "Projects", "description": "durable research folders"},
 		map[string]any{"name": "Management", "description": "the request log and usage of the account (a key with the manage permission)"},
+		map[string]any{"name": "Keys", "description": "the account's API keys, for a key with the manage permission"},
 		map[string]any{"name": "Operations", "description": "liveness and readiness probes"},
 	}
 	var topicNames []string

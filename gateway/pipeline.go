@@ -58,11 +58,24 @@ var errCallerGone = &Error{Code: providers.CodeServiceUnavailable, Status: 499, 
 func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx context.Context) (*outcome, error)) (err error) {
 	ctx := c.UserContext()
 	c.Locals(logActionLocal, b.action)
+	cost := p.Plan.Charge(int64(b.credits), b.noMultiplier)
+	// The caller's per-call ceiling (quote.go): refused before any reservation or upstream work.
+	ceiling, err := maxCreditsOf(c)
+	if err != nil {
+		return err
+	}
+	if ceiling >= 0 && cost > ceiling {
+		return overCeiling(cost, ceiling)
+	}
 	rctx, span := telemetry.Start(ctx, "credits.reserve")
 	reserveStart := time.Now()
-	res, err := s.meter.Reserve(rctx, p.Tenant, p.Plan, p.Key.Mode, p.Plan.Charge(int64(b.credits), b.noMultiplier))
+	res, err := s.meter.ReserveKey(rctx, p.Tenant, p.Plan, p.Key, cost)
 	s.metrics.reserveWait.Observe(time.Since(reserveStart).Seconds())
 	telemetry.End(span, err, spanCode(err))
+	if errors.Is(err, tenants.ErrKeyCreditsExhausted) {
+		return &Error{Code: providers.CodeCreditsExhausted, Message: "this API key's own credit budget for the period is used up",
+			Hint: fmt.Sprintf("the key's budget is %d credits per period (the account's cap is separate); it resets at the period's end, or raise the key's credit_budget", p.Key.CreditBudget)}
+	}
 	if errors.Is(err, tenants.ErrCreditsExhausted) {
 		return &Error{Code: providers.CodeCreditsExhausted, Message: "the credit cap of this period is used up",
 			Hint: "the balance resets at period_end; a larger plan raises the cap"}
@@ -86,6 +99,9 @@ func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx contex
 	}
 	e := tenants.LedgerEntry{RequestID: requestID(c), KeyID: p.Key.ID, Capability: b.capability, Action: b.action}
 	charge := p.Plan.Charge(int64(out.credits), b.noMultiplier)
+	if ceiling >= 0 && charge > ceiling {
+		charge = ceiling // a call let through under a ceiling is never charged more
+	}
 	if out.cache != "" {
 		e.Cache, e.CreditsSaved = out.cache, max(p.Plan.Charge(int64(out.fullCredits), b.noMultiplier)-charge, 0)
 		s.cacheMetrics.credits.WithLabelValues(b.capability).Add(float64(e.CreditsSaved))

@@ -32,14 +32,21 @@ func (s *Server) routes() {
 	v1.Get("/guide", auth, limit, s.guide)
 	v1.Get("/capabilities/:id", auth, limit, s.inspect)
 	v1.Post("/capabilities/:id/execute", auth, limit, sandbox, s.idempotent, s.execute)
+	v1.Post("/capabilities/:id/quote", auth, limit, s.quote)
 	v1.Post("/follow-up", auth, limit, sandbox, s.idempotent, s.followUp)
 	v1.Post("/sharpen", auth, limit, s.idempotent, s.sharpen)
 
-	// The management API: a key with the manage permission, its own tenant only.
+	// The management API (manage.go): a key with the manage permission, its own tenant only.
 	manage := s.requireManage
 	v1.Get("/requests", auth, limit, manage, s.listRequests)
 	v1.Get("/requests/:request_id", auth, limit, manage, s.getRequest)
 	v1.Get("/usage", auth, limit, manage, s.usage)
+	v1.Get("/keys", auth, limit, manage, s.listKeys)
+	v1.Post("/keys", auth, limit, manage, s.createKey)
+	v1.Get("/keys/:id", auth, limit, manage, s.getKey)
+	v1.Patch("/keys/:id", auth, limit, manage, s.updateKey)
+	v1.Delete("/keys/:id", auth, limit, manage, s.revokeKey)
+	v1.Post("/keys/:id/roll", auth, limit, manage, s.rollKey)
 
 	v1.Get("/projects/status", auth, limit, s.projectsRead(s.projectsStatus))
 	v1.Get("/projects", auth, limit, s.projectsRead(s.listProjects))

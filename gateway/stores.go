@@ -16,6 +16,8 @@ import (
 // the ledger row together with the call's writes, or a refund.
 type Meter interface {
 	Reserve(ctx context.Context, t *tenants.Tenant, plan *tenants.Plan, mode string, n int64) (*tenants.Reservation, error)
+	// ReserveKey reserves from the key's own budget too when it has one (issue 34).
+	ReserveKey(ctx context.Context, t *tenants.Tenant, plan *tenants.Plan, k *tenants.APIKey, n int64) (*tenants.Reservation, error)
 	Settle(ctx context.Context, r *tenants.Reservation, actual int64, e tenants.LedgerEntry, writes ...tenants.Write) (int64, tenants.Balance, error)
 	Refund(ctx context.Context, r *tenants.Reservation) error
 	Balance(ctx context.Context, t *tenants.Tenant, plan *tenants.Plan, mode string) (tenants.Balance, error)

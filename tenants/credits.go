@@ -128,6 +128,8 @@ type Reservation struct {
 	Cap         int64
 	lease       *lease
 	done        bool
+	// key is the reservation on the key's own budget (keypolicy.go), nil for a key without one.
+	key *Reservation
 }
 
 // LedgerSum is the sum of ledger credits of a tenant's period (the invariant's other side).

@@ -3,6 +3,7 @@ package tenants
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"regexp"
@@ -32,8 +33,16 @@ type APIKey struct {
 	RevokedAt  *time.Time `bun:"revoked_at" json:"revoked_at"`
 	// Scope limits the key to some capabilities (zero: everything the plan enables); scope.go.
 	Scope Scope `bun:"scope,type:text" json:"scope"`
-	// Manage lets the key call the management API (/v1/keys, /v1/requests, /v1/usage).
-	Manage bool `bun:"manage" json:"manage"`
+	// Key policies (issue 34, keypolicy.go): metadata, an expiry, the key's own credit budget per
+	// period (0: none, only the tenant's cap), its own rate (0: the plan's; never above it), the
+	// manage permission, and the previous secret a roll keeps valid until PrevExpiresAt.
+	Metadata      Metadata   `bun:"metadata,type:text" json:"metadata"`
+	ExpiresAt     *time.Time `bun:"expires_at" json:"expires_at"`
+	CreditBudget  int64      `bun:"credit_budget" json:"credit_budget"`
+	RatePerMinute int        `bun:"rate_per_minute" json:"rate_per_minute"`
+	Manage        bool       `bun:"manage" json:"manage"`
+	PrevHash      string     `bun:"prev_hash,nullzero" json:"-"`
+	PrevExpiresAt *time.Time `bun:"prev_expires_at" json:"previous_secret_expires_at"`
 }
 
 var keyPattern = regexp.MustCompile(`^cap_(live|test)_[0-9A-Za-z]{32}$`)
@@ -54,33 +63,46 @@ func (s *Store) CreateKey(ctx context.Context, tenantID, mode, label string) (*A
 
 // CreateScopedKey issues a key limited to scope (the zero Scope: unlimited).
 func (s *Store) CreateScopedKey(ctx context.Context, tenantID, mode, label string, scope Scope) (*APIKey, string, error) {
+	return s.CreateKeyWith(ctx, tenantID, mode, KeyPolicy{Label: label, Scope: scope})
+}
+
+// CreateKeyWith issues a key with its policies (keypolicy.go checks them).
+func (s *Store) CreateKeyWith(ctx context.Context, tenantID, mode string, pol KeyPolicy) (*APIKey, string, error) {
 	if mode != ModeLive && mode != ModeTest {
-		return nil, "", errors.New("mode must be live or test")
+		return nil, "", invalidf("mode", "mode must be live or test")
 	}
-	if len(label) > 100 {
-		return nil, "", invalidf("label", "label must be at most 100 characters")
-	}
-	if err := checkText("label", label); err != nil {
-		return nil, "", err
-	}
-	if _, err := s.Tenant(ctx, tenantID); err != nil {
+	t, err := s.Tenant(ctx, tenantID)
+	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil, "", errors.New("unknown tenant " + tenantID)
 		}
 		return nil, "", err
 	}
+	plan, err := s.Plan(ctx, t.PlanID)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := pol.check(plan, Now()); err != nil {
+		return nil, "", err
+	}
 	raw := "cap_" + mode + "_" + RandomString(32)
-	k := &APIKey{ID: NewID("key"), TenantID: tenantID, Mode: mode, Label: label, Prefix: raw[:12], Hash: HashKey(raw), CreatedAt: Now(), Scope: scope}
+	k := &APIKey{ID: NewID("key"), TenantID: tenantID, Mode: mode, Label: pol.Label, Prefix: raw[:12], Hash: HashKey(raw), CreatedAt: Now(),
+		Scope: pol.Scope, Metadata: pol.Metadata, ExpiresAt: utcPtr(pol.ExpiresAt), CreditBudget: pol.CreditBudget,
+		RatePerMinute: pol.RatePerMinute, Manage: pol.Manage}
 	if _, err := s.DB.NewInsert().Model(k).Exec(ctx); err != nil {
 		return nil, "", err
 	}
 	return k, raw, nil
 }
 
-// KeyByHash finds a key by its hash, revoked or not.
+// KeyByHash finds a key by its hash, revoked or not, or by the previous hash a roll kept (the
+// caller checks PrevExpiresAt: Hash differs from hash then).
 func (s *Store) KeyByHash(ctx context.Context, hash string) (*APIKey, error) {
 	k := new(APIKey)
 	err := s.DB.NewSelect().Model(k).Where("hash = ?", hash).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = s.DB.NewSelect().Model(k).Where("prev_hash = ?", hash).Scan(ctx)
+	}
 	return k, notFound(err)
 }
 

@@ -372,6 +372,57 @@ func (m *Meter) Reserve(ctx context.Context, t *Tenant, plan *Plan, mode string,
 	return &Reservation{TenantID: t.ID, Mode: mode, PeriodStart: l.key.start, Amount: n, Cap: plan.CreditCap, lease: l}, nil
 }
 
+// ReserveKey reserves n credits for a call of a key: from the key's own budget first when it has
+// one (the same lease guarantee as the tenant's cap, under the mode KeyBudgetMode), then from
+// the tenant's cap. ErrKeyCreditsExhausted when the key's budget leaves fewer than n,
+// ErrCreditsExhausted when the tenant's cap does. A key without a budget costs what Reserve does.
+func (m *Meter) ReserveKey(ctx context.Context, t *Tenant, plan *Plan, k *APIKey, n int64) (*Reservation, error) {
+	if k.CreditBudget <= 0 {
+		return m.Reserve(ctx, t, plan, k.Mode, n)
+	}
+	n = max(n, 0)
+	kmode := KeyBudgetMode(k.ID)
+	kl, err := m.lockedLease(ctx, t, kmode)
+	if err != nil {
+		return nil, err
+	}
+	for !kl.st.reserve(n) {
+		if err := m.ensure(ctx, kl, n, k.CreditBudget); err != nil {
+			kl.mu.Unlock()
+			if errors.Is(err, ErrCreditsExhausted) {
+				return nil, ErrKeyCreditsExhausted
+			}
+			return nil, err
+		}
+	}
+	kr := &Reservation{TenantID: t.ID, Mode: kmode, PeriodStart: kl.key.start, Amount: n, Cap: k.CreditBudget, lease: kl}
+	kl.mu.Unlock()
+	r, err := m.Reserve(ctx, t, plan, k.Mode, n)
+	if err != nil {
+		kl.mu.Lock()
+		kl.st.refund(n)
+		kl.mu.Unlock()
+		return nil, err
+	}
+	r.key = kr
+	return r, nil
+}
+
+// chargeKey turns the key's reservation into a charge of at most actual (topping its lease up,
+// best effort, for a charge above the reservation) and returns the charge and its lease row.
+func (m *Meter) chargeKey(ctx context.Context, kr *Reservation, actual int64) (int64, string) {
+	kl := kr.lease
+	kl.mu.Lock()
+	defer kl.mu.Unlock()
+	if extra := actual - kr.Amount; extra > 0 {
+		if err := m.ensure(ctx, kl, extra, kr.Cap); err != nil && !errors.Is(err, ErrCreditsExhausted) {
+			m.settleTopUps.Add(1)
+			m.log.Warn("topping up a key's lease for a charge above its reservation failed; charging what the lease holds", "err", err)
+		}
+	}
+	return kl.st.charge(kr.Amount, actual), kl.st.id
+}
+
 // topUpTimeout bounds one top-up; it does not end with the call that started it, since the
 // calls waiting for it depend on it too.
 const topUpTimeout = 10 * time.Second
@@ -527,6 +578,15 @@ func (m *Meter) Settle(ctx context.Context, r *Reservation, actual int64, e Ledg
 	r.done = true
 	l := r.lease
 	actual = max(actual, 0)
+	// A key with its own budget is charged first: the call's charge is what both allow.
+	var kr *Reservation
+	var keyCharged int64
+	var keyLeaseID string
+	if kr = r.key; kr != nil {
+		kr.done = true
+		keyCharged, keyLeaseID = m.chargeKey(ctx, kr, actual)
+		actual = keyCharged
+	}
 	l.mu.Lock()
 	if extra := actual - r.Amount; extra > 0 {
 		// Best effort, the reservation still held: the answer is already paid for upstream, so
@@ -544,20 +604,48 @@ func (m *Meter) Settle(ctx context.Context, r *Reservation, actual int64, e Ledg
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = Now()
 	}
+	if kr != nil {
+		if over := keyCharged - charged; over > 0 {
+			// The tenant's cap allowed less than the key's budget: the key pays the same.
+			kr.lease.mu.Lock()
+			kr.lease.st.pending -= over
+			kr.lease.mu.Unlock()
+		}
+	}
 	var err error
-	used := int64(-1)
+	used, keyUsed := int64(-1), int64(-1)
 	if charged > 0 || len(writes) > 0 || e.Cache != "" {
 		c := &commit{entry: e, key: newCommitKey(), lease: leaseID, writes: writes}
 		if charged == 0 {
 			c.lease = ""
 		}
+		if kr != nil {
+			c.keyPeriod = periodKey{kr.TenantID, kr.Mode, kr.PeriodStart}
+			c.keyLease = keyLeaseID
+			if charged == 0 {
+				c.keyLease = ""
+			}
+		}
 		c.trace = trace.SpanContextFromContext(ctx)
 		err = m.w.submit(c)
-		used = c.used
+		used, keyUsed = c.used, c.keyUsed
 	}
 	// else: a free call that changes nothing (a stored detail, a cached lookup repeat) has no
 	// charge to record and nothing to make durable, so it skips the group commit: the ledger holds
 	// charges and cache hits (used always equals its sum); the request log records every call.
+	if kr != nil {
+		kout := commitOK
+		switch {
+		case errors.Is(err, ErrOutcomeUnknown):
+			kout = commitUnknown
+		case err != nil:
+			kout = commitFailed
+		}
+		kr.lease.mu.Lock()
+		kr.lease.st.finish(charged, keyLeaseID, kout, keyUsed)
+		kr.lease.lastUse = Now()
+		kr.lease.mu.Unlock()
+	}
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -603,6 +691,12 @@ func (m *Meter) Refund(ctx context.Context, r *Reservation) error {
 	l.mu.Lock()
 	l.st.refund(r.Amount)
 	l.mu.Unlock()
+	if kr := r.key; kr != nil && !kr.done {
+		kr.done = true
+		kr.lease.mu.Lock()
+		kr.lease.st.refund(kr.Amount)
+		kr.lease.mu.Unlock()
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,9 +46,15 @@ type commit struct {
 	writes []Write
 	err    error
 	used   int64 // the period's used right after the commit (-1: not read, nothing was charged)
-	queued bool  // its ledger row is in the batch's insert (not refused by a write)
-	done   chan struct{}
-	trace  trace.SpanContext // the call's span: the batch's span is under it or linked to it
+	// keyPeriod is the key's own budget period (keypolicy.go; zero: the key has none), charged the
+	// same credits from keyLease ("" when none are charged) in the same transaction; keyUsed is
+	// its used after the commit.
+	keyPeriod periodKey
+	keyLease  string
+	keyUsed   int64
+	queued    bool // its ledger row is in the batch's insert (not refused by a write)
+	done      chan struct{}
+	trace     trace.SpanContext // the call's span: the batch's span is under it or linked to it
 }
 
 // ErrOutcomeUnknown is a commit whose transaction failed at or after COMMIT (the connection lost
@@ -264,6 +271,9 @@ func (w *Writer) committed(ctx context.Context, batch []*commit) (bool, error) {
 			keys = append(keys, c.key)
 			if c.entry.Credits != 0 {
 				periods[periodKey{c.entry.TenantID, c.entry.Mode, c.entry.PeriodStart}] = true
+				if c.keyPeriod.tenant != "" {
+					periods[c.keyPeriod] = true
+				}
 			}
 		}
 	}
@@ -315,6 +325,17 @@ type periodKey struct {
 	start        time.Time
 }
 
+// less orders period keys (the order rows are locked in).
+func (a periodKey) less(b periodKey) bool {
+	if a.tenant != b.tenant {
+		return a.tenant < b.tenant
+	}
+	if a.mode != b.mode {
+		return a.mode < b.mode
+	}
+	return a.start.Before(b.start)
+}
+
 // apply commits a batch in one transaction. ambiguous reports an error at or after COMMIT (every
 // statement succeeded): the transaction may have committed. Any other error rolled it back.
 func (w *Writer) apply(ctx context.Context, batch []*commit) (ambiguous bool, err error) {
@@ -328,7 +349,7 @@ func (w *Writer) apply(ctx context.Context, batch []*commit) (ambiguous bool, er
 		moves := map[string]*move{}
 		var direct map[periodKey]int64
 		for _, c := range batch {
-			c.err, c.used, c.queued = nil, -1, false
+			c.err, c.used, c.keyUsed, c.queued = nil, -1, -1, false
 			for _, wr := range c.writes {
 				if err := wr.Apply(ctx, tx); err != nil {
 					var r refused
@@ -347,28 +368,47 @@ func (w *Writer) apply(ctx context.Context, batch []*commit) (ambiguous bool, er
 			if c.entry.Credits == 0 {
 				continue
 			}
-			pk := periodKey{c.entry.TenantID, c.entry.Mode, c.entry.PeriodStart}
-			if c.lease == "" {
-				if direct == nil {
-					direct = map[periodKey]int64{}
+			add := func(pk periodKey, lease string) {
+				if lease == "" {
+					if direct == nil {
+						direct = map[periodKey]int64{}
+					}
+					direct[pk] += c.entry.Credits
+					return
 				}
-				direct[pk] += c.entry.Credits
-				continue
+				m := moves[lease]
+				if m == nil {
+					m = &move{period: pk}
+					moves[lease] = m
+				}
+				m.amount += c.entry.Credits
 			}
-			m := moves[c.lease]
-			if m == nil {
-				m = &move{period: pk}
-				moves[c.lease] = m
+			add(periodKey{c.entry.TenantID, c.entry.Mode, c.entry.PeriodStart}, c.lease)
+			if c.keyPeriod.tenant != "" {
+				add(c.keyPeriod, c.keyLease)
 			}
-			m.amount += c.entry.Credits
 		}
+		// A batch may hold several periods (a key's budget beside its tenant's cap): they are
+		// locked in one order in every batch, so two instances' batches queue, never deadlock.
+		leaseIDs := make([]string, 0, len(moves))
+		for id := range moves {
+			leaseIDs = append(leaseIDs, id)
+		}
+		sort.Slice(leaseIDs, func(i, j int) bool {
+			a, b := moves[leaseIDs[i]].period, moves[leaseIDs[j]].period
+			if a != b {
+				return a.less(b)
+			}
+			return leaseIDs[i] < leaseIDs[j]
+		})
 		// Rows are locked period first, then lease, everywhere (leases, reconciliation), so
 		// concurrent transactions queue instead of deadlocking. Each period's used after the
 		// batch is read back (RETURNING): it already holds these charges, and it is what the
 		// meter shows, never more.
 		q := &w.sql
 		used := map[periodKey]int64{}
-		for id, m := range moves {
+		for _, id := range leaseIDs {
+			m := moves[id]
 			start := w.db.TimeArg(m.period.start)
 			row, err := w.db.QueryRow(ctx, tx, q.settle, m.amount, m.amount, m.period.tenant, m.period.mode, start)
 			if err != nil {
@@ -408,6 +448,9 @@ func (w *Writer) apply(ctx context.Context, batch []*commit) (ambiguous bool, er
 		for _, c := range entries {
 			if c.entry.Credits != 0 {
 				c.used = used[periodKey{c.entry.TenantID, c.entry.Mode, c.entry.PeriodStart}]
+				if c.keyPeriod.tenant != "" {
+					c.keyUsed = used[c.keyPeriod]
+				}
 			}
 		}
 		statements = true

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/providers/registry"
@@ -222,10 +224,14 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 	"key create": func(fs *flag.FlagSet) adminRun {
 		id := fs.String("tenant", "", "tenant id")
 		test := fs.Bool("test", false, "a sandbox key")
-		label := fs.String("label", "", "label")
+		label := fs.String("label", "", "label (the key's name)")
 		caps := fs.String("capabilities", "", "limit the key to these capability ids (comma-separated; sharpen for /v1/sharpen)")
 		topics := fs.String("topics", "", "limit the key to the capabilities of these topics (comma-separated, e.g. dev)")
-		manage := fs.Bool("manage", false, "the key may use the management API (/v1/requests, /v1/usage, /v1/keys)")
+		metadata := fs.String("metadata", "", "a small JSON object of your own (at most 4096 bytes)")
+		expires := fs.String("expires", "", "when the key stops working: an RFC 3339 time or a duration from now (e.g. 720h)")
+		budget := fs.Int64("budget", 0, "the key's own credits per period, under the tenant's cap (0: none)")
+		rate := fs.Int("rate", 0, "the key's own requests per minute, at most the plan's (0: the plan's)")
+		manage := fs.Bool("manage", false, "the key may use the management API (/v1/keys, /v1/requests, /v1/usage)")
 		return func(ctx context.Context, s *tenants.Store) (any, error) {
 			if err := required("tenant", *id); err != nil {
 				return nil, err
@@ -241,18 +247,25 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			if err != nil {
 				return nil, invalid(err)
 			}
-			k, raw, err := s.CreateScopedKey(ctx, *id, mode, *label, scope)
+			pol := tenants.KeyPolicy{Label: *label, Scope: scope, CreditBudget: *budget, RatePerMinute: *rate, Manage: *manage}
+			if pol.Metadata, err = tenants.ParseMetadata([]byte(*metadata)); err != nil {
+				return nil, invalid(err)
+			}
+			if *expires != "" {
+				at, err := parseExpiry(*expires)
+				if err != nil {
+					return nil, err
+				}
+				pol.ExpiresAt = &at
+			}
+			k, raw, err := s.CreateKeyWith(ctx, *id, mode, pol)
 			if err != nil {
 				return nil, invalid(err)
 			}
-			if *manage {
-				if k, err = s.SetKeyManage(ctx, k.ID, k.TenantID, true); err != nil {
-					return nil, err
-				}
-			}
-			audited(ctx, s, "key.create", k.ID, nil, keyAudit(k))
+			auditCLI(ctx, s, gateway.AuditKeyCreate, nil, k)
 			return map[string]any{"id": k.ID, "key": raw, "tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix,
-				"scope": k.Scope, "manage": k.Manage}, nil
+				"scope": k.Scope, "metadata": k.Metadata, "expires_at": k.ExpiresAt, "credit_budget": k.CreditBudget,
+				"rate_per_minute": k.RatePerMinute, "manage": k.Manage}, nil
 		}
 	},
 	"key revoke": func(fs *flag.FlagSet) adminRun {
@@ -264,20 +277,40 @@ var adminCommands = map[string]func(fs *flag.FlagSet) adminRun{
 			before, err := s.Key(ctx, *id)
 			if errors.Is(err, tenants.ErrNotFound) {
 				return nil, usagef("unknown key %s", *id)
-			} else if err != nil {
+			}
+			if err != nil {
 				return nil, err
 			}
 			k, err := s.RevokeKey(ctx, *id, "")
 			if errors.Is(err, tenants.ErrNotFound) {
 				return nil, usagef("unknown key %s", *id)
 			}
+			if err == nil && before.RevokedAt == nil {
+				auditCLI(ctx, s, gateway.AuditKeyRevoke, before, k)
+			}
+			return k, err
+		}
+	},
+	"key roll": func(fs *flag.FlagSet) adminRun {
+		id := fs.String("id", "", "key id")
+		overlap := fs.Duration("overlap", 0, "how long the old secret stays valid (e.g. 24h; 0: it stops at once)")
+		return func(ctx context.Context, s *tenants.Store) (any, error) {
+			if err := required("id", *id); err != nil {
+				return nil, err
+			}
+			before, err := s.Key(ctx, *id)
+			if errors.Is(err, tenants.ErrNotFound) {
+				return nil, usagef("unknown key %s", *id)
+			}
 			if err != nil {
 				return nil, err
 			}
-			if before.RevokedAt == nil {
-				audited(ctx, s, "key.revoke", k.ID, keyAudit(before), keyAudit(k))
+			k, raw, err := s.RollKey(ctx, *id, "", *overlap)
+			if err != nil {
+				return nil, invalid(err)
 			}
-			return k, nil
+			auditCLI(ctx, s, gateway.AuditKeyRoll, before, k)
+			return map[string]any{"id": k.ID, "key": raw, "prefix": k.Prefix, "previous_secret_expires_at": k.PrevExpiresAt}, nil
 		}
 	},
 	"key list": func(fs *flag.FlagSet) adminRun {
@@ -345,5 +378,33 @@ func statusCommand(status string) func(fs *flag.FlagSet) adminRun {
 			audited(ctx, s, "tenant.set_status", t.ID, map[string]any{"status": before.Status}, map[string]any{"status": t.Status})
 			return t, nil
 		}
+	}
+}
+
+// parseExpiry reads --expires: an RFC 3339 time or a duration from now.
+func parseExpiry(v string) (time.Time, error) {
+	if d, err := time.ParseDuration(v); err == nil {
+		return time.Now().Add(d), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, usagef("--expires must be an RFC 3339 time or a duration such as 720h, got %q", v)
+	}
+	return t, nil
+}
+
+// auditCLI writes the audit row of a change made with the CLI (actor "cli"); a failure to audit
+// is reported on stderr, the change stands.
+func auditCLI(ctx context.Context, s *tenants.Store, action string, before, after *tenants.APIKey) {
+	var b, a any
+	target := ""
+	if before != nil {
+		b, target = gateway.KeyAuditState(before), before.ID
+	}
+	if after != nil {
+		a, target = gateway.KeyAuditState(after), after.ID
+	}
+	if err := s.Audit(ctx, "cli", action, target, b, a); err != nil {
+		fmt.Fprintln(os.Stderr, "audit write failed:", err)
 	}
 }

@@ -139,13 +139,24 @@ type KeyRow struct {
 	LastUsed                *time.Time
 	Revoked                 bool
 	Scope                   string // "unlimited" or what the key is limited to
+	// Key policies (issue 34): the form's current values and the key's usage this period.
+	Capabilities, Topics string
+	Budget               int64 // 0: none
+	Rate                 int   // 0: the plan's
+	Manage               bool
+	Expires              *time.Time
+	ExpiresInput         string // datetime-local value (UTC)
+	Metadata             string // JSON, "" when none
+	Used                 int64  // credits this period
+	PrevExpires          *time.Time
 }
 
 // Keys is the keys page.
 type Keys struct {
-	Mode   ModeView
-	Keys   []KeyRow
-	NewKey string
+	Mode     ModeView
+	Keys     []KeyRow
+	NewKey   string
+	PlanRate int
 	// Grants are the MCP hosts signed in with OAuth in this mode (oauth.templ).
 	Grants []GrantRow
 }

@@ -1,1 +1,0 @@
-ALTER TABLE api_keys DROP COLUMN IF EXISTS manage;
