@@ -232,7 +232,7 @@ func TestManagementRoutesNeedManage(t *testing.T) {
 	for _, key := range []struct{ name, raw string }{{"live", e.LiveKey}, {"test", e.TestKey}} {
 		for _, path := range routes {
 			r := e.Do(http.MethodGet, path, key.raw, nil)
-			if r.Status != http.StatusForbidden || r.ErrorCode() != "unauthorized" {
+			if r.Status != http.StatusForbidden || r.ErrorCode() != "capability_disabled" {
 				t.Errorf("%s key, %s: %d %s", key.name, path, r.Status, r.Body)
 			}
 		}
@@ -248,7 +248,7 @@ func TestManagementRoutesNeedManage(t *testing.T) {
 	// A refused management call is itself in the log, with its code.
 	flushLog(t, e.Env)
 	es, _ := entries(t, e.Env, mraw, "?status=403&limit=100")
-	if len(es) != 2*len(routes) || es[0]["error_code"] != "unauthorized" {
+	if len(es) != 2*len(routes) || es[0]["error_code"] != "capability_disabled" {
 		t.Fatalf("403s logged: %d %v", len(es), es)
 	}
 }
