@@ -7,6 +7,8 @@ package gateway_test
 // orders obeyed, more advancing.
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -17,6 +19,8 @@ import (
 
 	"github.com/capgate/capgate/gateway/gatewaytest"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
 // hasWords tells whether every word of want appears in s (case-insensitively).
@@ -269,7 +273,8 @@ func consistencyCasesI36a() []consistencyCase {
 					if det.Status != http.StatusOK {
 						t.Fatalf("%v: details %d %s", body, det.Status, det.Body)
 					}
-					secs, _ := num(det.JSON["details"].(map[string]any)["duration_seconds"])
+					dm, _ := det.JSON["detail"].(map[string]any)
+					secs, _ := num(dm["duration_seconds"])
 					lo, hi := map[string][2]float64{"short": {0, 240}, "medium": {240, 1200}, "long": {1200, 1e6}}[d][0], map[string][2]float64{"short": {0, 240}, "medium": {240, 1200}, "long": {1200, 1e6}}[d][1]
 					if secs < lo || secs > hi || !strings.Contains(string(det.Body), str(m["title"])) {
 						t.Errorf("%v: the details of %q: %.400s", body, m["title"], det.Body)
@@ -446,5 +451,40 @@ func TestTestModeIsConsistentWithTheRequestTopics(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkTestModeExecuteTopics: a test-key execute of the topic searches whose sandbox
+// generates the answer (issue 36), in the shared bench's terms beside BenchmarkTestModeExecute.
+func BenchmarkTestModeExecuteTopics(b *testing.B) {
+	cases := []struct {
+		id   string
+		body map[string]any
+	}{
+		{"web.search", map[string]any{"query": "site:example.org heat pump", "time_range": "month"}},
+		{"patents.search", map[string]any{"query": "heat pump", "assignee": "Acme Robotics", "after": "filing:20180101", "sort": "new"}},
+		{"trends.search", map[string]any{"queries": []any{"tea", "coffee"}, "geo": "GB"}},
+		{"classics.search", map[string]any{"query": "winter", "author": "Leo Tolstoy"}},
+		{"fitness.exercises", map[string]any{"muscle": "biceps", "equipment": "cable"}},
+	}
+	for _, backend := range tenantstest.Backends(b) {
+		e := gatewaytest.New(b, gatewaytest.Options{DB: backend.Open(b), Limiter: unlimited{}})
+		plan := &tenants.Plan{ID: "bench", CreditCap: 1e12, RatePerMinute: 10_000_000, CreditMultiplier: 1,
+			Capabilities: "all", SharpenMax: "stock", ProjectLimit: 1, ItemLimit: 1}
+		if err := e.Store.CreatePlan(context.Background(), plan); err != nil {
+			b.Fatal(err)
+		}
+		_, _, test := e.NewTenant("bench")
+		env := &benchEnv{Env: e, key: test}
+		for _, c := range cases {
+			body, _ := json.Marshal(c.body)
+			path := "/v1/capabilities/" + c.id + "/execute"
+			if r := env.checked(b, path, json.RawMessage(body)); len(r.JSON["results"].([]any)) == 0 {
+				b.Fatalf("%s: no results", c.id)
+			}
+			b.Run(fmt.Sprintf("%s/%s", backend.Name, c.id), func(b *testing.B) {
+				timed(b, benchOp{run: func(b *testing.B) { env.post(b, path, body) }})
+			})
+		}
 	}
 }

@@ -109,7 +109,11 @@ func generateExercises(r *http.Request, fixture []byte, status int) ([]byte, int
 		}
 	}
 	if len(all) == 0 && search != "" {
-		// Words the catalog lacks name exercises of their own.
+		// Words the catalog lacks name exercises of their own, of the asked muscle group or else
+		// of the group one of whose movements shares a word with them (full body otherwise).
+		if muscle == "" {
+			muscles = []string{guessMuscle(words)}
+		}
 		for _, v := range variants {
 			for _, m := range muscles {
 				for _, e := range equipments {
@@ -188,4 +192,20 @@ func generateExercise(r *http.Request, fixture []byte, status int) ([]byte, int)
 func mustFile(name string) []byte {
 	b, _ := sandboxFiles.ReadFile("sandbox/" + name)
 	return b
+}
+
+// guessMuscle is the muscle group of the first movement sharing a word with the search.
+func guessMuscle(words []string) string {
+	for _, m := range muscleOrder {
+		for _, mv := range movements[m] {
+			for _, w := range strings.Fields(strings.ToLower(mv)) {
+				for _, q := range words {
+					if w == q {
+						return m
+					}
+				}
+			}
+		}
+	}
+	return "full_body"
 }
