@@ -268,6 +268,12 @@ func consistencyCasesI36a() []consistencyCase {
 				if after, ok := body["published_after"].(string); ok && str(m["published_at"]) < after {
 					t.Errorf("%v: published %v", body, m["published_at"])
 				}
+				if _, ok := body["duration"]; !ok && k == 0 {
+					tr := c.e.Do(http.MethodPost, "/v1/follow-up", c.key, map[string]any{"record_id": m["record_id"], "action": "transcript"})
+					if tr.Status != http.StatusOK || !strings.Contains(string(tr.Body), strings.ToLower(str(m["title"]))) {
+						t.Errorf("%v: the transcript of %q: %d %.400s", body, m["title"], tr.Status, tr.Body)
+					}
+				}
 				if d, ok := body["duration"].(string); ok && k == 0 {
 					det := c.e.Do(http.MethodPost, "/v1/follow-up", c.key, map[string]any{"record_id": m["record_id"], "action": "details"})
 					if det.Status != http.StatusOK {

@@ -31,6 +31,12 @@ func generateTranscript(r *http.Request, fixture []byte, status int) ([]byte, in
 	if id == "" || providers.IsSandboxMiss(id) || !strings.HasPrefix(r.URL.Query().Get("url"), watchURL) {
 		return fixture, status
 	}
+	videosMu.Lock()
+	v, ok := generated[id]
+	videosMu.Unlock()
+	if ok {
+		return generatedTranscript(v), http.StatusOK
+	}
 	b, err := fs.ReadFile(sandboxSub(), "transcript_"+providers.PickName(id, sandboxTranscripts)+".json")
 	if err != nil {
 		return fixture, status
@@ -208,4 +214,17 @@ func generateVideo(r *http.Request, fixture []byte, status int) ([]byte, int) {
 func mustFile(name string) []byte {
 	b, _ := fs.ReadFile(sandboxSub(), name)
 	return b
+}
+
+// generatedTranscript is a generated video's captions in Supadata's shape: lines about its topic
+// spread over its length.
+func generatedTranscript(v generatedVideo) []byte {
+	lines := []string{"[Music]", "hi everyone, welcome back to " + v.channel, "today: " + strings.ToLower(v.title),
+		v.description, "let's get started", "that's it for today, thanks for watching", "[Music]"}
+	step := v.seconds * 1000 / len(lines)
+	var content []any
+	for i, l := range lines {
+		content = append(content, map[string]any{"text": l, "offset": i * step, "duration": step * 9 / 10, "lang": "en"})
+	}
+	return providers.JSONBytes(map[string]any{"content": content, "lang": "en", "availableLangs": []any{"en"}})
 }
