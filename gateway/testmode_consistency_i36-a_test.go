@@ -270,7 +270,7 @@ func consistencyCasesI36a() []consistencyCase {
 				}
 				if _, ok := body["duration"]; !ok && k == 0 {
 					tr := c.e.Do(http.MethodPost, "/v1/follow-up", c.key, map[string]any{"record_id": m["record_id"], "action": "transcript"})
-					if tr.Status != http.StatusOK || !strings.Contains(string(tr.Body), strings.ToLower(str(m["title"]))) {
+					if tr.Status != http.StatusOK || !strings.Contains(fmt.Sprint(tr.JSON), strings.ToLower(str(m["title"]))) {
 						t.Errorf("%v: the transcript of %q: %d %.400s", body, m["title"], tr.Status, tr.Body)
 					}
 				}
@@ -282,7 +282,7 @@ func consistencyCasesI36a() []consistencyCase {
 					dm, _ := det.JSON["detail"].(map[string]any)
 					secs, _ := num(dm["duration_seconds"])
 					lo, hi := map[string][2]float64{"short": {0, 240}, "medium": {240, 1200}, "long": {1200, 1e6}}[d][0], map[string][2]float64{"short": {0, 240}, "medium": {240, 1200}, "long": {1200, 1e6}}[d][1]
-					if secs < lo || secs > hi || !strings.Contains(string(det.Body), str(m["title"])) {
+					if secs < lo || secs > hi || !strings.Contains(fmt.Sprint(det.JSON), str(m["title"])) {
 						t.Errorf("%v: the details of %q: %.400s", body, m["title"], det.Body)
 					}
 				}
