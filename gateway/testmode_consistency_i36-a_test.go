@@ -7,11 +7,13 @@ package gateway_test
 // orders obeyed, more advancing.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/capgate/capgate/gateway/gatewaytest"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/registry"
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/tenantstest"
 )
@@ -491,6 +494,49 @@ func BenchmarkTestModeExecuteTopics(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%s", backend.Name, c.id), func(b *testing.B) {
 				timed(b, benchOp{run: func(b *testing.B) { env.post(b, path, body) }})
 			})
+		}
+	}
+}
+
+// TestTopicSandboxesAreDeterministic: the generated upstream answers of the topic searches are
+// the same bytes for the same upstream request, and differ for another query.
+func TestTopicSandboxesAreDeterministic(t *testing.T) {
+	handlers := map[string]http.Handler{}
+	for _, p := range registry.Providers() {
+		handlers[p.ID] = providers.SandboxOf(p)
+	}
+	for _, c := range []struct{ provider, target string }{
+		{"serpapi", "/search.json?engine=google&q=heat+pump&tbs=qdr:w&api_key=k"},
+		{"serpapi", "/search.json?engine=google_news&q=heat+pump+when:7d&api_key=k"},
+		{"serpapi", "/search.json?engine=google_patents&q=heat+pump&num=10&after=filing:20180101&api_key=k"},
+		{"serpapi", "/search.json?engine=google_trends&q=tea,heat+pump&data_type=TIMESERIES&date=today+12-m&api_key=k"},
+		{"gutendex", "/books/?search=heat+pump+Leo+Tolstoy&page=1"},
+		{"youtube", "/youtube/v3/search?part=snippet&type=video&q=heat+pump&maxResults=5&key=k"},
+		{"reddit", "/search?q=heat+pump&type=link&limit=5&raw_json=1"},
+		{"x", "/2/tweets/search/recent?query=heat+pump&max_results=10"},
+		{"exercisevideo", "/api/v2/exercises?muscleGroup=biceps&search=heat+pump&page=1&pageSize=5"},
+		{"apibible", "/v1/bibles/de4e12af7f28f599-02/search?query=heat+pump&limit=3&offset=0"},
+		{"quran", "/api/v4/search?q=heat+pump&size=3&page=1&language=en&translations=131"},
+	} {
+		h := handlers[c.provider]
+		if h == nil {
+			t.Fatalf("%s has no sandbox", c.provider)
+		}
+		serve := func(target string) []byte {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%s %s: %d %s", c.provider, target, rec.Code, rec.Body)
+			}
+			return rec.Body.Bytes()
+		}
+		a, b := serve(c.target), serve(c.target)
+		other := serve(strings.ReplaceAll(c.target, "heat", "solar"))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s %s: two answers to one request", c.provider, c.target)
+		}
+		if bytes.Equal(a, other) || !strings.Contains(strings.ToLower(string(a)), "heat pump") {
+			t.Errorf("%s %s: the answer is not about the query: %.300s", c.provider, c.target, a)
 		}
 	}
 }

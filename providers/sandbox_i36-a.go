@@ -98,11 +98,11 @@ func TopicSnippet(topic string, i int) string {
 	return fmt.Sprintf(topicSnippets[i%len(topicSnippets)], topic)
 }
 
-// SynthSite is a made-up web site for record i of a set: its name and host (under .example,
-// which never resolves).
+// SynthSite is a made-up web site for record i of a set: its name and host, under example.com
+// (reserved for examples, so never a real site; web.read's test mode reads it as any public host).
 func SynthSite(seed string, i int) (name, host string) {
 	name = SynthName(seed+"site", i, "")
-	return name, Slug(name) + ".example"
+	return name, Slug(name) + ".example.com"
 }
 
 // SynthTime is the time of record i of a set of n dated records spread over window before

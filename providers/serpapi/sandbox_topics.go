@@ -162,7 +162,7 @@ func generateNews(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	for i := range newsTotal {
 		rec := providers.FromTemplate(tmpls, i)
 		outlet := newsOutlets[(i+int(providers.Rand("outlet", seed).IntN(len(newsOutlets))))%len(newsOutlets)]
-		host := providers.Slug(outlet) + ".example"
+		host := providers.Slug(outlet) + ".example.com"
 		if site != "" {
 			host, outlet = site, site
 		}
