@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Generators of the search families whose answers are about a topic (web, news, patents, trends,
@@ -90,7 +92,7 @@ func NewsTitle(topic string, i int) string {
 	if n := i / len(newsTitles); n > 0 {
 		s += fmt.Sprintf(" (%d)", n+1)
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return UpperFirst(s)
 }
 
 // TopicSnippet is snippet i of a synthetic set about topic.
@@ -119,3 +121,12 @@ func SynthTime(seed string, i, n int, newest time.Time, window time.Duration) ti
 // SandboxToday is today at midnight UTC: the newest date of dated synthetic sets, so their
 // answers are the same all day for the same request.
 func SandboxToday() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
+
+// UpperFirst is s with its first letter in upper case (rune-aware: a query's first letter may be
+// any script's).
+func UpperFirst(s string) string {
+	for i, r := range s {
+		return string(unicode.ToUpper(r)) + s[i+utf8.RuneLen(r):]
+	}
+	return s
+}

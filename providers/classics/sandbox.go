@@ -150,8 +150,8 @@ func generateCatalog(r *http.Request, fixture []byte, status int) ([]byte, int) 
 		rec["download_count"] = 200 + rr.IntN(40000)
 		base := fmt.Sprintf("%s/ebooks/%d", gutenbergSite, id)
 		rec["formats"] = map[string]any{
-			"text/html":                   base + ".html.images",
-			"application/epub+zip":        base + ".epub3.images",
+			"text/html":                    base + ".html.images",
+			"application/epub+zip":         base + ".epub3.images",
 			"text/plain; charset=us-ascii": fmt.Sprintf("%s/cache/epub/%d/pg%d.txt", gutenbergSite, id, id),
 		}
 		remember(id, work{title: title, author: name, language: lang})

@@ -284,8 +284,8 @@ func generatePatents(doc map[string]any, q url.Values) ([]byte, int, bool) {
 		rec["patent_id"] = id
 		rec["patent_link"] = "https://patents.google.com/" + id
 		rec["serpapi_link"] = "https://serpapi.com/search.json?engine=google_patents_details&patent_id=" + url.QueryEscape(id)
-		rec["title"] = strings.ToUpper(title[:1]) + title[1:]
-		rec["snippet"] = "A " + strings.ToLower(title[:1]) + title[1:] + " is disclosed. The invention concerns " + topic + " and improves its reliability and cost."
+		rec["title"] = providers.UpperFirst(title)
+		rec["snippet"] = "Disclosed: " + providers.UpperFirst(title) + ". The invention concerns " + topic + " and improves its reliability and cost."
 		rec["priority_date"] = priority.Format(time.DateOnly)
 		rec["filing_date"] = filing.Format(time.DateOnly)
 		rec["publication_date"] = publication.Format(time.DateOnly)

@@ -124,7 +124,7 @@ func generateReddit(r *http.Request, fixture []byte, status int) ([]byte, int) {
 			continue
 		}
 		title := fmt.Sprintf(forumTitles[i%len(forumTitles)], topic)
-		title = strings.ToUpper(title[:1]) + title[1:]
+		title = providers.UpperFirst(title)
 		slug := providers.Slug(title)
 		author := handle(seed, i)
 		permalink := "/r/" + sub + "/comments/" + id + "/" + slug + "/"
@@ -217,7 +217,7 @@ func generateX(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		t := providers.FromTemplate(tmpls, i)
 		id := strconv.FormatUint(2e18+providers.Rand("tweet", seed, strconv.Itoa(i)).Uint64()%1e17, 10)
 		text := fmt.Sprintf(postForms[i%len(postForms)], topic)
-		t["id"], t["author_id"], t["text"], t["lang"] = id, uid, strings.ToUpper(text[:1])+text[1:], lang
+		t["id"], t["author_id"], t["text"], t["lang"] = id, uid, providers.UpperFirst(text), lang
 		t["edit_history_tweet_ids"] = []any{id}
 		t["created_at"] = providers.SynthTime(seed, i, socialTotal, now, 6*24*time.Hour).Format("2006-01-02T15:04:05.000Z")
 		if pm, ok := t["public_metrics"].(map[string]any); ok {

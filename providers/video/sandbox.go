@@ -110,8 +110,12 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		oldest = t.UTC()
 	}
 	lo, hi := durationRange(q.Get("videoDuration"))
-	var items []any
-	for i := from; i < min(from+size, videosTotal); i++ {
+	total := videosTotal
+	if !oldest.Before(now) {
+		total = 0 // nothing is published after today
+	}
+	items := []any{}
+	for i := from; i < min(from+size, total); i++ {
 		rr := providers.Rand("video", seed, strconv.Itoa(i))
 		var id strings.Builder
 		for range 11 {
@@ -143,13 +147,13 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	doc["items"] = items
 	delete(doc, "prevPageToken")
 	delete(doc, "nextPageToken")
-	if from+size < videosTotal {
+	if from+size < total {
 		doc["nextPageToken"] = "SBX" + strconv.Itoa(from+size)
 	}
 	if from > 0 {
 		doc["prevPageToken"] = "SBX" + strconv.Itoa(max(from-size, 0))
 	}
-	doc["pageInfo"] = map[string]any{"totalResults": videosTotal, "resultsPerPage": size}
+	doc["pageInfo"] = map[string]any{"totalResults": total, "resultsPerPage": size}
 	return providers.JSONBytes(doc), http.StatusOK
 }
 
