@@ -723,8 +723,18 @@ func TestExamples(t *testing.T) {
 			if len(page.Records) == 0 {
 				t.Fatal("no records")
 			}
-			total := len(page.Records)
-			for p, n := page, 1; p.HasMore; n++ {
+			// The sandbox's set about the query pages to its end without repeating a patent.
+			seen := map[any]bool{}
+			for p, n := page, 1; ; n++ {
+				for _, r := range p.Records {
+					if seen[r.Fields["publication_number"]] {
+						t.Errorf("page %d repeats %v", n, r.Fields["publication_number"])
+					}
+					seen[r.Fields["publication_number"]] = true
+				}
+				if !p.HasMore {
+					break
+				}
 				if n > 10 {
 					t.Fatal("sandbox paging does not end")
 				}
@@ -732,10 +742,6 @@ func TestExamples(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				total += len(p.Records)
-			}
-			if total != 19 {
-				t.Errorf("%d records over all sandbox pages, want 19", total)
 			}
 			rec := page.Records[0]
 			d, err := providertest.Action(t, client, Search, providers.ModeTest, req, "details", &rec)

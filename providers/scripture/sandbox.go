@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -16,9 +17,9 @@ import (
 // verses; a surah holds its real number of ayahs.
 func init() {
 	providers.RegisterGenerators(bibleAPIID, providers.GeneratedRoute{Path: "/*", Generate: generatePassage})
-	providers.RegisterGenerators(apiBibleID, providers.GeneratedRoute{Path: "/v1/bibles/*", Generate: missFinds("query")})
+	providers.RegisterGenerators(apiBibleID, providers.GeneratedRoute{Path: "/v1/bibles/*", Generate: recordedOr("query", "the lord", generateBibleSearch)})
 	providers.RegisterGenerators(quranID,
-		providers.GeneratedRoute{Path: "/api/v4/search", Generate: missFinds("q")},
+		providers.GeneratedRoute{Path: "/api/v4/search", Generate: recordedOr("q", "allah", generateQuranSearch)},
 		providers.GeneratedRoute{Path: "/api/v4/verses/by_key/*", Generate: generateQuranKey},
 		providers.GeneratedRoute{Path: "/api/v4/verses/by_chapter/*", Generate: generateQuranChapter})
 }
@@ -165,4 +166,129 @@ func generateQuranChapter(r *http.Request, fixture []byte, status int) ([]byte, 
 	}
 	return providers.JSONBytes(map[string]any{"verses": verses, "pagination": map[string]any{
 		"per_page": per, "current_page": page, "next_page": next, "total_pages": pages, "total_records": info.Ayahs}}), http.StatusOK
+}
+
+// Phrase searches (issue 36): the recorded phrases keep their recorded answers; any other phrase
+// finds a synthetic set of verses across the canon (or the surahs), each holding the phrase as
+// written, in canonical order, paged as the provider pages.
+func recordedOr(param, recorded string, gen providers.Generator) providers.Generator {
+	miss := missFinds(param)
+	return func(r *http.Request, fixture []byte, status int) ([]byte, int) {
+		q := strings.TrimSpace(r.URL.Query().Get(param))
+		if status != http.StatusOK || q == "" || providers.IsSandboxMiss(q) || strings.EqualFold(q, recorded) {
+			return miss(r, fixture, status)
+		}
+		return gen(r, fixture, status)
+	}
+}
+
+// phraseHits are the verses a phrase finds: a count of its own, each a verse of the canon
+// (book, chapter, verse), in canonical order.
+func phraseHits(phrase string, chapters func(i int) (int, bool), units, verses int) [][3]int {
+	seed := strings.ToLower(phrase)
+	n := 8 + providers.Rand("hits", seed).IntN(30)
+	seen := map[[3]int]bool{}
+	var out [][3]int
+	for i := 0; len(out) < n && i < n*4; i++ {
+		r := providers.Rand("hit", seed, strconv.Itoa(i))
+		b := r.IntN(units)
+		chs, ok := chapters(b)
+		if !ok || chs < 1 {
+			continue
+		}
+		h := [3]int{b, 1 + r.IntN(chs), 1 + r.IntN(verses)}
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		for k := range 3 {
+			if out[i][k] != out[j][k] {
+				return out[i][k] < out[j][k]
+			}
+		}
+		return false
+	})
+	return out
+}
+
+func sandboxVerseText(ref, phrase string) string {
+	return fmt.Sprintf("%s in the capgate sandbox, a verse that holds %q; a live key reads the translation's text.", ref, phrase)
+}
+
+// generateBibleSearch answers API.Bible's search with verses holding the phrase, limit per page
+// from offset.
+func generateBibleSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
+	q := r.URL.Query()
+	phrase := strings.TrimSpace(q.Get("query"))
+	doc := providers.JSONObject(fixture)
+	data, _ := doc["data"].(map[string]any)
+	tmpls := providers.Templates(data["verses"])
+	if len(tmpls) == 0 {
+		return fixture, status
+	}
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	limit, offset = max(limit, 1), max(offset, 0)
+	hits := phraseHits(phrase, func(i int) (int, bool) { return books[i].Chapters, true }, len(books), sandboxChapterVerses)
+	bibleID := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/v1/bibles/"), "/search")
+	var verses []any
+	for i := offset; i < min(offset+limit, len(hits)); i++ {
+		h := hits[i]
+		bk := books[h[0]]
+		v := providers.FromTemplate(tmpls, i)
+		id := fmt.Sprintf("%s.%d.%d", bk.ID, h[1], h[2])
+		ref := fmt.Sprintf("%s %d:%d", bk.Name, h[1], h[2])
+		v["id"], v["orgId"], v["bibleId"], v["bookId"] = id, id, bibleID, bk.ID
+		v["chapterId"] = fmt.Sprintf("%s.%d", bk.ID, h[1])
+		v["reference"], v["text"] = ref, sandboxVerseText(ref, phrase)
+		verses = append(verses, v)
+	}
+	if verses == nil {
+		verses = []any{}
+	}
+	doc["query"] = phrase
+	data["query"], data["limit"], data["offset"], data["total"] = phrase, limit, offset, len(hits)
+	data["verseCount"], data["verses"] = len(verses), verses
+	return providers.JSONBytes(doc), http.StatusOK
+}
+
+// generateQuranSearch answers Quran.com's search with ayahs whose translation holds the phrase,
+// size per page by page.
+func generateQuranSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
+	q := r.URL.Query()
+	phrase := strings.TrimSpace(q.Get("q"))
+	doc := providers.JSONObject(fixture)
+	sr, _ := doc["search"].(map[string]any)
+	tmpls := providers.Templates(sr["results"])
+	if len(tmpls) == 0 {
+		return fixture, status
+	}
+	size, _ := strconv.Atoi(q.Get("size"))
+	page, _ := strconv.Atoi(q.Get("page"))
+	size, page = max(size, 1), max(page, 1)
+	// A hit's "chapter" is the ayah of its surah.
+	hits := phraseHits(phrase, func(i int) (int, bool) { info, ok := surahInfo(i + 1); return info.Ayahs, ok }, 114, 1)
+	var results []any
+	for i := (page - 1) * size; i < min(page*size, len(hits)); i++ {
+		s := hits[i][0] + 1
+		a := hits[i][1]
+		v := providers.FromTemplate(tmpls, i)
+		key := fmt.Sprintf("%d:%d", s, a)
+		v["verse_key"], v["verse_id"] = key, s*1000+a
+		if ts, ok := v["translations"].([]any); ok && len(ts) > 0 {
+			if t, ok := ts[0].(map[string]any); ok {
+				t["text"] = strings.Replace(sandboxVerseText("Ayah "+key, phrase), phrase, "<em>"+phrase+"</em>", 1)
+				v["translations"] = []any{t}
+			}
+		}
+		results = append(results, v)
+	}
+	if results == nil {
+		results = []any{}
+	}
+	sr["query"], sr["total_results"], sr["current_page"] = phrase, len(hits), page
+	sr["total_pages"], sr["results"] = (len(hits)+size-1)/size, results
+	return providers.JSONBytes(doc), http.StatusOK
 }
