@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -101,7 +102,60 @@ func Action(tb testing.TB, client *providers.Client, c *providers.Capability, mo
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	return a.Run(ctx, providers.NewCall(c, req, nil, mode, "tnt_test", client), rec)
+	return a.Run(ctx, providers.NewCall(c, req, nil, mode, "tnt_test", client), AsStored(tb, rec))
+}
+
+// AsStored is a record as a record action gets it back from the gateway's session: its typed
+// data rendered and read back as Fields (numbers as json.Number).
+func AsStored(tb testing.TB, rec *providers.Record) *providers.Record {
+	tb.Helper()
+	if rec.Data == nil {
+		return rec
+	}
+	out := *rec
+	out.Data, out.Fields = nil, map[string]any{}
+	if m, ok := canonical(tb, rec.Data).(map[string]any); ok {
+		for k, v := range m {
+			out.Fields[k] = v
+		}
+	}
+	for k, v := range rec.Fields {
+		out.Fields[k] = canonical(tb, v)
+	}
+	return &out
+}
+
+// canonical is v as JSON decodes it (objects as maps, numbers as json.Number), so a typed value
+// compares and renders in key order, as the gateway renders it.
+func canonical(tb testing.TB, v any) any {
+	tb.Helper()
+	out, err := decodeCanonical(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func decodeCanonical(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	err = dec.Decode(&out)
+	return out, err
+}
+
+// mustCanonical is decodeCanonical for golden renderings, where a value that cannot be encoded
+// is the test's own mistake.
+func mustCanonical(v any) any {
+	out, err := decodeCanonical(v)
+	if err != nil {
+		panic(fmt.Sprintf("providertest: %v", err))
+	}
+	return out
 }
 
 // RecordsJSON renders records as the gateway shows them (without ids), for golden files.
@@ -114,6 +168,13 @@ func RecordsJSON(page *providers.Page) any {
 		}
 		if r.Snippet != "" {
 			m["snippet"] = r.Snippet
+		}
+		if r.Data != nil {
+			for k, v := range mustCanonical(r.Data).(map[string]any) {
+				if _, base := m[k]; !base && k != "record_id" && k != "title" && k != "url" && k != "snippet" {
+					m[k] = v
+				}
+			}
 		}
 		for k, v := range r.Fields {
 			m[k] = v
