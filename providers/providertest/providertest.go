@@ -125,6 +125,13 @@ func AsStored(tb testing.TB, rec *providers.Record) *providers.Record {
 	return &out
 }
 
+// FieldsOf is a record's own keys as the gateway stores them (typed data and free-form fields
+// together; numbers as json.Number), for tests that look at one key.
+func FieldsOf(tb testing.TB, rec *providers.Record) map[string]any {
+	tb.Helper()
+	return AsStored(tb, rec).Fields
+}
+
 // canonical is v as JSON decodes it (objects as maps, numbers as json.Number), so a typed value
 // compares and renders in key order, as the gateway renders it.
 func canonical(tb testing.TB, v any) any {
