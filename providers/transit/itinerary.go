@@ -50,19 +50,19 @@ type fare struct {
 
 // itinerary is the stored details body.
 type itinerary struct {
-	DurationSeconds     *int64         `json:"duration_seconds,omitempty"`
-	DistanceM           *int64         `json:"distance_m,omitempty"`
-	DurationLabel       string         `json:"duration_label,omitempty"`
-	DistanceLabel       string         `json:"distance_label,omitempty"`
-	TimeWindow          map[string]any `json:"time_window,omitempty"`
-	RequestedTime       string         `json:"requested_time,omitempty"`
-	RequestedTimeStatus string         `json:"requested_time_status"`
-	RealtimeStatus      string         `json:"realtime_status"`
-	Transfers           *int           `json:"transfers,omitempty"`
-	Lines               []string       `json:"lines,omitempty"`
-	Fare                *fare          `json:"fare,omitempty"`
-	Segments            []segment      `json:"segments"`
-	Warnings            []string       `json:"warnings,omitempty"`
+	DurationSeconds     *int64      `json:"duration_seconds,omitempty"`
+	DistanceM           *int64      `json:"distance_m,omitempty"`
+	DurationLabel       string      `json:"duration_label,omitempty"`
+	DistanceLabel       string      `json:"distance_label,omitempty"`
+	TimeWindow          *TimeWindow `json:"time_window,omitempty"`
+	RequestedTime       string      `json:"requested_time,omitempty"`
+	RequestedTimeStatus string      `json:"requested_time_status"`
+	RealtimeStatus      string      `json:"realtime_status"`
+	Transfers           *int        `json:"transfers,omitempty"`
+	Lines               []string    `json:"lines,omitempty"`
+	Fare                *fare       `json:"fare,omitempty"`
+	Segments            []segment   `json:"segments"`
+	Warnings            []string    `json:"warnings,omitempty"`
 }
 
 // itineraryRecord maps route i.
@@ -85,20 +85,19 @@ func itineraryRecord(q *query, i int, r route, fetched time.Time) providers.Reco
 	segments := buildSegments(steps, overviews)
 
 	it := itinerary{Segments: segments, RealtimeStatus: realtimeUnknown}
-	fields := map[string]any{"source": sourceName, "fetched_at": fetched.Format(time.RFC3339), "realtime_status": realtimeUnknown}
 	if r.DistanceMeters.OK {
 		v := r.DistanceMeters.V
-		it.DistanceM, fields["distance_m"] = &v, v
+		it.DistanceM = &v
 	}
 	if secs, ok := seconds(string(r.Duration)); ok {
-		it.DurationSeconds, fields["duration_seconds"] = &secs, secs
+		it.DurationSeconds = &secs
 	}
 	if lv := r.LocalizedValues.V; lv != nil {
-		if t := lv.Duration.V; t != nil && t.Text != "" {
-			it.DurationLabel, fields["duration_label"] = string(t.Text), string(t.Text)
+		if t := lv.Duration.V; t != nil {
+			it.DurationLabel = string(t.Text)
 		}
-		if t := lv.Distance.V; t != nil && t.Text != "" {
-			it.DistanceLabel, fields["distance_label"] = string(t.Text), string(t.Text)
+		if t := lv.Distance.V; t != nil {
+			it.DistanceLabel = string(t.Text)
 		}
 	}
 	it.Fare = fareOf(r)
@@ -113,22 +112,15 @@ func itineraryRecord(q *query, i int, r route, fetched time.Time) providers.Reco
 			}
 		}
 	}
-	if len(lines) > 0 {
-		it.Lines, fields["lines"] = lines, lines
-	}
+	it.Lines = lines
 	if rides > 0 {
 		n := rides - 1
 		it.Transfers = &n
 	}
 	window, dep, arr, hasWindow := timeWindow(steps)
-	if hasWindow {
-		it.TimeWindow, fields["time_window"] = window, window
-	}
+	it.TimeWindow = window
 	it.RequestedTimeStatus = requestedTimeStatus(q, dep, arr, hasWindow)
-	fields["requested_time_status"] = it.RequestedTimeStatus
-	if q.atText != "" {
-		it.RequestedTime, fields["requested_time"] = q.atText, q.atText
-	}
+	it.RequestedTime = q.atText
 	for _, w := range r.Warnings {
 		if w != "" {
 			it.Warnings = append(it.Warnings, string(w))
@@ -159,8 +151,11 @@ func itineraryRecord(q *query, i int, r route, fetched time.Time) providers.Reco
 		Title:   title(i, lines, it),
 		URL:     mapsURL,
 		Snippet: snippet(segments, it),
-		Fields:  fields,
-		Stored:  map[string]*providers.Detail{"details": {Body: it, Links: links}},
+		Data: &RouteRecord{Source: sourceName, FetchedAt: fetched.Format(time.RFC3339), RealtimeStatus: it.RealtimeStatus,
+			DistanceM: it.DistanceM, DurationSeconds: it.DurationSeconds, DurationLabel: it.DurationLabel,
+			DistanceLabel: it.DistanceLabel, Lines: it.Lines, TimeWindow: it.TimeWindow,
+			RequestedTimeStatus: it.RequestedTimeStatus, RequestedTime: it.RequestedTime},
+		Stored: map[string]*providers.Detail{"details": {Body: it, Links: links}},
 	}
 }
 
@@ -317,7 +312,7 @@ func lineLabel(s segment) string {
 // timeWindow is when the trip leaves the origin and reaches the destination: the first ride's
 // departure less the walking before it, and the last ride's arrival plus the walking after it.
 // ok is false without a timed ride.
-func timeWindow(steps []step) (map[string]any, time.Time, time.Time, bool) {
+func timeWindow(steps []step) (*TimeWindow, time.Time, time.Time, bool) {
 	first, last := -1, -1
 	for i, s := range steps {
 		if td := s.TransitDetails.V; td != nil && td.StopDetails.V != nil {
@@ -345,9 +340,9 @@ func timeWindow(steps []step) (map[string]any, time.Time, time.Time, bool) {
 			arr = arr.Add(time.Duration(d) * time.Second)
 		}
 	}
-	w := map[string]any{"departure": dep.UTC().Format(time.RFC3339), "arrival": arr.UTC().Format(time.RFC3339)}
-	if lv := steps[first].TransitDetails.V.LocalizedValues.V; lv != nil && lv.DepartureTime.V != nil && lv.DepartureTime.V.TimeZone != "" {
-		w["time_zone"] = string(lv.DepartureTime.V.TimeZone)
+	w := &TimeWindow{Departure: dep.UTC().Format(time.RFC3339), Arrival: arr.UTC().Format(time.RFC3339)}
+	if lv := steps[first].TransitDetails.V.LocalizedValues.V; lv != nil && lv.DepartureTime.V != nil {
+		w.TimeZone = string(lv.DepartureTime.V.TimeZone)
 	}
 	return w, dep, arr, true
 }

@@ -103,6 +103,31 @@ var Routes = &providers.Capability{
 			"time":        map[string]any{"mode": "last_available"}, "preference": "less_walking"}},
 	},
 	Execute: execute,
+	Record:  RouteRecord{},
+}
+
+// RouteRecord is a transit.routes record (besides title, url and snippet): the trip at a glance;
+// the details action has its segments, fare and warnings.
+type RouteRecord struct {
+	Source              string      `json:"source" doc:"google_routes"`
+	FetchedAt           string      `json:"fetched_at" doc:"when the upstream answered (RFC 3339)"`
+	RealtimeStatus      string      `json:"realtime_status"`
+	DistanceM           *int64      `json:"distance_m,omitempty"`
+	DurationSeconds     *int64      `json:"duration_seconds,omitempty"`
+	DurationLabel       string      `json:"duration_label,omitempty"`
+	DistanceLabel       string      `json:"distance_label,omitempty"`
+	Lines               []string    `json:"lines,omitempty" doc:"the lines ridden, in order"`
+	TimeWindow          *TimeWindow `json:"time_window,omitempty"`
+	RequestedTime       string      `json:"requested_time,omitempty"`
+	RequestedTimeStatus string      `json:"requested_time_status" doc:"whether the trip honours the requested time"`
+}
+
+// TimeWindow is when a trip leaves and arrives. Fields in key order: the details body is
+// written by encoding/json, which keeps the declared order.
+type TimeWindow struct {
+	Arrival   string `json:"arrival" doc:"RFC 3339, UTC"`
+	Departure string `json:"departure" doc:"RFC 3339, UTC"`
+	TimeZone  string `json:"time_zone,omitempty" doc:"the IANA zone of the first departure"`
 }
 
 // placeSchema is the JSON Schema of origin or destination.
