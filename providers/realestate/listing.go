@@ -66,58 +66,48 @@ func listingRecord(l listing, requested, fetched string) (providers.Record, bool
 	if !zpidPattern.MatchString(zpid) {
 		return providers.Record{}, false
 	}
-	f := map[string]any{"source": sourceName, "fetched_at": fetched}
 	street, city, state, zip := splitAddress(string(l.Address))
-	lenient.SetStr(f, "street", street)
-	lenient.SetStr(f, "city", city)
-	lenient.SetStr(f, "state", state)
-	lenient.SetStr(f, "zipcode", zip)
-	lenient.SetStr(f, "country", string(l.Country))
 	ht := homeType(string(l.PropertyType))
-	lenient.SetStr(f, "home_type", ht)
 	hs := homeStatus(string(l.ListingStatus))
-	lenient.SetStr(f, "home_status", hs)
-	lenient.SetStr(f, "status_text", string(l.StatusText))
-	lenient.SetStr(f, "broker", string(l.BrokerName))
-	lenient.SetStr(f, "currency", string(l.Currency))
-	if l.DatePriceChanged.OK && l.DatePriceChanged.V > 0 {
-		f["date_price_changed"] = day(l.DatePriceChanged.V)
-	}
 	kind := priceKind(hs, requested)
-	f["price_kind"] = kind
-	if l.Price.OK && l.Price.V > 0 {
-		f["price"] = l.Price.V
-	}
-	if label := priceLabel(l, kind); label != "" {
-		f["price_label"] = label
-	}
-	if l.Bedrooms.OK && l.Bedrooms.V >= 0 {
-		f["beds"] = l.Bedrooms.V // 0 is a studio
-	}
-	if l.Bathrooms.OK && l.Bathrooms.V > 0 {
-		f["baths"] = l.Bathrooms.V
-	}
-	if l.LivingArea.OK && l.LivingArea.V > 0 {
-		f["sqft"] = l.LivingArea.V
-	}
 	unit := strings.ToLower(string(l.LotAreaUnit))
-	lenient.SetStr(f, "lot_area_unit", unit)
+	f := &ListingRecord{Source: sourceName, FetchedAt: fetched, Street: street, City: city, State: state, Zipcode: zip,
+		Country: string(l.Country), HomeType: ht, HomeStatus: hs, StatusText: string(l.StatusText), Broker: string(l.BrokerName),
+		Currency: string(l.Currency), PriceKind: kind, PriceLabel: priceLabel(l, kind), LotAreaUnit: unit}
+	if l.DatePriceChanged.OK && l.DatePriceChanged.V > 0 {
+		f.DatePriceChanged = day(l.DatePriceChanged.V)
+	}
+	positive := func(v lenient.Float) *float64 {
+		if v.OK && v.V > 0 {
+			return &v.V
+		}
+		return nil
+	}
+	f.Price, f.Baths, f.Sqft = positive(l.Price), positive(l.Bathrooms), positive(l.LivingArea)
+	if l.Bedrooms.OK && l.Bedrooms.V >= 0 {
+		f.Beds = &l.Bedrooms.V // 0 is a studio
+	}
 	if l.LotAreaValue.OK && l.LotAreaValue.V > 0 {
+		var sqft float64
 		switch unit {
 		case "sqft":
-			f["lot_sqft"] = math.Round(l.LotAreaValue.V)
+			sqft = math.Round(l.LotAreaValue.V)
+			f.LotSqft = &sqft
 		case "acres", "acre":
-			f["lot_sqft"] = math.Round(l.LotAreaValue.V * sqftPerAcre)
+			sqft = math.Round(l.LotAreaValue.V * sqftPerAcre)
+			f.LotSqft = &sqft
 		}
 	}
 	if l.DaysOnZillow.OK && l.DaysOnZillow.V >= 0 {
-		f["days_on_zillow"] = l.DaysOnZillow.V
+		f.DaysOnZillow = &l.DaysOnZillow.V
 	}
 	if l.Latitude.OK && l.Longitude.OK && (l.Latitude.V != 0 || l.Longitude.V != 0) &&
 		math.Abs(l.Latitude.V) <= 90 && math.Abs(l.Longitude.V) <= 180 {
-		f["latitude"], f["longitude"] = l.Latitude.V, l.Longitude.V
+		f.Latitude, f.Longitude = &l.Latitude.V, &l.Longitude.V
 	}
-	lenient.SetBool(f, "is_showcase", l.IsShowcaseListing)
+	if l.IsShowcaseListing.OK {
+		f.IsShowcase = &l.IsShowcaseListing.V
+	}
 
 	title := strings.TrimSpace(string(l.Address))
 	if title == "" {
@@ -128,7 +118,7 @@ func listingRecord(l listing, requested, fetched string) (providers.Record, bool
 		Title:   title,
 		URL:     listingURL(string(l.DetailURL), zpid),
 		Snippet: listingSnippet(f, ht, l, kind),
-		Fields:  f,
+		Data:    f,
 		Ref:     r,
 	}, true
 }
@@ -205,9 +195,9 @@ func grouped(v float64) string {
 	return b.String()
 }
 
-func listingSnippet(f map[string]any, ht string, l listing, kind string) string {
+func listingSnippet(f *ListingRecord, ht string, l listing, kind string) string {
 	var parts []string
-	if p, ok := f["price_label"].(string); ok {
+	if p := f.PriceLabel; p != "" {
 		if kind == "reported_sold_price" {
 			p = "Sold for " + p
 			if l.DateSold.OK && l.DateSold.V > 0 {
@@ -216,20 +206,20 @@ func listingSnippet(f map[string]any, ht string, l listing, kind string) string 
 		}
 		parts = append(parts, p)
 	}
-	if v, ok := f["beds"].(float64); ok {
-		parts = append(parts, number(v)+" bd")
+	if v := f.Beds; v != nil {
+		parts = append(parts, number(*v)+" bd")
 	}
-	if v, ok := f["baths"].(float64); ok {
-		parts = append(parts, number(v)+" ba")
+	if v := f.Baths; v != nil {
+		parts = append(parts, number(*v)+" ba")
 	}
-	if v, ok := f["sqft"].(float64); ok {
-		parts = append(parts, grouped(v)+" sqft")
+	if v := f.Sqft; v != nil {
+		parts = append(parts, grouped(*v)+" sqft")
 	}
 	if label, ok := homeTypeLabels[ht]; ok {
 		parts = append(parts, label)
 	}
-	if v, ok := f["days_on_zillow"].(int64); ok {
-		switch v {
+	if f.DaysOnZillow != nil {
+		switch v := *f.DaysOnZillow; v {
 		case 1:
 			parts = append(parts, "1 day on Zillow")
 		default:

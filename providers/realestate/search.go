@@ -85,6 +85,36 @@ var Search = &providers.Capability{
 			"min_price": 500000, "max_price": 1500000, "min_baths": 2, "sort": "newest"}},
 	},
 	Execute: search,
+	Record:  ListingRecord{},
+}
+
+// ListingRecord is a realestate.search record (besides title, url and snippet).
+type ListingRecord struct {
+	Source           string   `json:"source" doc:"zillow"`
+	FetchedAt        string   `json:"fetched_at" doc:"when the upstream answered (RFC 3339)"`
+	Street           string   `json:"street,omitempty"`
+	City             string   `json:"city,omitempty"`
+	State            string   `json:"state,omitempty"`
+	Zipcode          string   `json:"zipcode,omitempty"`
+	Country          string   `json:"country,omitempty"`
+	HomeType         string   `json:"home_type,omitempty"`
+	HomeStatus       string   `json:"home_status,omitempty"`
+	StatusText       string   `json:"status_text,omitempty"`
+	Broker           string   `json:"broker,omitempty"`
+	Currency         string   `json:"currency,omitempty"`
+	DatePriceChanged string   `json:"date_price_changed,omitempty" doc:"YYYY-MM-DD"`
+	PriceKind        string   `json:"price_kind" enum:"listing_price,monthly_rent,reported_sold_price,unknown"`
+	Price            *float64 `json:"price,omitempty"`
+	PriceLabel       string   `json:"price_label,omitempty"`
+	Beds             *float64 `json:"beds,omitempty" doc:"0 is a studio"`
+	Baths            *float64 `json:"baths,omitempty"`
+	Sqft             *float64 `json:"sqft,omitempty" doc:"living area"`
+	LotAreaUnit      string   `json:"lot_area_unit,omitempty"`
+	LotSqft          *float64 `json:"lot_sqft,omitempty"`
+	DaysOnZillow     *int64   `json:"days_on_zillow,omitempty"`
+	Latitude         *float64 `json:"latitude,omitempty"`
+	Longitude        *float64 `json:"longitude,omitempty"`
+	IsShowcase       *bool    `json:"is_showcase,omitempty"`
 }
 
 const requestSchema = `{
@@ -280,7 +310,7 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 		if !ok {
 			continue
 		}
-		if t, _ := rec.Fields["home_type"].(string); len(wanted) > 0 && t != "" && !wanted[t] {
+		if t := rec.Data.(*ListingRecord).HomeType; len(wanted) > 0 && t != "" && !wanted[t] {
 			continue // a home type Zillow could not filter for this listing kind
 		}
 		out.Records = append(out.Records, rec)
@@ -338,7 +368,7 @@ func exactAddressPage(req providers.Request, body []byte, fetched string) *provi
 			Title:   title,
 			URL:     siteURL + "/homedetails/" + string(id) + "_zpid/",
 			Snippet: "Zillow matched this address to its property " + string(id) + "; the search answers the id only: use details for its facts.",
-			Fields:  map[string]any{"price_kind": "unknown", "source": sourceName, "fetched_at": fetched},
+			Data:    &ListingRecord{PriceKind: "unknown", Source: sourceName, FetchedAt: fetched},
 			Ref:     r,
 		})
 	}
