@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +131,44 @@ func AsStored(tb testing.TB, rec *providers.Record) *providers.Record {
 func FieldsOf(tb testing.TB, rec *providers.Record) map[string]any {
 	tb.Helper()
 	return AsStored(tb, rec).Fields
+}
+
+// Native is a record's own keys with their Go values, as a map-built record held them: typed
+// data's fields by json name (pointers followed; nil, and empty omitempty values, left out) and
+// the free-form fields beside them.
+func Native(rec *providers.Record) map[string]any {
+	out := map[string]any{}
+	if rec.Data != nil {
+		v := reflect.ValueOf(rec.Data)
+		for v.Kind() == reflect.Pointer {
+			v = v.Elem()
+		}
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			fv := v.Field(i)
+			if strings.Contains(opts, "omitempty") && fv.IsZero() && fv.Kind() != reflect.Struct {
+				continue
+			}
+			if (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && strings.Contains(opts, "omitempty") && fv.Len() == 0 {
+				continue
+			}
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					continue
+				}
+				fv = fv.Elem()
+			}
+			out[name] = fv.Interface()
+		}
+	}
+	for k, v := range rec.Fields {
+		out[k] = v
+	}
+	return out
 }
 
 // canonical is v as JSON decodes it (objects as maps, numbers as json.Number), so a typed value
