@@ -200,50 +200,16 @@ func orEmpty[T any](v []T) []T {
 // what the session stores, the cache holds and the response writes. Stored details are rendered
 // the same way.
 func renderRecord(out *session.Record, r *providers.Record) error {
-	// The record's own keys plus record_id, title, url and snippet (url and snippet only when
-	// set), sorted, as json.Marshal of the merged map would write them.
-	keys := make([]string, 0, len(r.Fields)+4)
-	for k := range r.Fields {
-		switch k {
-		case "record_id", "title", "url", "snippet":
-		default:
-			keys = append(keys, k)
-		}
-	}
-	keys = append(keys, "record_id", "title")
-	if r.URL != "" {
-		keys = append(keys, "url")
-	}
-	if r.Snippet != "" {
-		keys = append(keys, "snippet")
-	}
-	slices.Sort(keys)
-	b := make([]byte, 0, 512)
-	b = append(b, '{')
+	var b []byte
 	var err error
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, k)
-		b = append(b, ':')
-		switch k {
-		case "record_id":
-			b = appendString(b, out.ID)
-		case "title":
-			b = appendString(b, r.Title)
-		case "url":
-			b = appendString(b, r.URL)
-		case "snippet":
-			b = appendString(b, r.Snippet)
-		default:
-			b, err = appendAny(b, r.Fields[k])
-		}
-		if err != nil {
-			return &Error{Code: providers.CodeInternal, Message: "a record could not be encoded", Cause: err}
-		}
+	if r.Data != nil {
+		b, err = appendRecordObject(make([]byte, 0, 512), recordBase(out.ID, r), r.Data, r.Fields)
+	} else {
+		b, err = appendFieldsRecord(make([]byte, 0, 512), out.ID, r)
 	}
-	b = append(b, '}')
+	if err != nil {
+		return &Error{Code: providers.CodeInternal, Message: "a record could not be encoded", Cause: err}
+	}
 	out.Body, out.Ref, out.Actions = b, r.Ref, r.Actions
 	for action, d := range r.Stored {
 		if d == nil {
@@ -257,6 +223,66 @@ func renderRecord(out *session.Record, r *providers.Record) error {
 	}
 	sort.Slice(out.Stored, func(i, j int) bool { return out.Stored[i].Action < out.Stored[j].Action })
 	return nil
+}
+
+// recordBase is a record's record_id, snippet, title and url, in key order, url and snippet
+// only when set.
+func recordBase(id string, r *providers.Record) []baseKey {
+	base := make([]baseKey, 0, 4)
+	base = append(base, baseKey{"record_id", id})
+	if r.Snippet != "" {
+		base = append(base, baseKey{"snippet", r.Snippet})
+	}
+	base = append(base, baseKey{"title", r.Title})
+	if r.URL != "" {
+		base = append(base, baseKey{"url", r.URL})
+	}
+	return base
+}
+
+// appendFieldsRecord renders a record held as a map (free-form or not typed yet): its keys plus
+// record_id, title, url and snippet (url and snippet only when set), sorted, as json.Marshal of
+// the merged map would write them.
+func appendFieldsRecord(b []byte, id string, r *providers.Record) ([]byte, error) {
+	keys := make([]string, 0, len(r.Fields)+4)
+	for k := range r.Fields {
+		if !isBaseKey(k) {
+			keys = append(keys, k)
+		}
+	}
+	keys = append(keys, "record_id", "title")
+	if r.URL != "" {
+		keys = append(keys, "url")
+	}
+	if r.Snippet != "" {
+		keys = append(keys, "snippet")
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		switch k {
+		case "record_id":
+			b = appendString(b, id)
+		case "title":
+			b = appendString(b, r.Title)
+		case "url":
+			b = appendString(b, r.URL)
+		case "snippet":
+			b = appendString(b, r.Snippet)
+		default:
+			b, err = appendAny(b, r.Fields[k])
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // renderDetail renders a record-action answer's detail and links once.

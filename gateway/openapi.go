@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,60 @@ func QuoteOperationID(capabilityID string) string { return "quote." + capability
 
 // ExecuteOperationID is the operation id of a capability's execute route.
 func ExecuteOperationID(capabilityID string) string { return "execute." + capabilityID }
+
+// RecordSchemaName is the component of a capability's typed record.
+func RecordSchemaName(capabilityID string) string { return "Record." + capabilityID }
+
+// ExecuteResponseSchemaName is the component of a capability's execute answer, whose results are
+// its typed records.
+func ExecuteResponseSchemaName(capabilityID string) string { return "ExecuteResponse." + capabilityID }
+
+// recordSchema is a capability's record: the keys every record has (RecordSummary) and the
+// fields of its record type. It stays open: a record may carry keys its upstream leaves free-form.
+func recordSchema(g *schemaGen, cp *providers.Capability) map[string]any {
+	summary := g.schemas["RecordSummary"].(map[string]any)
+	typed := g.build(reflect.TypeOf(cp.Record))
+	props := map[string]any{}
+	for k, v := range summary["properties"].(map[string]any) {
+		props[k] = v
+	}
+	for k, v := range typed["properties"].(map[string]any) {
+		props[k] = v
+	}
+	var required []any
+	for _, list := range []any{summary["required"], typed["required"]} {
+		switch l := list.(type) {
+		case []string:
+			for _, k := range l {
+				required = append(required, k)
+			}
+		case []any:
+			required = append(required, l...)
+		}
+	}
+	return map[string]any{"type": "object", "description": "a " + cp.ID + " record", "properties": props,
+		"required": required, "additionalProperties": true}
+}
+
+// executeResponseOf is ExecuteResponse with results of the named record component.
+func executeResponseOf(g *schemaGen, record string) map[string]any {
+	base := g.schemas["ExecuteResponse"].(map[string]any)
+	out := make(map[string]any, len(base))
+	for k, v := range base {
+		out[k] = v
+	}
+	props := map[string]any{}
+	for k, v := range base["properties"].(map[string]any) {
+		props[k] = v
+	}
+	results := map[string]any{"type": "array", "items": ref(record)}
+	if old, ok := props["results"].(map[string]any); ok && old["description"] != nil {
+		results["description"] = old["description"]
+	}
+	props["results"] = results
+	out["properties"] = props
+	return out
+}
 
 // responseComponents registers the Go response types (responses.go) as the document's components.
 func responseComponents() *schemaGen {
@@ -476,9 +531,15 @@ func OpenAPI(caps []*providers.Capability, publicURL string) map[string]any {
 		name := "Request." + cp.ID
 		g.add(name, docOf(cp.Schema()))
 		topics[cp.Topic] = true
+		answer := ref("ExecuteResponse")
+		if cp.Record != nil {
+			g.add(RecordSchemaName(cp.ID), recordSchema(g, cp))
+			g.add(ExecuteResponseSchemaName(cp.ID), executeResponseOf(g, RecordSchemaName(cp.ID)))
+			answer = ref(ExecuteResponseSchemaName(cp.ID))
+		}
 		ops["/v1/capabilities/"+cp.ID+"/execute"] = map[string]operation{"post": {
 			id: ExecuteOperationID(cp.ID), summary: cp.Title + ": " + cp.Summary, description: cp.Description,
-			tags: []string{cp.Topic}, body: ref(name), ok: ref("ExecuteResponse"), errors: billedErrors, idempotent: true, cached: true, ceiling: true,
+			tags: []string{cp.Topic}, body: ref(name), ok: answer, errors: billedErrors, idempotent: true, cached: true, ceiling: true,
 		}}
 		ops["/v1/capabilities/"+cp.ID+"/quote"] = map[string]operation{"post": {
 			id: QuoteOperationID(cp.ID), summary: cp.Title + ": what an execute would cost, charging nothing",

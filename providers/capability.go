@@ -89,6 +89,9 @@ type Capability struct {
 	// default (a caller's Cache-Control max-age asks for less); 0 keeps its answers out of it.
 	// The providers' terms (Provider.Cache) bound it further (cache.go).
 	Fresh time.Duration
+	// Record is a zero value of the capability's record struct (the type of Record.Data, without
+	// record_id, title, url and snippet), so the OpenAPI document can describe its records.
+	Record any
 	// Personal marks answers that depend on who asks (they write to or link into the caller's
 	// account): never shared between callers.
 	Personal bool
@@ -155,7 +158,12 @@ type Record struct {
 	Title   string
 	URL     string
 	Snippet string
-	// Fields are the capability's own keys; absent values are left out, never zeroed.
+	// Data is the capability's typed record: a pointer to the json-tagged struct its spec names
+	// (Capability.Record), rendered with its keys sorted like the rest of the record. Absent
+	// values are left out (omitempty or a nil pointer), never zeroed.
+	Data any
+	// Fields are keys beside Data for what the upstream leaves free-form (and the keys of a
+	// capability not typed yet); absent values are left out, never zeroed.
 	Fields map[string]any
 	// Ref is the provider reference record actions need (a video id, a place id); never shown.
 	Ref json.RawMessage

@@ -56,6 +56,18 @@ var JobsSearch = &providers.Capability{
 			"query": "golang developer remote", "country": "de", "language": "en", "num": 5}},
 	},
 	Execute: searchJobs,
+	Record:  JobRecord{},
+}
+
+// JobRecord is a jobs.search record (besides title and snippet); the details action has the
+// description, highlights and apply links.
+type JobRecord struct {
+	Company  string `json:"company,omitempty"`
+	Location string `json:"location,omitempty"`
+	PostedAt string `json:"posted_at,omitempty" doc:"Google's wording, for example 3 days ago"`
+	Schedule string `json:"schedule,omitempty" doc:"for example Full-time"`
+	Salary   string `json:"salary,omitempty"`
+	Source   string `json:"source" doc:"the board Google found the posting on"`
 }
 
 const jobsSchema = `{
@@ -186,28 +198,13 @@ func jobRecord(raw json.RawMessage) (providers.Record, bool) {
 		}
 		title = "Job at " + company
 	}
-	rec := providers.Record{Title: title, Fields: map[string]any{}}
 	ext := objectOf(job["detected_extensions"])
-	if company != "" {
-		rec.Fields["company"] = company
-	}
-	if s := stringOf(job["location"]); s != "" {
-		rec.Fields["location"] = s
-	}
-	if s := stringOf(ext["posted_at"]); s != "" {
-		rec.Fields["posted_at"] = s
-	}
-	if s := stringOf(ext["schedule_type"]); s != "" {
-		rec.Fields["schedule"] = s
-	}
-	if s := stringOf(ext["salary"]); s != "" {
-		rec.Fields["salary"] = s
-	}
 	source := strings.TrimSpace(strings.TrimPrefix(stringOf(job["via"]), "via "))
 	if source == "" {
 		source = jobsEngine
 	}
-	rec.Fields["source"] = source
+	rec := providers.Record{Title: title, Data: &JobRecord{Company: company, Location: stringOf(job["location"]),
+		PostedAt: stringOf(ext["posted_at"]), Schedule: stringOf(ext["schedule_type"]), Salary: stringOf(ext["salary"]), Source: source}}
 
 	description := stringOf(job["description"])
 	if description != "" {

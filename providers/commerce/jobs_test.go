@@ -25,7 +25,7 @@ func TestJobsGolden(t *testing.T) {
 		t.Errorf("records %d has_more %v next %s notes %q", len(page.Records), page.HasMore, page.Next, page.Notes)
 	}
 	for _, r := range page.Records {
-		if r.Title == "" || r.Fields["source"] == nil || r.Stored["details"] == nil {
+		if r.Title == "" || r.Data.(*JobRecord).Source == "" || r.Stored["details"] == nil {
 			t.Errorf("record %+v", r)
 		}
 	}

@@ -64,6 +64,21 @@ var MarketsQuote = &providers.Capability{
 		{Title: "Several instruments over one month", Body: map[string]any{"symbols": []any{"AAPL:NASDAQ", "MSFT:NASDAQ", "EUR-USD"}, "window": "1M"}},
 	},
 	Execute: quoteMarkets,
+	Record:  QuoteRecord{},
+}
+
+// QuoteRecord is a markets.quote record (besides title and url); the details action has the
+// price series.
+type QuoteRecord struct {
+	Symbol        string   `json:"symbol" doc:"as requested"`
+	Source        string   `json:"source"`
+	Price         *float64 `json:"price,omitempty"`
+	Currency      string   `json:"currency,omitempty" doc:"ISO 4217"`
+	Change        *float64 `json:"change,omitempty" doc:"since the previous close, signed"`
+	ChangePercent *float64 `json:"change_percent,omitempty" doc:"signed"`
+	PreviousClose *float64 `json:"previous_close,omitempty"`
+	MarketState   string   `json:"market_state,omitempty"`
+	AsOf          string   `json:"as_of,omitempty" doc:"the upstream's date of the price"`
 }
 
 const marketsSchema = `{
@@ -214,18 +229,17 @@ func quoteRecord(symbol, window string, summary map[string]json.RawMessage, grap
 	} else {
 		title += " (" + code + ")"
 	}
-	rec := providers.Record{Title: title, URL: financeQuoteURL + url.PathEscape(code),
-		Fields: map[string]any{"symbol": symbol, "source": financeSource}}
+	f := &QuoteRecord{Symbol: symbol, Source: financeSource}
+	rec := providers.Record{Title: title, URL: financeQuoteURL + url.PathEscape(code), Data: f}
+	num := func(v float64) *float64 { return &v }
 	if p, ok := numberOf(summary["extracted_price"]); ok {
-		rec.Fields["price"] = p
+		f.Price = num(p)
 	} else if p, ok := numberOf(summary["price"]); ok {
-		rec.Fields["price"] = p
+		f.Price = num(p)
 	}
 	series, seriesCurrency, lastDate := financeSeries(graph)
-	if c := isoCurrency(stringOf(summary["currency"])); c != "" {
-		rec.Fields["currency"] = c
-	} else if seriesCurrency != "" {
-		rec.Fields["currency"] = seriesCurrency
+	if f.Currency = isoCurrency(stringOf(summary["currency"])); f.Currency == "" {
+		f.Currency = seriesCurrency
 	}
 	if mv := objectOf(summary["price_movement"]); mv != nil {
 		sign := 1.0
@@ -233,27 +247,23 @@ func quoteRecord(symbol, window string, summary map[string]json.RawMessage, grap
 			sign = -1
 		}
 		if v, ok := numberOf(mv["value"]); ok {
-			rec.Fields["change"] = signed(v, sign)
+			f.Change = num(signed(v, sign))
 		}
 		if v, ok := numberOf(mv["percentage"]); ok {
-			rec.Fields["change_percent"] = signed(v, sign)
+			f.ChangePercent = num(signed(v, sign))
 		}
 	}
 	stats := keyStats(kg)
 	for _, s := range stats {
 		if strings.EqualFold(s["label"], "Previous close") {
 			if v, ok := parseDisplayNumber(s["value"]); ok {
-				rec.Fields["previous_close"] = v
+				f.PreviousClose = num(v)
 			}
 		}
 	}
-	if st := marketState(summary); st != "" {
-		rec.Fields["market_state"] = st
-	}
-	if d := stringOf(summary["date"]); d != "" {
-		rec.Fields["as_of"] = d
-	} else if lastDate != "" {
-		rec.Fields["as_of"] = lastDate
+	f.MarketState = marketState(summary)
+	if f.AsOf = stringOf(summary["date"]); f.AsOf == "" {
+		f.AsOf = lastDate
 	}
 	detail := map[string]any{"symbol": symbol, "window": window, "series": series}
 	if window == "1D" {

@@ -120,7 +120,7 @@ func TestMarketsErrors(t *testing.T) {
 		f := newFake(t)
 		f.serve("google_finance", 200, `{"search_metadata":{"status":"Success"},"summary":{"title":7,"price":"n/a","price_movement":"up"},"graph":"none"}`)
 		page, err := providertest.Execute(t, f.client(t), MarketsQuote, providers.ModeLive, `{"symbols":["ODD"]}`)
-		if err != nil || len(page.Records) != 1 || page.Records[0].Title != "ODD" || len(page.Records[0].Fields) != 2 {
+		if err != nil || len(page.Records) != 1 || page.Records[0].Title != "ODD" || len(providertest.Native(&page.Records[0])) != 2 {
 			t.Errorf("page %+v err %v", page, err)
 		}
 	})

@@ -86,6 +86,65 @@ var Search = &providers.Capability{
 			"adults": 2, "children": 1, "max_stops": 1, "departure_token": exampleDepartureToken}},
 	},
 	Execute: search,
+	Record:  FlightRecord{},
+}
+
+// FlightRecord is a flights.search record (besides title and snippet).
+type FlightRecord struct {
+	Price                      *float64   `json:"price,omitempty" doc:"for all passengers, in currency"`
+	Currency                   string     `json:"currency"`
+	RequestedPassengers        Passengers `json:"requested_passengers"`
+	Legs                       []Leg      `json:"legs"`
+	Stops                      int        `json:"stops"`
+	Best                       bool       `json:"best" doc:"among Google Flights' best flights"`
+	TotalDuration              string     `json:"total_duration,omitempty" doc:"for example 6 h 40 min"`
+	TotalDurationMin           *int64     `json:"total_duration_min,omitempty"`
+	Layovers                   []Layover  `json:"layovers,omitempty"`
+	Departure                  string     `json:"departure,omitempty" doc:"local time of the first leg's departure"`
+	Arrival                    string     `json:"arrival,omitempty" doc:"local time of the last leg's arrival"`
+	EmissionsKg                *float64   `json:"emissions_kg,omitempty"`
+	EmissionsDifferencePercent *int64     `json:"emissions_difference_percent,omitempty"`
+	NeedsReturnSelection       *bool      `json:"needs_return_selection,omitempty" doc:"round trip: details gives the return_search of this outbound"`
+}
+
+// Passengers are the requested passenger counts, defaults applied.
+type Passengers struct {
+	Adults        int `json:"adults"`
+	Children      int `json:"children"`
+	InfantsInSeat int `json:"infants_in_seat"`
+	InfantsOnLap  int `json:"infants_on_lap"`
+}
+
+// Leg is one flight of an itinerary. Its fields are in key order: details writes legs with
+// encoding/json, which keeps the declared order.
+type Leg struct {
+	Airline      string   `json:"airline,omitempty"`
+	Airplane     string   `json:"airplane,omitempty"`
+	AlsoSoldBy   []string `json:"also_sold_by,omitempty"`
+	Arrival      string   `json:"arrival,omitempty"`
+	Departure    string   `json:"departure,omitempty"`
+	Duration     string   `json:"duration,omitempty"`
+	DurationMin  *int64   `json:"duration_min,omitempty"`
+	Extensions   []string `json:"extensions,omitempty"`
+	FlightNumber string   `json:"flight_number,omitempty"`
+	From         string   `json:"from,omitempty"`
+	FromName     string   `json:"from_name,omitempty"`
+	Legroom      string   `json:"legroom,omitempty"`
+	OftenDelayed bool     `json:"often_delayed_by_over_30_min,omitempty"`
+	OperatedBy   string   `json:"operated_by,omitempty"`
+	Overnight    bool     `json:"overnight,omitempty"`
+	To           string   `json:"to,omitempty"`
+	ToName       string   `json:"to_name,omitempty"`
+	TravelClass  string   `json:"travel_class,omitempty"`
+}
+
+// Layover is a stop between two legs (fields in key order, as Leg).
+type Layover struct {
+	Airport     string `json:"airport,omitempty"`
+	Duration    string `json:"duration,omitempty"`
+	DurationMin *int64 `json:"duration_min,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Overnight   bool   `json:"overnight,omitempty"`
 }
 
 // exampleDepartureToken is the departure_token of the first outbound flight of the round-trip
@@ -239,8 +298,14 @@ func rules(req providers.Request, _ *providers.Update) []providers.Violation {
 }
 
 // passengers are the requested passenger counts, defaults applied (record key requested_passengers).
-func passengers(req providers.Request) map[string]any {
-	out := make(map[string]any, len(passengerFields))
+func passengers(req providers.Request) Passengers {
+	m := passengerCounts(req)
+	return Passengers{Adults: m["adults"], Children: m["children"], InfantsInSeat: m["infants_in_seat"], InfantsOnLap: m["infants_on_lap"]}
+}
+
+// passengerCounts are the requested passenger counts by request field, defaults applied.
+func passengerCounts(req providers.Request) map[string]int {
+	out := make(map[string]int, len(passengerFields))
 	for _, field := range passengerFields {
 		n, _ := req.Int(field)
 		if field == "adults" && n < 1 {
@@ -274,8 +339,8 @@ func searchParams(req providers.Request) url.Values {
 	} else {
 		q.Set("type", "2")
 	}
-	for field, n := range passengers(req) {
-		q.Set(field, strconv.Itoa(n.(int)))
+	for field, n := range passengerCounts(req) {
+		q.Set(field, strconv.Itoa(n))
 	}
 	if tc, ok := travelClass[req.Str("cabin")]; ok {
 		q.Set("travel_class", tc)

@@ -357,18 +357,18 @@ func TestSearchMappingGolden(t *testing.T) {
 // checkRecord asserts the always-present keys, the absence of empty values and the Ref of a record.
 func checkRecord(t *testing.T, rec providers.Record, roundTrip, outbound bool) {
 	t.Helper()
-	if rec.Title == "" || rec.Fields["currency"] == nil || rec.Fields["requested_passengers"] == nil || rec.Fields["stops"] == nil {
+	if rec.Title == "" || providertest.FieldsOf(t, &rec)["currency"] == nil || providertest.FieldsOf(t, &rec)["requested_passengers"] == nil || providertest.FieldsOf(t, &rec)["stops"] == nil {
 		t.Errorf("record misses an always key: %+v", rec)
 	}
-	if legs, _ := rec.Fields["legs"].([]map[string]any); len(legs) == 0 {
+	if len(rec.Data.(*FlightRecord).Legs) == 0 {
 		t.Errorf("%q has no legs", rec.Title)
 	}
-	for k, v := range rec.Fields {
+	for k, v := range providertest.FieldsOf(t, &rec) {
 		if v == "" || v == nil {
 			t.Errorf("%q: empty %s", rec.Title, k)
 		}
 	}
-	if nrs, has := rec.Fields["needs_return_selection"]; has != roundTrip || (roundTrip && nrs != outbound && len(rec.Ref) > 0) {
+	if nrs, has := providertest.FieldsOf(t, &rec)["needs_return_selection"]; has != roundTrip || (roundTrip && nrs != outbound && len(rec.Ref) > 0) {
 		t.Errorf("%q: needs_return_selection %v (present %v), round trip %v", rec.Title, nrs, has, roundTrip)
 	}
 	if len(rec.Ref) == 0 {
@@ -680,8 +680,8 @@ func TestReturnSearch(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rec := range page.Records {
-			if rec.Ref != nil || rec.Actions == nil || len(rec.Actions) != 0 || rec.Fields["needs_return_selection"] != false {
-				t.Errorf("%q: ref %s actions %v needs_return_selection %v", rec.Title, rec.Ref, rec.Actions, rec.Fields["needs_return_selection"])
+			if rec.Ref != nil || rec.Actions == nil || len(rec.Actions) != 0 || providertest.FieldsOf(t, &rec)["needs_return_selection"] != false {
+				t.Errorf("%q: ref %s actions %v needs_return_selection %v", rec.Title, rec.Ref, rec.Actions, providertest.FieldsOf(t, &rec)["needs_return_selection"])
 			}
 		}
 	})
@@ -772,7 +772,7 @@ func TestSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ret.Records) != 3 || ret.Records[0].Fields["needs_return_selection"] != false || !strings.HasPrefix(ret.Records[0].Title, "British Airways: AUS") {
+	if len(ret.Records) != 3 || providertest.FieldsOf(t, &ret.Records[0])["needs_return_selection"] != false || !strings.HasPrefix(ret.Records[0].Title, "British Airways: AUS") {
 		t.Errorf("sandbox return flights = %+v", ret.Records)
 	}
 }

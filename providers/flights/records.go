@@ -126,37 +126,31 @@ func flightRecord(req providers.Request, it itinerary, best bool, query json.Raw
 		return providers.Record{}, false
 	}
 	first, last := it.Flights[0], it.Flights[len(it.Flights)-1]
-	f := map[string]any{
-		"currency":             currencyOf(req),
-		"requested_passengers": passengers(req),
-		"legs":                 legs,
-		"stops":                len(it.Flights) - 1,
-		"best":                 best,
-	}
+	f := &FlightRecord{Currency: currencyOf(req), RequestedPassengers: passengers(req), Legs: legs,
+		Stops: len(it.Flights) - 1, Best: best, Layovers: layoverObjects(it.Layovers)}
 	if it.Price.OK && it.Price.V >= 0 {
-		f["price"] = it.Price.V
+		f.Price = &it.Price.V
 	}
 	if it.TotalDuration.OK && it.TotalDuration.V > 0 {
-		f["total_duration"] = duration(it.TotalDuration.V)
-		f["total_duration_min"] = it.TotalDuration.V
-	}
-	if lay := layoverObjects(it.Layovers); len(lay) > 0 {
-		f["layovers"] = lay
+		f.TotalDuration, f.TotalDurationMin = duration(it.TotalDuration.V), &it.TotalDuration.V
 	}
 	if first.Departure.V != nil {
-		lenient.SetStr(f, "departure", string(first.Departure.V.Time))
+		f.Departure = string(first.Departure.V.Time)
 	}
 	if last.Arrival.V != nil {
-		lenient.SetStr(f, "arrival", string(last.Arrival.V.Time))
+		f.Arrival = string(last.Arrival.V.Time)
 	}
 	if e := it.Emissions.V; e != nil {
 		if e.ThisFlight.OK && e.ThisFlight.V > 0 {
-			f["emissions_kg"] = math.Round(e.ThisFlight.V/100) / 10 // grams → kg, one decimal
+			kg := math.Round(e.ThisFlight.V/100) / 10 // grams → kg, one decimal
+			f.EmissionsKg = &kg
 		}
-		lenient.SetInt(f, "emissions_difference_percent", e.DifferencePercent)
+		if e.DifferencePercent.OK {
+			f.EmissionsDifferencePercent = &e.DifferencePercent.V
+		}
 	}
 
-	rec := providers.Record{Title: title(it), Snippet: snippet(it), Fields: f}
+	rec := providers.Record{Title: title(it), Snippet: snippet(it), Data: f}
 	ref := recordRef{Query: query}
 	switch {
 	case it.BookingToken != "":
@@ -165,7 +159,8 @@ func flightRecord(req providers.Request, it itinerary, best bool, query json.Raw
 		ref.DepartureToken = string(it.DepartureToken)
 	}
 	if roundTrip(req) {
-		f["needs_return_selection"] = ref.DepartureToken != ""
+		needs := ref.DepartureToken != ""
+		f.NeedsReturnSelection = &needs
 	}
 	if ref.BookingToken == "" && ref.DepartureToken == "" {
 		rec.Actions = []string{} // neither bookable nor an outbound to pick: no details
@@ -182,44 +177,24 @@ func usableDepartureToken(t string) bool {
 }
 
 // legObjects maps flights[] to the record's legs; a leg without any airport is left out.
-func legObjects(flights []leg) []map[string]any {
-	out := []map[string]any{}
+func legObjects(flights []leg) []Leg {
+	out := []Leg{}
 	for _, l := range flights {
-		m := map[string]any{}
+		m := Leg{Airline: string(l.Airline), FlightNumber: string(l.FlightNumber), Airplane: string(l.Airplane),
+			TravelClass: string(l.TravelClass), Legroom: string(l.Legroom), OperatedBy: string(l.OperatedBy),
+			Overnight: l.Overnight.OK && l.Overnight.V, OftenDelayed: l.OftenDelayed.OK && l.OftenDelayed.V,
+			AlsoSoldBy: nonEmpty(l.AlsoSoldBy), Extensions: nonEmpty(l.Extensions)}
 		if a := l.Departure.V; a != nil {
-			lenient.SetStr(m, "from", strings.ToUpper(string(a.ID)))
-			lenient.SetStr(m, "from_name", string(a.Name))
-			lenient.SetStr(m, "departure", string(a.Time))
+			m.From, m.FromName, m.Departure = strings.ToUpper(string(a.ID)), string(a.Name), string(a.Time)
 		}
 		if a := l.Arrival.V; a != nil {
-			lenient.SetStr(m, "to", strings.ToUpper(string(a.ID)))
-			lenient.SetStr(m, "to_name", string(a.Name))
-			lenient.SetStr(m, "arrival", string(a.Time))
+			m.To, m.ToName, m.Arrival = strings.ToUpper(string(a.ID)), string(a.Name), string(a.Time)
 		}
-		if m["from"] == nil && m["to"] == nil {
+		if m.From == "" && m.To == "" {
 			continue
 		}
 		if l.Duration.OK && l.Duration.V > 0 {
-			m["duration"] = duration(l.Duration.V)
-			m["duration_min"] = l.Duration.V
-		}
-		lenient.SetStr(m, "airline", string(l.Airline))
-		lenient.SetStr(m, "flight_number", string(l.FlightNumber))
-		lenient.SetStr(m, "airplane", string(l.Airplane))
-		lenient.SetStr(m, "travel_class", string(l.TravelClass))
-		lenient.SetStr(m, "legroom", string(l.Legroom))
-		lenient.SetStr(m, "operated_by", string(l.OperatedBy))
-		if l.Overnight.OK && l.Overnight.V {
-			m["overnight"] = true
-		}
-		if l.OftenDelayed.OK && l.OftenDelayed.V {
-			m["often_delayed_by_over_30_min"] = true
-		}
-		if s := nonEmpty(l.AlsoSoldBy); len(s) > 0 {
-			m["also_sold_by"] = s
-		}
-		if s := nonEmpty(l.Extensions); len(s) > 0 {
-			m["extensions"] = s
+			m.Duration, m.DurationMin = duration(l.Duration.V), &l.Duration.V
 		}
 		out = append(out, m)
 	}
@@ -227,22 +202,17 @@ func legObjects(flights []leg) []map[string]any {
 }
 
 // layoverObjects maps layovers[]; an entry without an airport is left out.
-func layoverObjects(in []layover) []map[string]any {
-	var out []map[string]any
+func layoverObjects(in []layover) []Layover {
+	var out []Layover
 	for _, l := range in {
-		m := map[string]any{}
-		lenient.SetStr(m, "airport", strings.ToUpper(string(l.ID)))
-		lenient.SetStr(m, "name", string(l.Name))
-		if len(m) == 0 {
+		m := Layover{Airport: strings.ToUpper(string(l.ID)), Name: string(l.Name)}
+		if m.Airport == "" && m.Name == "" {
 			continue
 		}
 		if l.Duration.OK && l.Duration.V > 0 {
-			m["duration"] = duration(l.Duration.V)
-			m["duration_min"] = l.Duration.V
+			m.Duration, m.DurationMin = duration(l.Duration.V), &l.Duration.V
 		}
-		if l.Overnight.OK && l.Overnight.V {
-			m["overnight"] = true
-		}
+		m.Overnight = l.Overnight.OK && l.Overnight.V
 		out = append(out, m)
 	}
 	return out

@@ -79,6 +79,33 @@ var Search = &providers.Capability{
 	Providers: []string{serpapi.ProviderID},
 	Examples:  examples(time.Now()),
 	Execute:   search,
+	Record:    PropertyRecord{},
+}
+
+// PropertyRecord is a hotels.search record (besides title, url and snippet).
+type PropertyRecord struct {
+	PricePerNight      *float64  `json:"price_per_night,omitempty" doc:"in currency, before taxes and fees where Google Hotels says so"`
+	TotalPrice         *float64  `json:"total_price,omitempty" doc:"for the whole stay, in currency"`
+	Currency           string    `json:"currency,omitempty" doc:"ISO 4217, set when a price is"`
+	Rating             *float64  `json:"rating,omitempty" doc:"guest rating, 0 to 5"`
+	Reviews            *int64    `json:"reviews,omitempty"`
+	HotelClass         string    `json:"hotel_class,omitempty"`
+	Type               string    `json:"type,omitempty" doc:"hotel or vacation rental"`
+	Amenities          []string  `json:"amenities,omitempty"`
+	Location           string    `json:"location,omitempty" doc:"the address as Google Hotels gives it"`
+	Lat                *float64  `json:"lat,omitempty"`
+	Lon                *float64  `json:"lon,omitempty"`
+	RequestedOccupancy Occupancy `json:"requested_occupancy" doc:"the party the search asked for"`
+	OccupancyStatus    string    `json:"occupancy_status" doc:"whether the price shown is for the requested party"`
+	OccupancyNote      string    `json:"occupancy_note,omitempty"`
+}
+
+// Occupancy is the party a search asked for.
+type Occupancy struct {
+	Adults       int   `json:"adults"`
+	Children     int   `json:"children"`
+	ChildrenAges []int `json:"children_ages"`
+	Guests       int   `json:"guests"`
 }
 
 // examples are the inspect examples; their stay starts 30 days after the process started, so they
@@ -480,17 +507,12 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 // or "" when it passes. A property without the value cannot be shown to meet the filter.
 func (s stay) misses(rec providers.Record) string {
 	if s.MaxPrice != nil {
-		p, ok := rec.Fields["price_per_night"].(float64)
-		if !ok {
-			return "max_price"
-		}
-		if p > *s.MaxPrice {
+		if p := rec.Data.(*PropertyRecord).PricePerNight; p == nil || *p > *s.MaxPrice {
 			return "max_price"
 		}
 	}
 	if s.MinRating != nil {
-		r, ok := rec.Fields["rating"].(float64)
-		if !ok || r < *s.MinRating {
+		if r := rec.Data.(*PropertyRecord).Rating; r == nil || *r < *s.MinRating {
 			return "min_rating"
 		}
 	}

@@ -361,10 +361,10 @@ func TestSearchGolden(t *testing.T) {
 		t.Errorf("%d records, has_more %v, next %s, notes %v", len(page.Records), page.HasMore, page.Next, page.Notes)
 	}
 	for _, rec := range page.Records {
-		if rec.Title == "" || rec.Fields["requested_occupancy"] == nil || rec.Fields["occupancy_status"] == nil {
+		if rec.Title == "" || providertest.FieldsOf(t, &rec)["requested_occupancy"] == nil || providertest.FieldsOf(t, &rec)["occupancy_status"] == nil {
 			t.Errorf("record misses an always key: %+v", rec)
 		}
-		for k, v := range rec.Fields {
+		for k, v := range providertest.FieldsOf(t, &rec) {
 			if v == "" || v == nil {
 				t.Errorf("%q: empty %s", rec.Title, k)
 			}
@@ -574,8 +574,8 @@ func TestOccupancy(t *testing.T) {
 		}
 		out := map[string][2]string{}
 		for _, r := range page.Records {
-			note, _ := r.Fields["occupancy_note"].(string)
-			out[r.Title] = [2]string{r.Fields["occupancy_status"].(string), note}
+			note, _ := providertest.FieldsOf(t, &r)["occupancy_note"].(string)
+			out[r.Title] = [2]string{providertest.FieldsOf(t, &r)["occupancy_status"].(string), note}
 		}
 		return out
 	}

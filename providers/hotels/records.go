@@ -182,12 +182,12 @@ func (r propertyRef) stay() (stay, bool) {
 
 // occupancy (record keys requested_occupancy, occupancy_status, occupancy_note) says what was asked
 // and whether the price shown is for it.
-func requestedOccupancy(s stay) map[string]any {
+func requestedOccupancy(s stay) Occupancy {
 	ages := s.ChildrenAges
 	if ages == nil {
 		ages = []int{}
 	}
-	return map[string]any{"adults": s.Adults, "children": len(ages), "children_ages": ages, "guests": s.guests()}
+	return Occupancy{Adults: s.Adults, Children: len(ages), ChildrenAges: ages, Guests: s.guests()}
 }
 
 var sleepsPattern = regexp.MustCompile(`(?i)\bsleeps\s+(\d+)`)
@@ -271,42 +271,33 @@ func propertyRecord(p property, s stay) (providers.Record, bool) {
 	if name == "" {
 		return providers.Record{}, false
 	}
-	rec := providers.Record{Title: name, URL: httpURL(string(p.Link)), Fields: map[string]any{}}
+	rec := providers.Record{Title: name, URL: httpURL(string(p.Link))}
 	rec.Snippet = string(p.Description)
 	if rec.Snippet == "" {
 		rec.Snippet = strings.Join(strs(p.EssentialInfo), " · ") // vacation rentals: "Entire house · Sleeps 4 · 2 bedrooms"
 	}
-	f := rec.Fields
-	perNight, hasPerNight := p.perNight()
-	total, hasTotal := p.total()
-	if hasPerNight {
-		f["price_per_night"] = perNight
+	status, note := occupancy(p, p.Prices, s)
+	f := &PropertyRecord{HotelClass: p.hotelClass(), Type: string(p.Type), Amenities: strs(p.Amenities),
+		Location: string(p.Address), RequestedOccupancy: requestedOccupancy(s), OccupancyStatus: status, OccupancyNote: note}
+	if perNight, ok := p.perNight(); ok {
+		f.PricePerNight = &perNight
 	}
-	if hasTotal {
-		f["total_price"] = total
+	if total, ok := p.total(); ok {
+		f.TotalPrice = &total
 	}
-	if hasPerNight || hasTotal {
-		f["currency"] = s.Currency // SerpApi prices in the currency the search asked for
+	if f.PricePerNight != nil || f.TotalPrice != nil {
+		f.Currency = s.Currency // SerpApi prices in the currency the search asked for
 	}
 	if r, ok := p.rating(); ok {
-		f["rating"] = r
+		f.Rating = &r
 	}
 	if p.Reviews.OK && p.Reviews.V >= 0 {
-		f["reviews"] = p.Reviews.V
+		f.Reviews = &p.Reviews.V
 	}
-	lenient.SetStr(f, "hotel_class", p.hotelClass())
-	lenient.SetStr(f, "type", string(p.Type))
-	if a := strs(p.Amenities); len(a) > 0 {
-		f["amenities"] = a
-	}
-	lenient.SetStr(f, "location", string(p.Address))
 	if lat, lon, ok := p.coordinates(); ok {
-		f["lat"], f["lon"] = lat, lon
+		f.Lat, f.Lon = &lat, &lon
 	}
-	f["requested_occupancy"] = requestedOccupancy(s)
-	status, note := occupancy(p, p.Prices, s)
-	f["occupancy_status"] = status
-	lenient.SetStr(f, "occupancy_note", note)
+	rec.Data = f
 
 	if token := string(p.PropertyToken); token != "" {
 		rec.Ref, _ = json.Marshal(refOf(token, s))

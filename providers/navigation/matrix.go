@@ -88,6 +88,21 @@ var Matrix = &providers.Capability{
 				"mode":         "cycling", "metrics": []any{"distance"}}},
 	},
 	Execute: executeMatrix,
+	Record:  PairRecord{},
+}
+
+// PairRecord is a navigation.matrix record (besides title and snippet): one origin-destination
+// pair.
+type PairRecord struct {
+	OriginIndex      int      `json:"origin_index"`
+	DestinationIndex int      `json:"destination_index"`
+	Engine           string   `json:"engine"`
+	Status           string   `json:"status" enum:"ok,unroutable"`
+	DurationMin      *float64 `json:"duration_min,omitempty"`
+	DistanceKm       *float64 `json:"distance_km,omitempty"`
+	Attribution      *string  `json:"attribution,omitempty"`
+	License          string   `json:"license,omitempty"`
+	LicenseURL       string   `json:"license_url,omitempty"`
 }
 
 // metricsOrder is the canonical order of the metrics sent to the engines.
@@ -209,7 +224,7 @@ func executeMatrix(ctx context.Context, call *providers.Call) (*providers.Page, 
 	for i, o := range origins {
 		for j, d := range destinations {
 			rec := pairRecord(i, j, o, d, g.rowOf[i], g.colOf[j], mode, ans)
-			if rec.Fields["status"] == "unroutable" {
+			if rec.Data.(*PairRecord).Status == "unroutable" {
 				unroutable = append(unroutable, fmt.Sprintf("%s → %s", short(o.Label), short(d.Label)))
 			}
 			page.Records = append(page.Records, rec)
@@ -228,12 +243,13 @@ func executeMatrix(ctx context.Context, call *providers.Call) (*providers.Page, 
 
 // pairRecord maps one origin-destination pair.
 func pairRecord(i, j int, o, d *place, row, col int, mode string, ans *matrixAnswer) providers.Record {
-	fields := map[string]any{"origin_index": i, "destination_index": j, "engine": ans.Engine}
+	fields := &PairRecord{OriginIndex: i, DestinationIndex: j, Engine: ans.Engine}
 	routable := true
 	var parts []string
 	if ans.Durations != nil {
 		if c := ans.Durations[row][col]; c.OK && c.V >= 0 {
-			fields["duration_min"] = round(c.V/60, 1)
+			v := round(c.V/60, 1)
+			fields.DurationMin = &v
 			parts = append(parts, humanDuration(c.V))
 		} else {
 			routable = false
@@ -241,29 +257,29 @@ func pairRecord(i, j int, o, d *place, row, col int, mode string, ans *matrixAns
 	}
 	if ans.Distances != nil {
 		if c := ans.Distances[row][col]; c.OK && c.V >= 0 {
-			fields["distance_km"] = round(c.V/1000, 2)
+			v := round(c.V/1000, 2)
+			fields.DistanceKm = &v
 			parts = append(parts, formatKm(c.V)+" km")
 		} else {
 			routable = false
 		}
 	}
 	if ans.Engine == engineORS {
-		fields["attribution"], fields["license"], fields["license_url"] = ans.Attribution, orsLicense, orsLicenseURL
+		fields.Attribution, fields.License, fields.LicenseURL = &ans.Attribution, orsLicense, orsLicenseURL
 	}
 	snippet := fmt.Sprintf("No %s route found.", mode)
 	if routable {
-		fields["status"] = "ok"
+		fields.Status = "ok"
 		snippet = strings.Join(parts, ", ") + " by " + modeNoun[mode] + "."
 	} else {
-		fields["status"] = "unroutable"
+		fields.Status = "unroutable"
 		// A half-answered pair (one metric without a value) keeps no numbers: it is not routable.
-		delete(fields, "duration_min")
-		delete(fields, "distance_km")
+		fields.DurationMin, fields.DistanceKm = nil, nil
 	}
 	return providers.Record{
 		Title:   fmt.Sprintf("%s → %s", short(o.Label), short(d.Label)),
 		Snippet: snippet,
-		Fields:  fields,
+		Data:    fields,
 	}
 }
 

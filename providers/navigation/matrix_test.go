@@ -92,7 +92,7 @@ func TestMatrixExamplesLive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(page.Records) == 0 || page.Records[0].Fields["engine"] != engineORS {
+			if len(page.Records) == 0 || providertest.Native(&page.Records[0])["engine"] != engineORS {
 				t.Fatalf("records %+v", page.Records)
 			}
 			checkHeaders(t, "ors", u.ors, orsKey)
@@ -106,7 +106,7 @@ func TestMatrixExamplesLive(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || len(page.Records) == 0 || page.Records[0].Fields["engine"] != engineOSRM {
+			if err != nil || len(page.Records) == 0 || providertest.Native(&page.Records[0])["engine"] != engineOSRM {
 				t.Fatalf("page %+v err %v", page, err)
 			}
 			checkHeaders(t, "osrm", u.osrm, "")
@@ -142,8 +142,8 @@ func TestMatrixORSRequestAndMapping(t *testing.T) {
 		t.Fatalf("%d records", len(page.Records))
 	}
 	for _, rec := range page.Records {
-		if _, ok := rec.Fields["distance_km"]; ok {
-			t.Errorf("distance not requested: %v", rec.Fields)
+		if _, ok := providertest.Native(&rec)["distance_km"]; ok {
+			t.Errorf("distance not requested: %v", providertest.Native(&rec))
 		}
 	}
 	providertest.Golden(t, "matrix_ors_walking", providertest.RecordsJSON(page))
@@ -195,7 +195,7 @@ func TestMatrixOSRMFallback(t *testing.T) {
 		if q := requests(u.osrm)[0].Query; !strings.HasSuffix(q, "&annotations=distance") {
 			t.Errorf("query %s", q)
 		}
-		f := page.Records[0].Fields
+		f := providertest.Native(&page.Records[0])
 		if _, ok := f["duration_min"]; ok || f["distance_km"] != 191.2 || f["status"] != "ok" {
 			t.Errorf("fields %v", f)
 		}
@@ -224,7 +224,7 @@ func TestMatrixEngineAnswers(t *testing.T) {
 			check: func(t *testing.T, page *providers.Page) {
 				got := []any{}
 				for _, r := range page.Records {
-					got = append(got, r.Fields["status"], r.Fields["duration_min"], r.Fields["distance_km"])
+					got = append(got, providertest.Native(&r)["status"], providertest.Native(&r)["duration_min"], providertest.Native(&r)["distance_km"])
 				}
 				want := []any{"unroutable", nil, nil, "unroutable", nil, nil, "ok", 2.0, 2.0, "unroutable", nil, nil}
 				if !reflect.DeepEqual(got, want) {
@@ -237,7 +237,7 @@ func TestMatrixEngineAnswers(t *testing.T) {
 		{name: "matrix smaller than asked falls back", body: twoByTwo, ors: providertest.ServeBody(200, `{"durations":[[1,2]],"distances":[[1,2]]}`),
 			osrm: providertest.ServeFile(t, 200, sb("osrm_table.json")),
 			check: func(t *testing.T, page *providers.Page) {
-				if page.Records[0].Fields["engine"] != engineOSRM || !hasNote(page, "answered no 2×2 duration matrix") {
+				if providertest.Native(&page.Records[0])["engine"] != engineOSRM || !hasNote(page, "answered no 2×2 duration matrix") {
 					t.Errorf("page %+v", page)
 				}
 			}},
@@ -248,8 +248,8 @@ func TestMatrixEngineAnswers(t *testing.T) {
 			osrm: providertest.ServeBody(400, `{"code":"NoTable","message":"No table found"}`),
 			check: func(t *testing.T, page *providers.Page) {
 				for _, r := range page.Records {
-					if r.Fields["status"] != "unroutable" {
-						t.Errorf("fields %v", r.Fields)
+					if providertest.Native(&r)["status"] != "unroutable" {
+						t.Errorf("fields %v", providertest.Native(&r))
 					}
 				}
 				if !hasNote(page, "No driving route was found for 4 of 4 pairs") || !hasNote(page, "No table found") {
@@ -296,7 +296,7 @@ func TestMatrixGeocodesEachNameOnce(t *testing.T) {
 	if n := len(requests(u.nominatim)); n != 3 {
 		t.Errorf("%d geocoding calls, want 3", n)
 	}
-	if len(page.Records) != 6 || page.Records[4].Title != "berlin → Potsdam" || page.Records[4].Fields["origin_index"] != 2 {
+	if len(page.Records) != 6 || page.Records[4].Title != "berlin → Potsdam" || providertest.Native(&page.Records[4])["origin_index"] != 2 {
 		t.Errorf("records %+v", page.Records)
 	}
 	_, err = run(t, Matrix, upstreams{ors: providertest.Refuse(t, "ors"), nominatim: sandboxFake(nominatimID)},

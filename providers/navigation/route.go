@@ -89,6 +89,20 @@ var Route = &providers.Capability{
 			"destination": map[string]any{"lat": 52.3906, "lon": 13.0645}, "mode": "cycling"}},
 	},
 	Execute: executeRoute,
+	Record:  RouteRecord{},
+}
+
+// RouteRecord is a navigation.route record (besides title and snippet); the details action has
+// the turn-by-turn steps.
+type RouteRecord struct {
+	DistanceKm  float64  `json:"distance_km"`
+	DurationMin float64  `json:"duration_min"`
+	Steps       int      `json:"steps" doc:"how many steps details lists"`
+	Engine      string   `json:"engine" doc:"the routing engine that answered"`
+	Via         []string `json:"via,omitempty" doc:"the waypoints, else the main roads"`
+	Attribution *string  `json:"attribution,omitempty" doc:"OpenRouteService answers: the credit its data needs"`
+	License     string   `json:"license,omitempty"`
+	LicenseURL  string   `json:"license_url,omitempty"`
 }
 
 // routeQuery is a validated navigation.route body.
@@ -262,12 +276,7 @@ type detailStep struct {
 // routeRecord maps route i of the answer.
 func routeRecord(q *routeQuery, i int, r route, ans *routeAnswer) providers.Record {
 	km, minutes := round(r.DistanceM/1000, 2), round(r.DurationS/60, 1)
-	fields := map[string]any{
-		"distance_km":  km,
-		"duration_min": minutes,
-		"steps":        len(r.Steps),
-		"engine":       ans.Engine,
-	}
+	fields := &RouteRecord{DistanceKm: km, DurationMin: minutes, Steps: len(r.Steps), Engine: ans.Engine}
 	var via []string
 	if len(q.waypoints) > 0 {
 		for _, w := range q.waypoints {
@@ -276,9 +285,7 @@ func routeRecord(q *routeQuery, i int, r route, ans *routeAnswer) providers.Reco
 	} else {
 		via = mainRoads(r.Steps, 3)
 	}
-	if len(via) > 0 {
-		fields["via"] = via
-	}
+	fields.Via = via
 	detail := routeDetail{DistanceKm: km, DurationMin: minutes, Steps: make([]detailStep, 0, len(r.Steps))}
 	for _, s := range r.Steps {
 		detail.Steps = append(detail.Steps, detailStep{Instruction: s.Instruction, DistanceM: round(s.DistanceM, 1),
@@ -286,7 +293,7 @@ func routeRecord(q *routeQuery, i int, r route, ans *routeAnswer) providers.Reco
 	}
 	links := []providers.Link{}
 	if ans.Engine == engineORS {
-		fields["attribution"], fields["license"], fields["license_url"] = ans.Attribution, orsLicense, orsLicenseURL
+		fields.Attribution, fields.License, fields.LicenseURL = &ans.Attribution, orsLicense, orsLicenseURL
 		detail.Attribution, detail.License, detail.LicenseURL = ans.Attribution, orsLicense, orsLicenseURL
 		links = append(links, providers.Link{Label: "Map data © OpenStreetMap contributors (ODbL 1.0)", URL: orsLicenseURL})
 	}
@@ -307,7 +314,7 @@ func routeRecord(q *routeQuery, i int, r route, ans *routeAnswer) providers.Reco
 	return providers.Record{
 		Title:   title,
 		Snippet: snippet,
-		Fields:  fields,
+		Data:    fields,
 		Stored:  map[string]*providers.Detail{"details": {Body: detail, Links: links}},
 	}
 }

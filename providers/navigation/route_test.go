@@ -196,8 +196,8 @@ func TestRouteExamplesSandbox(t *testing.T) {
 				t.Fatal("no records")
 			}
 			for _, r := range page.Records {
-				if r.Fields["engine"] != engineORS || r.Fields["license"] != orsLicense || r.Stored["details"] == nil {
-					t.Errorf("record %q: %v", r.Title, r.Fields)
+				if providertest.Native(&r)["engine"] != engineORS || providertest.Native(&r)["license"] != orsLicense || r.Stored["details"] == nil {
+					t.Errorf("record %q: %v", r.Title, providertest.Native(&r))
 				}
 			}
 			if page.HasMore || page.Next != nil {
@@ -224,7 +224,7 @@ func TestRouteExamplesLive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(page.Records) == 0 || page.Records[0].Fields["engine"] != engineORS {
+			if len(page.Records) == 0 || providertest.Native(&page.Records[0])["engine"] != engineORS {
 				t.Fatalf("records = %+v", page.Records)
 			}
 			checkHeaders(t, "ors", u.ors, orsKey)
@@ -243,7 +243,7 @@ func TestRouteExamplesLive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(page.Records) == 0 || page.Records[0].Fields["engine"] != engineOSRM {
+			if len(page.Records) == 0 || providertest.Native(&page.Records[0])["engine"] != engineOSRM {
 				t.Fatalf("records = %+v", page.Records)
 			}
 			checkHeaders(t, "osrm", u.osrm, "")
@@ -367,7 +367,7 @@ func TestRouteOSRMFallback(t *testing.T) {
 	}
 	for _, rec := range page.Records {
 		for _, k := range []string{"attribution", "license", "license_url"} {
-			if _, ok := rec.Fields[k]; ok {
+			if _, ok := providertest.Native(&rec)[k]; ok {
 				t.Errorf("fallback record carries %s", k)
 			}
 		}
@@ -479,7 +479,7 @@ func TestRouteEngineFailures(t *testing.T) {
 			if tc.engine == "" && len(page.Records) != 0 {
 				t.Errorf("records %+v, want none", page.Records)
 			}
-			if tc.engine != "" && (len(page.Records) == 0 || page.Records[0].Fields["engine"] != tc.engine) {
+			if tc.engine != "" && (len(page.Records) == 0 || providertest.Native(&page.Records[0])["engine"] != tc.engine) {
 				t.Errorf("records %+v, want engine %s", page.Records, tc.engine)
 			}
 			if tc.note != "" && !hasNote(page, tc.note) {
@@ -495,7 +495,7 @@ func TestRouteBreakerOpen(t *testing.T) {
 	req := prepare(t, Route, `{"origin":{"lat":52.52,"lon":13.40},"destination":{"lat":52.40,"lon":13.06}}`)
 	for i := 0; i < 5; i++ { // five failures open the breaker
 		page, err := providertest.ExecuteState(t, client, Route, providers.ModeLive, req, nil)
-		if err != nil || page.Records[0].Fields["engine"] != engineOSRM {
+		if err != nil || providertest.Native(&page.Records[0])["engine"] != engineOSRM {
 			t.Fatalf("call %d: %v", i, err)
 		}
 	}
@@ -714,7 +714,7 @@ func TestORSOddRoutes(t *testing.T) {
 	}{
 		{"route without summary sums its segments", `{"routes":[{"segments":[{"distance":1000,"duration":60,"steps":[{"distance":1000,"duration":60,"type":11,"name":"A"}]},{"distance":500.5,"duration":30}]}]}`,
 			func(t *testing.T, page *providers.Page, err error) {
-				if err != nil || page.Records[0].Fields["distance_km"] != 1.5 || page.Records[0].Fields["duration_min"] != 1.5 || page.Records[0].Fields["steps"] != 1 {
+				if err != nil || providertest.Native(&page.Records[0])["distance_km"] != 1.5 || providertest.Native(&page.Records[0])["duration_min"] != 1.5 || providertest.Native(&page.Records[0])["steps"] != 1 {
 					t.Errorf("page %+v err %v", page, err)
 				}
 				d := page.Records[0].Stored["details"].Body.(routeDetail)
@@ -724,13 +724,13 @@ func TestORSOddRoutes(t *testing.T) {
 			}},
 		{"empty summary means zero", `{"routes":[{"summary":{},"segments":[]}]}`,
 			func(t *testing.T, page *providers.Page, err error) {
-				if err != nil || page.Records[0].Fields["distance_km"] != 0.0 || page.Records[0].Fields["steps"] != 0 {
+				if err != nil || providertest.Native(&page.Records[0])["distance_km"] != 0.0 || providertest.Native(&page.Records[0])["steps"] != 0 {
 					t.Errorf("page %+v err %v", page, err)
 				}
 			}},
 		{"odd types are skipped", `{"routes":[{"summary":{"distance":"1200","duration":null},"segments":[{"steps":[null,{"distance":"x","instruction":7,"name":null}]}]}],"metadata":{"attribution":5}}`,
 			func(t *testing.T, page *providers.Page, err error) {
-				if err != nil || page.Records[0].Fields["distance_km"] != 1.2 || page.Records[0].Fields["attribution"] != orsAttribution {
+				if err != nil || providertest.Native(&page.Records[0])["distance_km"] != 1.2 || providertest.Native(&page.Records[0])["attribution"] != orsAttribution {
 					t.Errorf("page %+v err %v", page, err)
 				}
 			}},

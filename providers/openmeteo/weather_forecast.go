@@ -98,6 +98,88 @@ var WeatherForecast = &providers.Capability{
 			Body: map[string]any{"location": "Berlin", "days": 7, "include": []any{"marine"}}},
 	},
 	Execute: executeForecast,
+	Record:  ForecastRecord{},
+}
+
+// ForecastRecord is a weather.forecast record (besides title and snippet).
+type ForecastRecord struct {
+	Attribution string            `json:"attribution" doc:"credit Open-Meteo wherever the data is shown"`
+	SourceURL   string            `json:"source_url"`
+	License     string            `json:"license"`
+	LicenseURL  string            `json:"license_url"`
+	Location    ForecastLocation  `json:"location"`
+	Units       UnitLabels        `json:"units" doc:"the units the numbers are in"`
+	Current     CurrentConditions `json:"current"`
+	Daily       []ForecastDay     `json:"daily" doc:"one entry per requested day, starting today"`
+	AirQuality  *AirQuality       `json:"air_quality,omitempty" doc:"include air_quality: a current snapshot, not a forecast"`
+	Marine      []MarineDay       `json:"marine,omitempty" doc:"include marine: daily wave maxima, only near a coast"`
+}
+
+// ForecastLocation is the place forecast.
+type ForecastLocation struct {
+	Name       string   `json:"name"`
+	Lat        float64  `json:"lat"`
+	Lon        float64  `json:"lon"`
+	Timezone   string   `json:"timezone,omitempty"`
+	ElevationM *float64 `json:"elevation_m,omitempty"`
+}
+
+// UnitLabels names the units of a forecast's numbers.
+type UnitLabels struct {
+	Temperature   string `json:"temperature" doc:"°C or °F"`
+	Wind          string `json:"wind" doc:"km/h or mph"`
+	Precipitation string `json:"precipitation" doc:"mm or inch"`
+}
+
+// CurrentConditions are the conditions now (local time of the location).
+type CurrentConditions struct {
+	Time          string   `json:"time,omitempty"`
+	Conditions    string   `json:"conditions,omitempty" doc:"the WMO weather-code description"`
+	Temperature   *float64 `json:"temperature,omitempty"`
+	FeelsLike     *float64 `json:"feels_like,omitempty"`
+	Humidity      *float64 `json:"humidity,omitempty" doc:"relative humidity, %"`
+	Wind          *float64 `json:"wind,omitempty"`
+	Precipitation *float64 `json:"precipitation,omitempty"`
+}
+
+// ForecastDay is one day of the forecast.
+type ForecastDay struct {
+	Date                string   `json:"date"`
+	Conditions          string   `json:"conditions,omitempty"`
+	High                *float64 `json:"high,omitempty"`
+	Low                 *float64 `json:"low,omitempty"`
+	Precipitation       *float64 `json:"precipitation,omitempty"`
+	PrecipitationChance *float64 `json:"precipitation_chance,omitempty" doc:"%"`
+	WindMax             *float64 `json:"wind_max,omitempty"`
+	UVIndexMax          *float64 `json:"uv_index_max,omitempty"`
+	Sunrise             string   `json:"sunrise,omitempty"`
+	Sunset              string   `json:"sunset,omitempty"`
+}
+
+// AirQuality is the current air-quality snapshot.
+type AirQuality struct {
+	Type             string            `json:"type" doc:"always current"`
+	Attribution      string            `json:"attribution"`
+	SourceURL        string            `json:"source_url"`
+	DataSourceURL    string            `json:"data_source_url"`
+	Time             string            `json:"time,omitempty"`
+	Timezone         string            `json:"timezone,omitempty"`
+	UTCOffsetSeconds *int              `json:"utc_offset_seconds,omitempty"`
+	IntervalSeconds  *int              `json:"interval_seconds,omitempty"`
+	EuropeanAQI      *float64          `json:"european_aqi,omitempty"`
+	USAQI            *float64          `json:"us_aqi,omitempty"`
+	PM25             *float64          `json:"pm2_5,omitempty"`
+	PM10             *float64          `json:"pm10,omitempty"`
+	Ozone            *float64          `json:"ozone,omitempty"`
+	Units            map[string]string `json:"units,omitempty" doc:"the unit of each value given, by key"`
+}
+
+// MarineDay is one day's wave maxima.
+type MarineDay struct {
+	Date           string   `json:"date"`
+	WaveHeightMaxM *float64 `json:"wave_height_max_m,omitempty"`
+	WaveDirection  *float64 `json:"wave_direction,omitempty" doc:"dominant direction, degrees"`
+	WavePeriodMaxS *float64 `json:"wave_period_max_s,omitempty"`
 }
 
 // Attribution Open-Meteo asks for next to its data (open-meteo.com/en/license).
@@ -162,9 +244,10 @@ func parseForecastQuery(req providers.Request) (forecastQuery, error) {
 	return q, nil
 }
 
-// addOn is the outcome of an optional extra: its record value, or the note explaining its absence.
-type addOn struct {
-	value any
+// addOn is the outcome of an optional extra: its value (nil when absent), or the note
+// explaining its absence.
+type addOn[T any] struct {
+	value T
 	note  string
 }
 
@@ -192,7 +275,8 @@ func executeForecast(ctx context.Context, call *providers.Call) (*providers.Page
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	var airQuality, marine addOn
+	var airQuality addOn[*AirQuality]
+	var marine addOn[[]MarineDay]
 	if q.airQuality {
 		wg.Go(func() { airQuality = fetchAirQuality(ctx, call, loc) })
 	}
@@ -212,17 +296,17 @@ func executeForecast(ctx context.Context, call *providers.Call) (*providers.Page
 	if err != nil {
 		return nil, err
 	}
-	attach := func(asked bool, key string, extra addOn) {
-		switch {
-		case !asked:
-		case extra.value != nil:
-			rec.Fields[key] = extra.value
-		default:
-			notes = append(notes, extra.note)
+	data := rec.Data.(*ForecastRecord)
+	if q.airQuality {
+		if data.AirQuality = airQuality.value; data.AirQuality == nil {
+			notes = append(notes, airQuality.note)
 		}
 	}
-	attach(q.airQuality, "air_quality", airQuality)
-	attach(q.marine, "marine", marine)
+	if q.marine {
+		if data.Marine = marine.value; data.Marine == nil {
+			notes = append(notes, marine.note)
+		}
+	}
 	return &providers.Page{Records: []providers.Record{rec}, Notes: notes}, nil
 }
 
@@ -286,52 +370,25 @@ func fetchForecast(ctx context.Context, call *providers.Call, loc place, q forec
 }
 
 func forecastRecord(resp *forecastResponse, loc place, q forecastQuery) (providers.Record, error) {
-	location := map[string]any{"name": loc.Name, "lat": loc.Lat, "lon": loc.Lon}
-	if tz := firstNonEmpty(resp.Timezone, loc.Timezone); tz != "" {
-		location["timezone"] = tz
-	}
-	if e := firstNonNil(resp.Elevation, loc.Elevation); e != nil {
-		location["elevation_m"] = *e
-	}
-
+	location := ForecastLocation{Name: loc.Name, Lat: loc.Lat, Lon: loc.Lon,
+		Timezone: firstNonEmpty(resp.Timezone, loc.Timezone), ElevationM: firstNonNil(resp.Elevation, loc.Elevation)}
 	units := unitLabels(resp, q.imperial)
 
 	c := resp.Current
-	current := map[string]any{}
-	setString(current, "time", c.Time)
-	if s, ok := conditions(c.WeatherCode); ok {
-		current["conditions"] = s
-	}
-	setNumber(current, "temperature", c.Temperature)
-	setNumber(current, "feels_like", c.FeelsLike)
-	setNumber(current, "humidity", c.Humidity)
-	setNumber(current, "wind", c.Wind)
-	setNumber(current, "precipitation", c.Precipitation)
+	current := CurrentConditions{Time: c.Time, Conditions: conditionsText(c.WeatherCode), Temperature: c.Temperature,
+		FeelsLike: c.FeelsLike, Humidity: c.Humidity, Wind: c.Wind, Precipitation: c.Precipitation}
 
 	d := resp.Daily
-	daily := []any{}
+	daily := []ForecastDay{}
 	for i := 0; i < len(d.Time) && len(daily) < q.days; i++ {
 		date := at(d.Time, i)
 		if date == nil || *date == "" {
 			continue
 		}
-		day := map[string]any{"date": *date}
-		if s, ok := conditions(at(d.WeatherCode, i)); ok {
-			day["conditions"] = s
-		}
-		setNumber(day, "high", at(d.High, i))
-		setNumber(day, "low", at(d.Low, i))
-		setNumber(day, "precipitation", at(d.Precipitation, i))
-		setNumber(day, "precipitation_chance", at(d.PrecipitationChance, i))
-		setNumber(day, "wind_max", at(d.WindMax, i))
-		setNumber(day, "uv_index_max", at(d.UVIndexMax, i))
-		if s := at(d.Sunrise, i); s != nil {
-			setString(day, "sunrise", *s)
-		}
-		if s := at(d.Sunset, i); s != nil {
-			setString(day, "sunset", *s)
-		}
-		daily = append(daily, day)
+		daily = append(daily, ForecastDay{Date: *date, Conditions: conditionsText(at(d.WeatherCode, i)),
+			High: at(d.High, i), Low: at(d.Low, i), Precipitation: at(d.Precipitation, i),
+			PrecipitationChance: at(d.PrecipitationChance, i), WindMax: at(d.WindMax, i), UVIndexMax: at(d.UVIndexMax, i),
+			Sunrise: deref(at(d.Sunrise, i)), Sunset: deref(at(d.Sunset, i))})
 	}
 	if len(daily) == 0 {
 		return providers.Record{}, providers.Errorf(providers.CodeProviderError, "%s answered a forecast without days", ProviderForecast)
@@ -343,23 +400,15 @@ func forecastRecord(resp *forecastResponse, loc place, q forecastQuery) (provide
 	}
 	return providers.Record{
 		Title:   title,
-		Snippet: forecastSnippet(current, daily[0].(map[string]any), units),
-		Fields: map[string]any{
-			"attribution": attribution,
-			"source_url":  sourceURL,
-			"license":     license,
-			"license_url": licenseURL,
-			"location":    location,
-			"units":       units,
-			"current":     current,
-			"daily":       daily,
-		},
+		Snippet: forecastSnippet(&current, &daily[0], units),
+		Data: &ForecastRecord{Attribution: attribution, SourceURL: sourceURL, License: license, LicenseURL: licenseURL,
+			Location: location, Units: units, Current: current, Daily: daily},
 	}, nil
 }
 
 // unitLabels names the units the answer's numbers are in, as Open-Meteo labels them (its "mp/h"
 // written "mph"), falling back to the units the request asked for.
-func unitLabels(resp *forecastResponse, imperial bool) map[string]any {
+func unitLabels(resp *forecastResponse, imperial bool) UnitLabels {
 	temperature, wind, precipitation := "°C", "km/h", "mm"
 	if imperial {
 		temperature, wind, precipitation = "°F", "mph", "inch"
@@ -376,24 +425,24 @@ func unitLabels(resp *forecastResponse, imperial bool) map[string]any {
 		}
 		return fallback
 	}
-	return map[string]any{
-		"temperature":   label(temperature, resp.CurrentUnits["temperature_2m"], resp.DailyUnits["temperature_2m_max"]),
-		"wind":          label(wind, resp.CurrentUnits["wind_speed_10m"], resp.DailyUnits["wind_speed_10m_max"]),
-		"precipitation": label(precipitation, resp.CurrentUnits["precipitation"], resp.DailyUnits["precipitation_sum"]),
+	return UnitLabels{
+		Temperature:   label(temperature, resp.CurrentUnits["temperature_2m"], resp.DailyUnits["temperature_2m_max"]),
+		Wind:          label(wind, resp.CurrentUnits["wind_speed_10m"], resp.DailyUnits["wind_speed_10m_max"]),
+		Precipitation: label(precipitation, resp.CurrentUnits["precipitation"], resp.DailyUnits["precipitation_sum"]),
 	}
 }
 
 // forecastSnippet is one line for a reader: "Overcast, 17.2 °C (feels like 15.9 °C). Today 9.1 to 18.4 °C, precipitation chance 8%."
-func forecastSnippet(current, today map[string]any, units map[string]any) string {
-	tu := units["temperature"].(string)
+func forecastSnippet(current *CurrentConditions, today *ForecastDay, units UnitLabels) string {
+	tu := units.Temperature
 	var now []string
-	if s, ok := current["conditions"].(string); ok {
-		now = append(now, s)
+	if current.Conditions != "" {
+		now = append(now, current.Conditions)
 	}
-	if t, ok := current["temperature"].(float64); ok {
-		s := formatNumber(t) + " " + tu
-		if f, ok := current["feels_like"].(float64); ok {
-			s += " (feels like " + formatNumber(f) + " " + tu + ")"
+	if t := current.Temperature; t != nil {
+		s := formatNumber(*t) + " " + tu
+		if f := current.FeelsLike; f != nil {
+			s += " (feels like " + formatNumber(*f) + " " + tu + ")"
 		}
 		now = append(now, s)
 	}
@@ -401,12 +450,10 @@ func forecastSnippet(current, today map[string]any, units map[string]any) string
 	if len(now) > 0 {
 		sentences = append(sentences, "Now: "+strings.Join(now, ", ")+".")
 	}
-	lo, okLo := today["low"].(float64)
-	hi, okHi := today["high"].(float64)
-	if okLo && okHi {
-		s := "Today " + formatNumber(lo) + " to " + formatNumber(hi) + " " + tu
-		if p, ok := today["precipitation_chance"].(float64); ok {
-			s += ", precipitation chance " + formatNumber(p) + "%"
+	if today.Low != nil && today.High != nil {
+		s := "Today " + formatNumber(*today.Low) + " to " + formatNumber(*today.High) + " " + tu
+		if p := today.PrecipitationChance; p != nil {
+			s += ", precipitation chance " + formatNumber(*p) + "%"
 		}
 		sentences = append(sentences, s+".")
 	}
@@ -430,7 +477,7 @@ type airQualityResponse struct {
 	} `json:"current"`
 }
 
-func fetchAirQuality(ctx context.Context, call *providers.Call, loc place) addOn {
+func fetchAirQuality(ctx context.Context, call *providers.Call, loc place) addOn[*AirQuality] {
 	params := url.Values{
 		"latitude":  {formatNumber(loc.Lat)},
 		"longitude": {formatNumber(loc.Lon)},
@@ -443,56 +490,45 @@ func fetchAirQuality(ctx context.Context, call *providers.Call, loc place) addOn
 		err = refusedInBody(ProviderAirQuality, resp.errorBody)
 	}
 	if isNoData(err) {
-		return addOn{note: "air_quality is left out: Open-Meteo has no air-quality data for this location."}
+		return addOn[*AirQuality]{note: "air_quality is left out: Open-Meteo has no air-quality data for this location."}
 	}
 	if err != nil {
-		return addOn{note: "air_quality is left out: " + errorText(upstreamError(ProviderAirQuality, err))}
+		return addOn[*AirQuality]{note: "air_quality is left out: " + errorText(upstreamError(ProviderAirQuality, err))}
 	}
 	if v := airQualityFields(&resp); v != nil {
-		return addOn{value: v}
+		return addOn[*AirQuality]{value: v}
 	}
-	return addOn{note: "air_quality is left out: Open-Meteo returned no current air-quality values for this location."}
+	return addOn[*AirQuality]{note: "air_quality is left out: Open-Meteo returned no current air-quality values for this location."}
 }
 
 // airQualityFields is the spec's air_quality object, or nil when the answer holds no value.
-func airQualityFields(resp *airQualityResponse) map[string]any {
+func airQualityFields(resp *airQualityResponse) *AirQuality {
 	c := resp.Current
-	if c == nil {
+	if c == nil || (c.EuropeanAQI == nil && c.USAQI == nil && c.PM25 == nil && c.PM10 == nil && c.Ozone == nil) {
 		return nil
 	}
-	out := map[string]any{}
-	units := map[string]any{}
-	for _, v := range []struct {
-		key   string
-		value *float64
-	}{{"european_aqi", c.EuropeanAQI}, {"us_aqi", c.USAQI}, {"pm2_5", c.PM25}, {"pm10", c.PM10}, {"ozone", c.Ozone}} {
-		if v.value == nil {
-			continue
+	out := &AirQuality{Type: "current", Attribution: airQualityAttribution, SourceURL: airQualitySourceURL,
+		DataSourceURL: airQualityDataSourceURL, Time: c.Time, Timezone: resp.Timezone,
+		EuropeanAQI: c.EuropeanAQI, USAQI: c.USAQI, PM25: c.PM25, PM10: c.PM10, Ozone: c.Ozone,
+		UTCOffsetSeconds: toInt(resp.UTCOffsetSeconds), IntervalSeconds: toInt(c.Interval)}
+	units := map[string]string{}
+	for key, value := range map[string]*float64{"european_aqi": c.EuropeanAQI, "us_aqi": c.USAQI, "pm2_5": c.PM25, "pm10": c.PM10, "ozone": c.Ozone} {
+		if u := strings.TrimSpace(resp.CurrentUnits[key]); value != nil && u != "" && u != "undefined" {
+			units[key] = u
 		}
-		out[v.key] = *v.value
-		if u := strings.TrimSpace(resp.CurrentUnits[v.key]); u != "" && u != "undefined" {
-			units[v.key] = u
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	out["type"] = "current"
-	out["attribution"] = airQualityAttribution
-	out["source_url"] = airQualitySourceURL
-	out["data_source_url"] = airQualityDataSourceURL
-	setString(out, "time", c.Time)
-	setString(out, "timezone", resp.Timezone)
-	if resp.UTCOffsetSeconds != nil {
-		out["utc_offset_seconds"] = int(*resp.UTCOffsetSeconds)
-	}
-	if c.Interval != nil {
-		out["interval_seconds"] = int(*c.Interval)
 	}
 	if len(units) > 0 {
-		out["units"] = units
+		out.Units = units
 	}
 	return out
+}
+
+func toInt(f *float64) *int {
+	if f == nil {
+		return nil
+	}
+	n := int(*f)
+	return &n
 }
 
 // marineResponse is GET /v1/marine with daily= (open-meteo.com/en/docs/marine-weather-api).
@@ -510,7 +546,7 @@ type marineResponse struct {
 
 const noMarineNote = "marine is left out: Open-Meteo's marine models have no wave data for this location (they cover the sea and coasts only)."
 
-func fetchMarine(ctx context.Context, call *providers.Call, loc place, days int) addOn {
+func fetchMarine(ctx context.Context, call *providers.Call, loc place, days int) addOn[[]MarineDay] {
 	params := url.Values{
 		"latitude":      {formatNumber(loc.Lat)},
 		"longitude":     {formatNumber(loc.Lon)},
@@ -524,38 +560,35 @@ func fetchMarine(ctx context.Context, call *providers.Call, loc place, days int)
 		err = refusedInBody(ProviderMarine, resp.errorBody)
 	}
 	if isNoData(err) {
-		return addOn{note: noMarineNote}
+		return addOn[[]MarineDay]{note: noMarineNote}
 	}
 	if err != nil {
-		return addOn{note: "marine is left out: " + errorText(upstreamError(ProviderMarine, err))}
+		return addOn[[]MarineDay]{note: "marine is left out: " + errorText(upstreamError(ProviderMarine, err))}
 	}
 	if v := marineDays(&resp, days); v != nil {
-		return addOn{value: v}
+		return addOn[[]MarineDay]{value: v}
 	}
-	return addOn{note: noMarineNote}
+	return addOn[[]MarineDay]{note: noMarineNote}
 }
 
 // marineDays lists the days with at least one wave value (heights in metres: length_unit is left
 // at its metric default), or nil when there is none.
-func marineDays(resp *marineResponse, days int) []any {
+func marineDays(resp *marineResponse, days int) []MarineDay {
 	d := resp.Daily
 	if d == nil {
 		return nil
 	}
-	var out []any
+	var out []MarineDay
 	for i := 0; i < len(d.Time) && i < days; i++ {
 		date := at(d.Time, i)
 		if date == nil || *date == "" {
 			continue
 		}
-		day := map[string]any{}
-		setNumber(day, "wave_height_max_m", at(d.WaveHeightMax, i))
-		setNumber(day, "wave_direction", at(d.WaveDirection, i))
-		setNumber(day, "wave_period_max_s", at(d.WavePeriodMax, i))
-		if len(day) == 0 {
+		day := MarineDay{Date: *date, WaveHeightMaxM: at(d.WaveHeightMax, i), WaveDirection: at(d.WaveDirection, i),
+			WavePeriodMaxS: at(d.WavePeriodMax, i)}
+		if day.WaveHeightMaxM == nil && day.WaveDirection == nil && day.WavePeriodMaxS == nil {
 			continue
 		}
-		day["date"] = *date
 		out = append(out, day)
 	}
 	return out
@@ -576,16 +609,17 @@ func at[T any](s []*T, i int) *T {
 	return nil
 }
 
-func setNumber(m map[string]any, key string, v *float64) {
-	if v != nil {
-		m[key] = *v
-	}
+// conditionsText is the WMO description of a code, "" (left out) for an unknown one.
+func conditionsText(code *float64) string {
+	s, _ := conditions(code)
+	return s
 }
 
-func setString(m map[string]any, key, v string) {
-	if v != "" {
-		m[key] = v
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
+	return *s
 }
 
 func firstNonEmpty(s ...string) string {

@@ -248,36 +248,30 @@ func placeRecord(raw json.RawMessage, c criteria, fetched string) (providers.Rec
 		Title:   string(p.Title),
 		URL:     mapsURL(string(p.Title), ref),
 		Snippet: string(p.Description),
-		Fields:  map[string]any{"source": sourceName, "fetched_at": fetched},
 	}
-	lenient.SetStr(rec.Fields, "address", string(p.Address))
-	lenient.SetStr(rec.Fields, "phone", string(p.Phone))
-	lenient.SetStr(rec.Fields, "website", webURL(string(p.Website)))
-	lenient.SetStr(rec.Fields, "price_level_label", string(p.Price))
-	lenient.SetStr(rec.Fields, "open_state", state)
 	typ, types := p.kinds()
-	lenient.SetStr(rec.Fields, "type", typ)
-	if len(types) > 0 {
-		rec.Fields["types"] = types
-	}
+	f := &PlaceRecord{Source: sourceName, FetchedAt: fetched, Address: string(p.Address), Phone: string(p.Phone),
+		Website: webURL(string(p.Website)), PriceLevelLabel: string(p.Price), OpenState: state, Type: typ, Types: types}
 	if week := p.weekly(); len(week) > 0 {
-		rec.Fields["hours"] = hoursText(week)
+		f.Hours = hoursText(week)
 	}
 	if r, ok := p.rating(); ok {
-		rec.Fields["rating"] = r
+		f.Rating = &r
 	}
 	if p.Reviews.OK && p.Reviews.V >= 0 {
-		rec.Fields["reviews"] = p.Reviews.V
+		f.Reviews = &p.Reviews.V
 	}
 	if hasPos {
-		rec.Fields["coordinates"] = map[string]any{"lat": pos.lat, "lon": pos.lon}
+		f.Coordinates = &Coordinates{Lat: pos.lat, Lon: pos.lon}
 		if c.center != nil {
-			rec.Fields["distance_m"] = math.Round(dist*10) / 10
+			d := math.Round(dist*10) / 10
+			f.DistanceM = &d
 		}
 	}
 	if known {
-		rec.Fields["open_now"] = open
+		f.OpenNow = &open
 	}
+	rec.Data = f
 	if ref.valid() {
 		rec.Ref, _ = json.Marshal(ref)
 	} else {

@@ -126,8 +126,8 @@ func TestSearchOddResults(t *testing.T) {
 		if hasRef := len(rec.Ref) > 0; hasRef != (rec.Actions == nil) {
 			t.Errorf("%q: ref %s actions %v", rec.Title, rec.Ref, rec.Actions)
 		}
-		if rec.Fields["source"] != "google_maps" || rec.Fields["fetched_at"] != "2026-03-04T10:30:00Z" {
-			t.Errorf("%q: source %v fetched_at %v", rec.Title, rec.Fields["source"], rec.Fields["fetched_at"])
+		if d := rec.Data.(*PlaceRecord); d.Source != "google_maps" || d.FetchedAt != "2026-03-04T10:30:00Z" {
+			t.Errorf("%q: source %v fetched_at %v", rec.Title, d.Source, d.FetchedAt)
 		}
 	}
 }
@@ -409,16 +409,13 @@ func TestSinglePlaceAnswer(t *testing.T) {
 	if len(page.Records) != 1 || page.HasMore {
 		t.Fatalf("records %d has_more %v", len(page.Records), page.HasMore)
 	}
-	rec := page.Records[0]
-	want := map[string]any{"type": "Used car dealer", "types": []string{"Used car dealer", "Auto broker"}, "open_now": true,
-		"hours": "Monday 10 AM–10 PM; Tuesday 10 AM–10 PM; Wednesday 10 AM–10 PM; Thursday 10 AM–10 PM; Friday 10 AM–10 PM; Saturday 9 AM–7 PM; Sunday 10 AM–7 PM"}
-	for k, v := range want {
-		if !reflect.DeepEqual(rec.Fields[k], v) {
-			t.Errorf("%s = %#v, want %#v", k, rec.Fields[k], v)
-		}
+	rec := page.Records[0].Data.(*PlaceRecord)
+	if rec.Type != "Used car dealer" || !reflect.DeepEqual(rec.Types, []string{"Used car dealer", "Auto broker"}) || rec.OpenNow == nil || !*rec.OpenNow ||
+		rec.Hours != "Monday 10 AM–10 PM; Tuesday 10 AM–10 PM; Wednesday 10 AM–10 PM; Thursday 10 AM–10 PM; Friday 10 AM–10 PM; Saturday 9 AM–7 PM; Sunday 10 AM–7 PM" {
+		t.Errorf("record %+v", rec)
 	}
-	if d, _ := rec.Fields["distance_m"].(float64); d < 4000 || d > 4100 { // about 4.05 km
-		t.Errorf("distance_m = %v", rec.Fields["distance_m"])
+	if d := rec.DistanceM; d == nil || *d < 4000 || *d > 4100 { // about 4.05 km
+		t.Errorf("distance_m = %v", d)
 	}
 }
 

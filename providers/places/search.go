@@ -81,6 +81,32 @@ var Search = &providers.Capability{
 		{Title: "Places by name anywhere", Body: map[string]any{"query": "coffee shops in Chelsea, New York"}},
 	},
 	Execute: search,
+	Record:  PlaceRecord{},
+}
+
+// PlaceRecord is a places.search record (besides title, url and snippet).
+type PlaceRecord struct {
+	Source          string       `json:"source" doc:"google_maps"`
+	FetchedAt       string       `json:"fetched_at" doc:"when the upstream answered (RFC 3339)"`
+	Address         string       `json:"address,omitempty"`
+	Phone           string       `json:"phone,omitempty"`
+	Website         string       `json:"website,omitempty"`
+	PriceLevelLabel string       `json:"price_level_label,omitempty" doc:"Google's own label, for example $$"`
+	OpenState       string       `json:"open_state,omitempty" doc:"Google's wording, for example Open ⋅ Closes 10 PM"`
+	Type            string       `json:"type,omitempty"`
+	Types           []string     `json:"types,omitempty"`
+	Hours           string       `json:"hours,omitempty" doc:"the week's opening hours, one day after another"`
+	Rating          *float64     `json:"rating,omitempty"`
+	Reviews         *int64       `json:"reviews,omitempty"`
+	Coordinates     *Coordinates `json:"coordinates,omitempty"`
+	DistanceM       *float64     `json:"distance_m,omitempty" doc:"from the request's location"`
+	OpenNow         *bool        `json:"open_now,omitempty"`
+}
+
+// Coordinates are WGS84 decimal degrees.
+type Coordinates struct {
+	Lat float64 `json:"lat"`
+	Lon float64 `json:"lon"`
 }
 
 const requestSchema = `{

@@ -8,10 +8,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +103,105 @@ func Action(tb testing.TB, client *providers.Client, c *providers.Capability, mo
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	return a.Run(ctx, providers.NewCall(c, req, nil, mode, "tnt_test", client), rec)
+	return a.Run(ctx, providers.NewCall(c, req, nil, mode, "tnt_test", client), AsStored(tb, rec))
+}
+
+// AsStored is a record as a record action gets it back from the gateway's session: its typed
+// data rendered and read back as Fields (numbers as json.Number).
+func AsStored(tb testing.TB, rec *providers.Record) *providers.Record {
+	tb.Helper()
+	if rec.Data == nil {
+		return rec
+	}
+	out := *rec
+	out.Data, out.Fields = nil, map[string]any{}
+	if m, ok := canonical(tb, rec.Data).(map[string]any); ok {
+		for k, v := range m {
+			out.Fields[k] = v
+		}
+	}
+	for k, v := range rec.Fields {
+		out.Fields[k] = canonical(tb, v)
+	}
+	return &out
+}
+
+// FieldsOf is a record's own keys as the gateway stores them (typed data and free-form fields
+// together; numbers as json.Number), for tests that look at one key.
+func FieldsOf(tb testing.TB, rec *providers.Record) map[string]any {
+	tb.Helper()
+	return AsStored(tb, rec).Fields
+}
+
+// Native is a record's own keys with their Go values, as a map-built record held them: typed
+// data's fields by json name (pointers followed; nil, and empty omitempty values, left out) and
+// the free-form fields beside them.
+func Native(rec *providers.Record) map[string]any {
+	out := map[string]any{}
+	if rec.Data != nil {
+		v := reflect.ValueOf(rec.Data)
+		for v.Kind() == reflect.Pointer {
+			v = v.Elem()
+		}
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			fv := v.Field(i)
+			if strings.Contains(opts, "omitempty") && fv.IsZero() && fv.Kind() != reflect.Struct {
+				continue
+			}
+			if (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && strings.Contains(opts, "omitempty") && fv.Len() == 0 {
+				continue
+			}
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					continue
+				}
+				fv = fv.Elem()
+			}
+			out[name] = fv.Interface()
+		}
+	}
+	for k, v := range rec.Fields {
+		out[k] = v
+	}
+	return out
+}
+
+// canonical is v as JSON decodes it (objects as maps, numbers as json.Number), so a typed value
+// compares and renders in key order, as the gateway renders it.
+func canonical(tb testing.TB, v any) any {
+	tb.Helper()
+	out, err := decodeCanonical(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func decodeCanonical(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	err = dec.Decode(&out)
+	return out, err
+}
+
+// mustCanonical is decodeCanonical for golden renderings, where a value that cannot be encoded
+// is the test's own mistake.
+func mustCanonical(v any) any {
+	out, err := decodeCanonical(v)
+	if err != nil {
+		panic(fmt.Sprintf("providertest: %v", err))
+	}
+	return out
 }
 
 // RecordsJSON renders records as the gateway shows them (without ids), for golden files.
@@ -114,6 +214,13 @@ func RecordsJSON(page *providers.Page) any {
 		}
 		if r.Snippet != "" {
 			m["snippet"] = r.Snippet
+		}
+		if r.Data != nil {
+			for k, v := range mustCanonical(r.Data).(map[string]any) {
+				if _, base := m[k]; !base && k != "record_id" && k != "title" && k != "url" && k != "snippet" {
+					m[k] = v
+				}
+			}
 		}
 		for k, v := range r.Fields {
 			m[k] = v

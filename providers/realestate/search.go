@@ -85,6 +85,36 @@ var Search = &providers.Capability{
 			"min_price": 500000, "max_price": 1500000, "min_baths": 2, "sort": "newest"}},
 	},
 	Execute: search,
+	Record:  ListingRecord{},
+}
+
+// ListingRecord is a realestate.search record (besides title, url and snippet).
+type ListingRecord struct {
+	Source           string   `json:"source" doc:"zillow"`
+	FetchedAt        string   `json:"fetched_at" doc:"when the upstream answered (RFC 3339)"`
+	Street           string   `json:"street,omitempty"`
+	City             string   `json:"city,omitempty"`
+	State            string   `json:"state,omitempty"`
+	Zipcode          string   `json:"zipcode,omitempty"`
+	Country          string   `json:"country,omitempty"`
+	HomeType         string   `json:"home_type,omitempty"`
+	HomeStatus       string   `json:"home_status,omitempty"`
+	StatusText       string   `json:"status_text,omitempty"`
+	Broker           string   `json:"broker,omitempty"`
+	Currency         string   `json:"currency,omitempty"`
+	DatePriceChanged string   `json:"date_price_changed,omitempty" doc:"YYYY-MM-DD"`
+	PriceKind        string   `json:"price_kind" enum:"listing_price,monthly_rent,reported_sold_price,unknown"`
+	Price            *float64 `json:"price,omitempty"`
+	PriceLabel       string   `json:"price_label,omitempty"`
+	Beds             *float64 `json:"beds,omitempty" doc:"0 is a studio"`
+	Baths            *float64 `json:"baths,omitempty"`
+	Sqft             *float64 `json:"sqft,omitempty" doc:"living area"`
+	LotAreaUnit      string   `json:"lot_area_unit,omitempty"`
+	LotSqft          *float64 `json:"lot_sqft,omitempty"`
+	DaysOnZillow     *int64   `json:"days_on_zillow,omitempty"`
+	Latitude         *float64 `json:"latitude,omitempty"`
+	Longitude        *float64 `json:"longitude,omitempty"`
+	IsShowcase       *bool    `json:"is_showcase,omitempty"`
 }
 
 const requestSchema = `{
@@ -210,50 +240,6 @@ func upstreamTypes(types []string, rent bool) []string {
 	return out
 }
 
-// --- the answer
-
-// listing is one item of props (lenient: absent or mistyped fields are "not there").
-type listing struct {
-	Zpid              lenient.ID    `json:"zpid"`
-	Address           lenient.Str   `json:"address"`
-	Price             lenient.Float `json:"price"`
-	Bedrooms          lenient.Float `json:"bedrooms"`
-	Bathrooms         lenient.Float `json:"bathrooms"`
-	LivingArea        lenient.Float `json:"livingArea"`
-	LotAreaValue      lenient.Float `json:"lotAreaValue"`
-	LotAreaUnit       lenient.Str   `json:"lotAreaUnit"`
-	PropertyType      lenient.Str   `json:"propertyType"`
-	ListingStatus     lenient.Str   `json:"listingStatus"`
-	StatusText        lenient.Str   `json:"statusText"`
-	BrokerName        lenient.Str   `json:"brokerName"`
-	DaysOnZillow      lenient.Int   `json:"daysOnZillow"`
-	DatePriceChanged  lenient.Int   `json:"datePriceChanged"`
-	DateSold          lenient.Int   `json:"dateSold"`
-	Latitude          lenient.Float `json:"latitude"`
-	Longitude         lenient.Float `json:"longitude"`
-	Country           lenient.Str   `json:"country"`
-	Currency          lenient.Str   `json:"currency"`
-	DetailURL         lenient.Str   `json:"detailUrl"`
-	IsShowcaseListing lenient.Bool  `json:"isShowcaseListing"`
-	Units             lenient.List[struct {
-		Price lenient.Str `json:"price"`
-	}] `json:"units"`
-}
-
-type searchAnswer struct {
-	Props            lenient.List[json.RawMessage] `json:"props"`
-	ResultsPerPage   lenient.Int                   `json:"resultsPerPage"`
-	TotalPages       lenient.Int                   `json:"totalPages"`
-	TotalResultCount lenient.Int                   `json:"totalResultCount"`
-	// An exact address answers the property's id alone.
-	Zpid lenient.ID `json:"zpid"`
-	// Failures the API reports with HTTP 200 (unconfirmed shape: see doc.go).
-	Message lenient.Str `json:"message"`
-	Error   lenient.Str `json:"error"`
-}
-
-// pageState is the paging state: the API page (1-based) and the index in it where the next page
-// of records starts.
 type pageState struct {
 	Page   int `json:"page"`
 	Offset int `json:"offset"`
@@ -324,7 +310,7 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 		if !ok {
 			continue
 		}
-		if t, _ := rec.Fields["home_type"].(string); len(wanted) > 0 && t != "" && !wanted[t] {
+		if t := rec.Data.(*ListingRecord).HomeType; len(wanted) > 0 && t != "" && !wanted[t] {
 			continue // a home type Zillow could not filter for this listing kind
 		}
 		out.Records = append(out.Records, rec)
@@ -382,7 +368,7 @@ func exactAddressPage(req providers.Request, body []byte, fetched string) *provi
 			Title:   title,
 			URL:     siteURL + "/homedetails/" + string(id) + "_zpid/",
 			Snippet: "Zillow matched this address to its property " + string(id) + "; the search answers the id only: use details for its facts.",
-			Fields:  map[string]any{"price_kind": "unknown", "source": sourceName, "fetched_at": fetched},
+			Data:    &ListingRecord{PriceKind: "unknown", Source: sourceName, FetchedAt: fetched},
 			Ref:     r,
 		})
 	}
@@ -391,436 +377,6 @@ func exactAddressPage(req providers.Request, body []byte, fetched string) *provi
 			"listing facts or filters; the details action returns the property's facts and sale history."}
 	}
 	return out
-}
-
-// homeTypes maps Zillow's propertyType / homeType to the spec's home types.
-var homeTypes = map[string]string{"SINGLE_FAMILY": "house", "CONDO": "condo", "TOWNHOUSE": "townhouse",
-	"MULTI_FAMILY": "multi_family", "APARTMENT": "apartment", "LOT": "land", "MANUFACTURED": "manufactured"}
-
-var homeTypeLabels = map[string]string{"house": "House", "condo": "Condo", "townhouse": "Townhouse",
-	"multi_family": "Multi-family", "apartment": "Apartment", "land": "Land", "manufactured": "Manufactured"}
-
-func homeType(zillow string) string {
-	if t, ok := homeTypes[strings.ToUpper(zillow)]; ok {
-		return t
-	}
-	return strings.ToLower(zillow)
-}
-
-// homeStatus maps Zillow's status to the spec's listing words; other statuses are lower-cased.
-func homeStatus(zillow string) string {
-	switch s := strings.ToUpper(zillow); s {
-	case "FOR_SALE":
-		return "for_sale"
-	case "FOR_RENT":
-		return "for_rent"
-	case "RECENTLY_SOLD", "SOLD":
-		return "sold"
-	case "":
-		return ""
-	default:
-		return strings.ToLower(s)
-	}
-}
-
-// priceKind says what the price is: from the listing's status, else from the search's.
-func priceKind(homeStatus, requested string) string {
-	s := homeStatus
-	if s == "" {
-		s = requested
-	}
-	switch s {
-	case "for_sale":
-		return "listing_price"
-	case "for_rent":
-		return "monthly_rent"
-	case "sold":
-		return "reported_sold_price"
-	}
-	return "unknown"
-}
-
-// listingRecord maps one listing; ok is false without a usable zpid.
-func listingRecord(l listing, requested, fetched string) (providers.Record, bool) {
-	zpid := string(l.Zpid)
-	if !zpidPattern.MatchString(zpid) {
-		return providers.Record{}, false
-	}
-	f := map[string]any{"source": sourceName, "fetched_at": fetched}
-	street, city, state, zip := splitAddress(string(l.Address))
-	lenient.SetStr(f, "street", street)
-	lenient.SetStr(f, "city", city)
-	lenient.SetStr(f, "state", state)
-	lenient.SetStr(f, "zipcode", zip)
-	lenient.SetStr(f, "country", string(l.Country))
-	ht := homeType(string(l.PropertyType))
-	lenient.SetStr(f, "home_type", ht)
-	hs := homeStatus(string(l.ListingStatus))
-	lenient.SetStr(f, "home_status", hs)
-	lenient.SetStr(f, "status_text", string(l.StatusText))
-	lenient.SetStr(f, "broker", string(l.BrokerName))
-	lenient.SetStr(f, "currency", string(l.Currency))
-	if l.DatePriceChanged.OK && l.DatePriceChanged.V > 0 {
-		f["date_price_changed"] = day(l.DatePriceChanged.V)
-	}
-	kind := priceKind(hs, requested)
-	f["price_kind"] = kind
-	if l.Price.OK && l.Price.V > 0 {
-		f["price"] = l.Price.V
-	}
-	if label := priceLabel(l, kind); label != "" {
-		f["price_label"] = label
-	}
-	if l.Bedrooms.OK && l.Bedrooms.V >= 0 {
-		f["beds"] = l.Bedrooms.V // 0 is a studio
-	}
-	if l.Bathrooms.OK && l.Bathrooms.V > 0 {
-		f["baths"] = l.Bathrooms.V
-	}
-	if l.LivingArea.OK && l.LivingArea.V > 0 {
-		f["sqft"] = l.LivingArea.V
-	}
-	unit := strings.ToLower(string(l.LotAreaUnit))
-	lenient.SetStr(f, "lot_area_unit", unit)
-	if l.LotAreaValue.OK && l.LotAreaValue.V > 0 {
-		switch unit {
-		case "sqft":
-			f["lot_sqft"] = math.Round(l.LotAreaValue.V)
-		case "acres", "acre":
-			f["lot_sqft"] = math.Round(l.LotAreaValue.V * sqftPerAcre)
-		}
-	}
-	if l.DaysOnZillow.OK && l.DaysOnZillow.V >= 0 {
-		f["days_on_zillow"] = l.DaysOnZillow.V
-	}
-	if l.Latitude.OK && l.Longitude.OK && (l.Latitude.V != 0 || l.Longitude.V != 0) &&
-		math.Abs(l.Latitude.V) <= 90 && math.Abs(l.Longitude.V) <= 180 {
-		f["latitude"], f["longitude"] = l.Latitude.V, l.Longitude.V
-	}
-	lenient.SetBool(f, "is_showcase", l.IsShowcaseListing)
-
-	title := strings.TrimSpace(string(l.Address))
-	if title == "" {
-		title = "Zillow property " + zpid
-	}
-	r, _ := json.Marshal(ref{Zpid: zpid})
-	return providers.Record{
-		Title:   title,
-		URL:     listingURL(string(l.DetailURL), zpid),
-		Snippet: listingSnippet(f, ht, l, kind),
-		Fields:  f,
-		Ref:     r,
-	}, true
-}
-
-// splitAddress reads "street, city, ST 12345" (the API's one-line address); parts it cannot
-// place are left out.
-func splitAddress(a string) (street, city, state, zip string) {
-	parts := strings.Split(a, ",")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-	}
-	if len(parts) < 2 {
-		return "", "", "", ""
-	}
-	last := strings.Fields(parts[len(parts)-1])
-	if len(last) == 0 || len(last) > 2 || len(last[0]) != 2 || strings.ToUpper(last[0]) != last[0] {
-		return "", "", "", ""
-	}
-	state = last[0]
-	if len(last) == 2 && zipPattern.MatchString(last[1]) {
-		zip = last[1]
-	}
-	city = parts[len(parts)-2]
-	if len(parts) > 2 {
-		street = strings.Join(parts[:len(parts)-2], ", ")
-	}
-	return street, city, state, zip
-}
-
-// listingURL is the listing page: detailUrl (absolute, or a path on zillow.com), else the
-// property's homedetails page.
-func listingURL(detail, zpid string) string {
-	if strings.HasPrefix(detail, "/") {
-		return siteURL + detail
-	}
-	if u, err := url.Parse(detail); err == nil && u.Scheme == "https" && strings.HasSuffix(u.Hostname(), "zillow.com") {
-		return detail
-	}
-	return siteURL + "/homedetails/" + zpid + "_zpid/"
-}
-
-// priceLabel formats the price ("$649,000", "$2,450/mo"); a rental building without one price
-// shows its first unit's price as Zillow writes it ("$1,495+/mo").
-func priceLabel(l listing, kind string) string {
-	suffix := ""
-	if kind == "monthly_rent" {
-		suffix = "/mo"
-	}
-	if l.Price.OK && l.Price.V > 0 {
-		cur := strings.ToUpper(string(l.Currency))
-		if cur == "" || cur == "USD" {
-			return "$" + grouped(l.Price.V) + suffix
-		}
-		return grouped(l.Price.V) + " " + cur + suffix
-	}
-	for _, u := range l.Units {
-		if p := strings.TrimSpace(string(u.Price)); p != "" {
-			return p + suffix
-		}
-	}
-	return ""
-}
-
-// grouped writes a whole amount with thousands separators.
-func grouped(v float64) string {
-	s := strconv.FormatInt(int64(math.Round(v)), 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-func listingSnippet(f map[string]any, ht string, l listing, kind string) string {
-	var parts []string
-	if p, ok := f["price_label"].(string); ok {
-		if kind == "reported_sold_price" {
-			p = "Sold for " + p
-			if l.DateSold.OK && l.DateSold.V > 0 {
-				p += " on " + day(l.DateSold.V)
-			}
-		}
-		parts = append(parts, p)
-	}
-	if v, ok := f["beds"].(float64); ok {
-		parts = append(parts, number(v)+" bd")
-	}
-	if v, ok := f["baths"].(float64); ok {
-		parts = append(parts, number(v)+" ba")
-	}
-	if v, ok := f["sqft"].(float64); ok {
-		parts = append(parts, grouped(v)+" sqft")
-	}
-	if label, ok := homeTypeLabels[ht]; ok {
-		parts = append(parts, label)
-	}
-	if v, ok := f["days_on_zillow"].(int64); ok {
-		switch v {
-		case 1:
-			parts = append(parts, "1 day on Zillow")
-		default:
-			parts = append(parts, fmt.Sprintf("%d days on Zillow", v))
-		}
-	}
-	return strings.Join(parts, " · ")
-}
-
-// day writes epoch milliseconds as YYYY-MM-DD (UTC).
-func day(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02") }
-
-// --- details
-
-// property is the /property answer (lenient).
-type property struct {
-	Zpid    lenient.ID `json:"zpid"`
-	Address lenient.Obj[struct {
-		StreetAddress lenient.Str `json:"streetAddress"`
-		City          lenient.Str `json:"city"`
-		State         lenient.Str `json:"state"`
-		Zipcode       lenient.Str `json:"zipcode"`
-		Neighborhood  lenient.Str `json:"neighborhood"`
-	}] `json:"address"`
-	HomeType        lenient.Str                `json:"homeType"`
-	HomeStatus      lenient.Str                `json:"homeStatus"`
-	Price           lenient.Float              `json:"price"`
-	Currency        lenient.Str                `json:"currency"`
-	Bedrooms        lenient.Float              `json:"bedrooms"`
-	Bathrooms       lenient.Float              `json:"bathrooms"`
-	LivingArea      lenient.Float              `json:"livingArea"`
-	LotAreaValue    lenient.Float              `json:"lotAreaValue"`
-	LotAreaUnits    lenient.Str                `json:"lotAreaUnits"`
-	LotSize         lenient.Float              `json:"lotSize"`
-	YearBuilt       lenient.Int                `json:"yearBuilt"`
-	Description     lenient.Str                `json:"description"`
-	Zestimate       lenient.Float              `json:"zestimate"`
-	RentZestimate   lenient.Float              `json:"rentZestimate"`
-	MonthlyHoaFee   lenient.Float              `json:"monthlyHoaFee"`
-	PropertyTaxRate lenient.Float              `json:"propertyTaxRate"`
-	County          lenient.Str                `json:"county"`
-	DaysOnZillow    lenient.Int                `json:"daysOnZillow"`
-	BrokerageName   lenient.Str                `json:"brokerageName"`
-	LastSoldPrice   lenient.Float              `json:"lastSoldPrice"`
-	DateSoldString  lenient.Str                `json:"dateSoldString"`
-	DateSold        lenient.Int                `json:"dateSold"`
-	Latitude        lenient.Float              `json:"latitude"`
-	Longitude       lenient.Float              `json:"longitude"`
-	URL             lenient.Str                `json:"url"`
-	HdpURL          lenient.Str                `json:"hdpUrl"`
-	PriceHistory    lenient.List[historyEntry] `json:"priceHistory"`
-}
-
-type historyEntry struct {
-	Date               lenient.Str   `json:"date"`
-	Time               lenient.Int   `json:"time"`
-	Price              lenient.Float `json:"price"`
-	PricePerSquareFoot lenient.Float `json:"pricePerSquareFoot"`
-	Event              lenient.Str   `json:"event"`
-	Source             lenient.Str   `json:"source"`
-}
-
-// details is the record action: the API's /property for the record's zpid.
-func details(ctx context.Context, call *providers.Call, rec *providers.Record) (*providers.Detail, error) {
-	var r ref
-	if len(rec.Ref) == 0 || json.Unmarshal(rec.Ref, &r) != nil || !zpidPattern.MatchString(r.Zpid) {
-		return nil, providers.Errorf(providers.CodeInvalidRequest, "this record has no Zillow property id, so it has no details")
-	}
-	u := call.Upstream(ProviderID)
-	resp, err := u.Get(ctx, propertyPath, url.Values{"zpid": {r.Zpid}}, http.Header{"Accept": {"application/json"}})
-	if err != nil {
-		if e, ok := providers.AsError(err); ok && e.UpstreamStatus == http.StatusNotFound {
-			return nil, providers.Errorf(providers.CodeNotFound, "Zillow has no property %s", r.Zpid)
-		}
-		return nil, mapError(err, "details")
-	}
-	var p property
-	if err := u.Decode(resp, &p); err != nil {
-		return nil, err
-	}
-	if p.Zpid == "" && p.Address.V == nil && !p.Price.OK {
-		return nil, providers.Errorf(providers.CodeNotFound, "Zillow has no property %s", r.Zpid)
-	}
-	body := propertyDetail(r.Zpid, p)
-	link := rec.URL
-	if s := string(p.URL); strings.HasPrefix(s, siteURL+"/") {
-		link = s
-	} else if strings.HasPrefix(string(p.HdpURL), "/") {
-		link = siteURL + string(p.HdpURL)
-	}
-	if link == "" {
-		link = siteURL + "/homedetails/" + r.Zpid + "_zpid/"
-	}
-	body["url"] = link
-	return &providers.Detail{Body: body, Links: []providers.Link{{Label: "Listing on Zillow", URL: link}}}, nil
-}
-
-// propertyDetail builds the details body; absent values are left out, and the last sale is
-// "unknown" unless Zillow reports a price or a date (a zero price is not a price).
-func propertyDetail(zpid string, p property) map[string]any {
-	d := map[string]any{"zpid": zpid}
-	if a := p.Address.V; a != nil {
-		addr := map[string]any{}
-		lenient.SetStr(addr, "street", string(a.StreetAddress))
-		lenient.SetStr(addr, "city", string(a.City))
-		lenient.SetStr(addr, "state", string(a.State))
-		lenient.SetStr(addr, "zipcode", string(a.Zipcode))
-		lenient.SetStr(addr, "neighborhood", string(a.Neighborhood))
-		if len(addr) > 0 {
-			d["address"] = addr
-		}
-	}
-	lenient.SetStr(d, "home_type", homeType(string(p.HomeType)))
-	lenient.SetStr(d, "home_status", homeStatus(string(p.HomeStatus)))
-	lenient.SetStr(d, "currency", string(p.Currency))
-	lenient.SetStr(d, "county", string(p.County))
-	lenient.SetStr(d, "brokerage", string(p.BrokerageName))
-	positive := func(key string, v lenient.Float) {
-		if v.OK && v.V > 0 {
-			d[key] = v.V
-		}
-	}
-	positive("price", p.Price)
-	positive("baths", p.Bathrooms)
-	positive("sqft", p.LivingArea)
-	positive("zestimate", p.Zestimate)
-	positive("rent_zestimate", p.RentZestimate)
-	positive("monthly_hoa_fee", p.MonthlyHoaFee)
-	positive("property_tax_rate", p.PropertyTaxRate)
-	if p.Bedrooms.OK && p.Bedrooms.V >= 0 {
-		d["beds"] = p.Bedrooms.V
-	}
-	if p.LotAreaValue.OK && p.LotAreaValue.V > 0 {
-		lot := map[string]any{"value": p.LotAreaValue.V}
-		lenient.SetStr(lot, "unit", strings.ToLower(string(p.LotAreaUnits)))
-		d["lot"] = lot
-	} else if p.LotSize.OK && p.LotSize.V > 0 {
-		d["lot"] = map[string]any{"value": p.LotSize.V, "unit": "sqft"}
-	}
-	if p.YearBuilt.OK && p.YearBuilt.V > 0 {
-		d["year_built"] = p.YearBuilt.V
-	}
-	if p.DaysOnZillow.OK && p.DaysOnZillow.V >= 0 {
-		d["days_on_zillow"] = p.DaysOnZillow.V
-	}
-	if p.Latitude.OK && p.Longitude.OK && (p.Latitude.V != 0 || p.Longitude.V != 0) {
-		d["latitude"], d["longitude"] = p.Latitude.V, p.Longitude.V
-	}
-	if s := strings.TrimSpace(string(p.Description)); s != "" {
-		d["description"] = providers.Clip(s, maxDescription)
-	}
-
-	var history []map[string]any
-	var lastSold *historyEntry
-	for i, h := range p.PriceHistory {
-		e := map[string]any{}
-		date := string(h.Date)
-		if date == "" && h.Time.OK && h.Time.V > 0 {
-			date = day(h.Time.V)
-		}
-		lenient.SetStr(e, "date", date)
-		lenient.SetStr(e, "event", string(h.Event))
-		if h.Price.OK && h.Price.V > 0 {
-			e["price"] = h.Price.V
-		}
-		if h.PricePerSquareFoot.OK && h.PricePerSquareFoot.V > 0 {
-			e["price_per_sqft"] = h.PricePerSquareFoot.V
-		}
-		lenient.SetStr(e, "source", string(h.Source))
-		if e["event"] == nil && e["date"] == nil {
-			continue
-		}
-		if lastSold == nil && strings.EqualFold(string(h.Event), "Sold") {
-			lastSold = &p.PriceHistory[i] // Zillow lists the newest event first
-		}
-		if len(history) < maxHistory {
-			history = append(history, e)
-		}
-	}
-	if len(history) > 0 {
-		d["price_history"] = history
-		d["price_history_total"] = len(p.PriceHistory)
-	}
-
-	last := map[string]any{}
-	if p.LastSoldPrice.OK && p.LastSoldPrice.V > 0 {
-		last["price"] = p.LastSoldPrice.V
-	}
-	switch {
-	case p.DateSoldString != "":
-		last["date"] = string(p.DateSoldString)
-	case p.DateSold.OK && p.DateSold.V > 0:
-		last["date"] = day(p.DateSold.V)
-	}
-	if len(last) == 0 && lastSold != nil { // from the history when the facts do not say
-		if lastSold.Price.OK && lastSold.Price.V > 0 {
-			last["price"] = lastSold.Price.V
-		}
-		if lastSold.Date != "" {
-			last["date"] = string(lastSold.Date)
-		} else if lastSold.Time.OK && lastSold.Time.V > 0 {
-			last["date"] = day(lastSold.Time.V)
-		}
-	}
-	if len(last) > 0 {
-		last["status"] = "reported"
-	} else {
-		last["status"] = "unknown"
-	}
-	d["last_sale"] = last
-	return d
 }
 
 // mapError reads RapidAPI's error body ({"message": "..."}): a refused key or subscription is a

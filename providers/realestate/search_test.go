@@ -269,11 +269,11 @@ func TestSearchMappingGolden(t *testing.T) {
 			providertest.Golden(t, tc.name, providertest.RecordsJSON(page))
 			for _, rec := range page.Records {
 				for _, k := range []string{"price_kind", "source", "fetched_at"} {
-					if s, _ := rec.Fields[k].(string); s == "" {
+					if s, _ := providertest.FieldsOf(t, &rec)[k].(string); s == "" {
 						t.Errorf("%q: always key %s missing", rec.Title, k)
 					}
 				}
-				for k, v := range rec.Fields {
+				for k, v := range providertest.FieldsOf(t, &rec) {
 					if v == "" || v == nil {
 						t.Errorf("%q: empty %s", rec.Title, k)
 					}
@@ -295,28 +295,29 @@ func TestRecordValues(t *testing.T) {
 	if len(page.Records) != 3 {
 		t.Fatalf("%d records, want 3 (an item without a numeric zpid is dropped)", len(page.Records))
 	}
-	want := map[string]any{"street": "1 Main St", "city": "Springfield", "state": "IL", "zipcode": "62701", "country": "USA",
-		"home_type": "house", "home_status": "for_sale", "status_text": "House for sale", "broker": "Prairie Homes Realty",
-		"currency": "USD", "date_price_changed": "2026-02-27", "price_label": "$415,000", "price": 415000.0, "beds": 3.0,
-		"baths": 2.5, "lot_sqft": 10890.0, "lot_area_unit": "acres", "days_on_zillow": int64(0), "latitude": 39.8017,
-		"longitude": -89.6436, "is_showcase": true, "price_kind": "listing_price", "source": "zillow", "fetched_at": "2026-03-02T15:30:00Z"}
-	if got := page.Records[0].Fields; !reflect.DeepEqual(got, want) {
+	f, i, b := func(v float64) *float64 { return &v }, func(v int64) *int64 { return &v }, func(v bool) *bool { return &v }
+	want := &ListingRecord{Street: "1 Main St", City: "Springfield", State: "IL", Zipcode: "62701", Country: "USA",
+		HomeType: "house", HomeStatus: "for_sale", StatusText: "House for sale", Broker: "Prairie Homes Realty",
+		Currency: "USD", DatePriceChanged: "2026-02-27", PriceLabel: "$415,000", Price: f(415000), Beds: f(3),
+		Baths: f(2.5), LotSqft: f(10890), LotAreaUnit: "acres", DaysOnZillow: i(0), Latitude: f(39.8017),
+		Longitude: f(-89.6436), IsShowcase: b(true), PriceKind: "listing_price", Source: "zillow", FetchedAt: "2026-03-02T15:30:00Z"}
+	if got := page.Records[0].Data; !reflect.DeepEqual(got, want) {
 		t.Errorf("fields = %v\nwant     %v", got, want)
 	}
 	// Zero price, area, lot, baths, coordinates and negative days are absent; an unknown status is unknown.
 	lot := page.Records[1]
-	if _, has := lot.Fields["price"]; has || lot.Fields["price_kind"] != "unknown" || lot.Fields["home_status"] != "pending" ||
-		lot.Fields["home_type"] != "land" || lot.URL != "https://www.zillow.com/homedetails/88112_zpid/" {
+	if _, has := providertest.FieldsOf(t, &lot)["price"]; has || providertest.FieldsOf(t, &lot)["price_kind"] != "unknown" || providertest.FieldsOf(t, &lot)["home_status"] != "pending" ||
+		providertest.FieldsOf(t, &lot)["home_type"] != "land" || lot.URL != "https://www.zillow.com/homedetails/88112_zpid/" {
 		t.Errorf("lot = %+v", lot)
 	}
 	for _, k := range []string{"price", "sqft", "lot_sqft", "baths", "beds", "latitude", "days_on_zillow", "street"} {
-		if _, has := lot.Fields[k]; has {
+		if _, has := providertest.FieldsOf(t, &lot)[k]; has {
 			t.Errorf("lot has %s", k)
 		}
 	}
 	coop := page.Records[2]
-	if coop.Fields["home_type"] != "cooperative" || coop.Fields["price_label"] != "300,000 CAD" || coop.Fields["beds"] != 0.0 {
-		t.Errorf("coop = %+v", coop.Fields)
+	if c := coop.Data.(*ListingRecord); c.HomeType != "cooperative" || c.PriceLabel != "300,000 CAD" || c.Beds == nil || *c.Beds != 0 {
+		t.Errorf("coop = %+v", c)
 	}
 }
 

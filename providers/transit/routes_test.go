@@ -287,11 +287,11 @@ func TestMappingGolden(t *testing.T) {
 			providertest.Golden(t, tc.name, providertest.RecordsJSON(page))
 			for _, rec := range page.Records {
 				for _, k := range []string{"requested_time_status", "source", "fetched_at", "realtime_status"} {
-					if s, _ := rec.Fields[k].(string); s == "" {
+					if s, _ := providertest.FieldsOf(t, &rec)[k].(string); s == "" {
 						t.Errorf("%q: always key %s missing", rec.Title, k)
 					}
 				}
-				for k, v := range rec.Fields {
+				for k, v := range providertest.FieldsOf(t, &rec) {
 					if v == "" || v == nil {
 						t.Errorf("%q: empty %s", rec.Title, k)
 					}
@@ -316,7 +316,7 @@ func TestRecordValues(t *testing.T) {
 	}
 	statuses := []string{}
 	for _, r := range page.Records {
-		statuses = append(statuses, r.Fields["requested_time_status"].(string))
+		statuses = append(statuses, r.Data.(*RouteRecord).RequestedTimeStatus)
 	}
 	if !reflect.DeepEqual(statuses, []string{"honored", "not_met", "honored"}) {
 		t.Errorf("statuses = %v", statuses)
@@ -336,19 +336,20 @@ func TestRecordValues(t *testing.T) {
 		}
 		var got []string
 		for i, r := range ans.Routes {
-			got = append(got, itineraryRecord(q, i, r, now()).Fields["requested_time_status"].(string))
+			got = append(got, itineraryRecord(q, i, r, now()).Data.(*RouteRecord).RequestedTimeStatus)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("depart_at %s: statuses %v, want %v", at, got, want)
 		}
 	}
 	r := page.Records[0]
-	want := map[string]any{"duration_seconds": int64(4760), "distance_m": int64(23895), "duration_label": "1 hour 19 mins",
-		"distance_label": "23.9 km", "requested_time": "2026-03-02T09:00:00-08:00", "lines": []string{"Bus 014", "Bus R5"},
-		"time_window": map[string]any{"departure": "2026-03-02T15:37:10Z", "arrival": "2026-03-02T16:56:30Z", "time_zone": "America/Vancouver"},
-		"source":      "google_routes", "fetched_at": "2026-03-02T15:30:00Z", "realtime_status": "unknown", "requested_time_status": "honored"}
-	if !reflect.DeepEqual(r.Fields, want) {
-		t.Errorf("fields = %v\nwant     %v", r.Fields, want)
+	secs, meters := int64(4760), int64(23895)
+	want := &RouteRecord{DurationSeconds: &secs, DistanceM: &meters, DurationLabel: "1 hour 19 mins",
+		DistanceLabel: "23.9 km", RequestedTime: "2026-03-02T09:00:00-08:00", Lines: []string{"Bus 014", "Bus R5"},
+		TimeWindow: &TimeWindow{Departure: "2026-03-02T15:37:10Z", Arrival: "2026-03-02T16:56:30Z", TimeZone: "America/Vancouver"},
+		Source:     "google_routes", FetchedAt: "2026-03-02T15:30:00Z", RealtimeStatus: "unknown", RequestedTimeStatus: "honored"}
+	if !reflect.DeepEqual(r.Data, want) {
+		t.Errorf("record = %+v\nwant     %+v", r.Data, want)
 	}
 	it := r.Stored["details"].Body.(itinerary)
 	if *it.Transfers != 1 || len(it.Segments) != 5 || it.Segments[0].Mode != "walk" || *it.Segments[0].DistanceM != 205 ||

@@ -63,6 +63,14 @@ var NewsSearch = &providers.Capability{
 			"query": "site:reuters.com semiconductors", "time_range": "month"}},
 	},
 	Execute: searchNews,
+	Record:  NewsRecord{},
+}
+
+// NewsRecord is a news.search record (besides title, url and snippet).
+type NewsRecord struct {
+	Source      string `json:"source" doc:"the publisher's name, else the link's host"`
+	PublishedAt string `json:"published_at,omitempty" doc:"RFC 3339 when the upstream gives a date, else its own wording"`
+	Thumbnail   string `json:"thumbnail,omitempty"`
 }
 
 const newsRequestSchema = `{
@@ -204,20 +212,11 @@ func newsRecord(a map[string]any) (providers.Record, bool) {
 	if title == "" || source == "" {
 		return providers.Record{}, false
 	}
-	rec := providers.Record{
-		Title:   title,
-		Snippet: snippet,
-		Fields:  map[string]any{"source": source},
-		Ref:     refOf(link),
-		URL:     link,
-	}
-	if t := publishedAt(str(a["iso_date"]), str(a["date"])); t != "" {
-		rec.Fields["published_at"] = t
-	}
+	data := &NewsRecord{Source: source, PublishedAt: publishedAt(str(a["iso_date"]), str(a["date"]))}
 	if th := str(a["thumbnail"]); isWebURL(th) {
-		rec.Fields["thumbnail"] = th
+		data.Thumbnail = th
 	}
-	return rec, true
+	return providers.Record{Title: title, Snippet: snippet, Data: data, Ref: refOf(link), URL: link}, true
 }
 
 // googleNewsDate is the layout of Google News dates as SerpApi answers them ("11/13/2023, 05:43 PM,

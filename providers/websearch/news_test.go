@@ -34,7 +34,7 @@ func TestNewsMappingGolden(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for _, rec := range page.Records {
-				if rec.Title == "" || rec.URL == "" || rec.Fields["source"] == "" || rec.Fields["source"] == nil || len(rec.Ref) == 0 {
+				if rec.Title == "" || rec.URL == "" || providertest.FieldsOf(t, &rec)["source"] == "" || providertest.FieldsOf(t, &rec)["source"] == nil || len(rec.Ref) == 0 {
 					t.Errorf("record = %+v", rec)
 				}
 				if seen[rec.URL] {
@@ -68,11 +68,11 @@ func TestNewsFlattening(t *testing.T) {
 		t.Errorf("titles =\n%q\nwant\n%q", titles, want)
 	}
 	first := page.Records[0]
-	if first.Fields["source"] != "Washingtonian" || first.Fields["published_at"] != "2023-11-13T16:43:00Z" ||
-		first.Fields["thumbnail"] == nil || first.Snippet == "" {
+	if providertest.FieldsOf(t, &first)["source"] != "Washingtonian" || providertest.FieldsOf(t, &first)["published_at"] != "2023-11-13T16:43:00Z" ||
+		providertest.FieldsOf(t, &first)["thumbnail"] == nil || first.Snippet == "" {
 		t.Errorf("first = %+v", first)
 	}
-	if _, ok := page.Records[4].Fields["thumbnail"]; ok {
+	if _, ok := providertest.FieldsOf(t, &page.Records[4])["thumbnail"]; ok {
 		t.Error("an article without a thumbnail got one")
 	}
 	if page.Records[2].Snippet != "" {
@@ -115,7 +115,7 @@ func TestNewsFlattening(t *testing.T) {
 			t.Fatalf("records = %+v", page.Records)
 		}
 		b := page.Records[0]
-		if b.Title != "No source name" || b.Fields["source"] != "example.org" || b.Fields["published_at"] != "yesterday" || b.Fields["thumbnail"] != nil {
+		if b.Title != "No source name" || providertest.FieldsOf(t, &b)["source"] != "example.org" || providertest.FieldsOf(t, &b)["published_at"] != "yesterday" || providertest.FieldsOf(t, &b)["thumbnail"] != nil {
 			t.Errorf("record = %+v", b)
 		}
 		if page.Records[1].Title != "Stories not a list" {

@@ -59,6 +59,17 @@ var WebSearch = &providers.Capability{
 			"query": "Energiewende Strompreis", "country": "DE", "language": "de", "time_range": "week"}},
 	},
 	Execute: searchWeb,
+	Record:  WebRecord{},
+}
+
+// WebRecord is a web.search record (besides title, url and snippet). An answer box or knowledge
+// graph record also carries the upstream's other keys as it shapes them (free-form).
+type WebRecord struct {
+	Kind       string            `json:"kind" enum:"organic,answer_box,knowledge_graph"`
+	Position   *int              `json:"position,omitempty" doc:"organic: the rank on Google's result page"`
+	Date       string            `json:"date,omitempty"`
+	Type       string            `json:"type,omitempty" doc:"answer_box and knowledge_graph: the upstream's type"`
+	Attributes map[string]string `json:"attributes,omitempty" doc:"knowledge_graph: the panel's facts"`
 }
 
 const webRequestSchema = `{
@@ -208,10 +219,7 @@ func organicRecord(r map[string]any, position int) (providers.Record, bool) {
 	rec := providers.Record{
 		Title:   title,
 		Snippet: str(r["snippet"]),
-		Fields:  map[string]any{"kind": "organic", "position": position},
-	}
-	if d := str(r["date"]); d != "" {
-		rec.Fields["date"] = d
+		Data:    &WebRecord{Kind: "organic", Position: &position, Date: str(r["date"])},
 	}
 	setLink(&rec, link)
 	return rec, true
@@ -242,13 +250,9 @@ func answerBoxRecord(ab map[string]any) providers.Record {
 	rec := providers.Record{
 		Title:   title,
 		Snippet: firstString(ab, "snippet", "answer", "result"),
-		Fields:  map[string]any{"kind": "answer_box"},
-	}
-	if t := str(ab["type"]); t != "" {
-		rec.Fields["type"] = t
-	}
-	for k, v := range extraKeys(ab, func(k string) bool { return k == "link" }) {
-		rec.Fields[k] = v
+		Data:    &WebRecord{Kind: "answer_box", Type: str(ab["type"])},
+		// the answer box's other keys, as SerpApi shapes them for each of its many types
+		Fields: extraKeys(ab, func(k string) bool { return k == "link" }),
 	}
 	setLink(&rec, str(ab["link"]))
 	return rec
@@ -285,27 +289,24 @@ func knowledgeGraphRecord(kg map[string]any) providers.Record {
 	rec := providers.Record{
 		Title:   title,
 		Snippet: str(kg["description"]),
-		Fields:  map[string]any{"kind": "knowledge_graph"},
 	}
-	if t := str(kg["type"]); t != "" {
-		rec.Fields["type"] = t
-	}
+	data := &WebRecord{Kind: "knowledge_graph", Type: str(kg["type"])}
 	googleLink := func(k string) bool { return strings.HasSuffix(k, "_link") || strings.HasSuffix(k, "_links") }
-	attrs := map[string]any{}
+	attrs := map[string]string{}
 	for k, v := range kg {
 		if s, ok := v.(string); ok && !kgKnown[k] && !googleLink(k) && !unsafeKey(k) && strings.TrimSpace(s) != "" {
 			attrs[k] = strings.TrimSpace(s)
 		}
 	}
 	if len(attrs) > 0 {
-		rec.Fields["attributes"] = attrs
+		data.Attributes = attrs
 	}
-	for k, v := range extraKeys(kg, func(k string) bool {
+	rec.Data = data
+	// the panel's other keys, as SerpApi shapes them for each kind of entity
+	rec.Fields = extraKeys(kg, func(k string) bool {
 		_, isAttr := attrs[k]
 		return isAttr || k == "website" || k == "description" || k == "knowledge_graph_search_link" || googleLink(k)
-	}) {
-		rec.Fields[k] = v
-	}
+	})
 	link := str(kg["website"])
 	if !isWebURL(link) {
 		link = str(object(kg["source"])["link"])

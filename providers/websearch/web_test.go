@@ -36,13 +36,13 @@ func TestWebMappingGolden(t *testing.T) {
 				if rec.Title == "" {
 					t.Errorf("record without a title: %+v", rec)
 				}
-				if k := rec.Fields["kind"]; k != "organic" && k != "answer_box" && k != "knowledge_graph" {
+				if k := providertest.FieldsOf(t, &rec)["kind"]; k != "organic" && k != "answer_box" && k != "knowledge_graph" {
 					t.Errorf("record %q: kind %v", rec.Title, k)
 				}
 				if (rec.URL == "") != (rec.Actions != nil && len(rec.Actions) == 0) {
 					t.Errorf("record %q: url %q but actions %v", rec.Title, rec.URL, rec.Actions)
 				}
-				for k, v := range rec.Fields {
+				for k, v := range providertest.FieldsOf(t, &rec) {
 					b, _ := json.Marshal(v)
 					if strings.HasPrefix(k, "serpapi_") || strings.Contains(string(b), "serpapi.com/search.json") ||
 						strings.Contains(string(b), "data:image") || strings.HasSuffix(k, "_stick") {
@@ -66,29 +66,29 @@ func TestWebRecordKeys(t *testing.T) {
 		t.Fatalf("%d records, want answer box + knowledge graph + 5 organic", len(recs))
 	}
 	ab, kg := recs[0], recs[1]
-	if ab.Fields["kind"] != "answer_box" || ab.Title != "Apple Inc. › Founders" || ab.URL != "https://en.wikipedia.org/wiki/Apple_Inc." ||
-		ab.Snippet != "Steve Jobs, Steve Wozniak, Ronald Wayne" || ab.Fields["type"] != "organic_result" || ab.Fields["answer"] == nil {
+	if providertest.FieldsOf(t, &ab)["kind"] != "answer_box" || ab.Title != "Apple Inc. › Founders" || ab.URL != "https://en.wikipedia.org/wiki/Apple_Inc." ||
+		ab.Snippet != "Steve Jobs, Steve Wozniak, Ronald Wayne" || providertest.FieldsOf(t, &ab)["type"] != "organic_result" || providertest.FieldsOf(t, &ab)["answer"] == nil {
 		t.Errorf("answer box = %+v", ab)
 	}
-	if _, ok := ab.Fields["thumbnail"]; ok {
+	if _, ok := providertest.FieldsOf(t, &ab)["thumbnail"]; ok {
 		t.Error("answer box keeps an inline data: thumbnail")
 	}
 	wantAttrs := map[string]any{"founded": "April 1, 1976, Cupertino, CA", "headquarters": "Cupertino, CA", "ceo": "Tim Cook (Aug 24, 2011–)"}
-	if kg.Fields["kind"] != "knowledge_graph" || kg.Title != "Apple" || kg.Fields["type"] != "Technology company" ||
-		!reflect.DeepEqual(kg.Fields["attributes"], wantAttrs) || kg.URL != "https://www.apple.com/" || kg.Fields["kgmid"] != "/m/0k8z" {
+	if providertest.FieldsOf(t, &kg)["kind"] != "knowledge_graph" || kg.Title != "Apple" || providertest.FieldsOf(t, &kg)["type"] != "Technology company" ||
+		!reflect.DeepEqual(providertest.FieldsOf(t, &kg)["attributes"], wantAttrs) || kg.URL != "https://www.apple.com/" || providertest.FieldsOf(t, &kg)["kgmid"] != "/m/0k8z" {
 		t.Errorf("knowledge graph = %+v", kg)
 	}
 	for _, k := range []string{"founded", "founded_links", "ceo_stick", "knowledge_graph_search_link", "description", "website"} {
-		if _, ok := kg.Fields[k]; ok {
+		if _, ok := providertest.FieldsOf(t, &kg)[k]; ok {
 			t.Errorf("knowledge graph keeps %s outside attributes/base keys", k)
 		}
 	}
 	for i, rec := range recs[2:] {
-		if rec.Fields["kind"] != "organic" || rec.Fields["position"] != i+1 {
+		if providertest.FieldsOf(t, &rec)["kind"] != "organic" || *rec.Data.(*WebRecord).Position != i+1 {
 			t.Errorf("organic %d: %+v", i, rec)
 		}
 	}
-	if recs[4].Fields["date"] != "2 hours ago" || recs[4].Snippet != "" {
+	if providertest.FieldsOf(t, &recs[4])["date"] != "2 hours ago" || recs[4].Snippet != "" {
 		t.Errorf("organic 3 = %+v", recs[4])
 	}
 	if recs[5].Title != "https://www.apple.com › newsroom" {
@@ -177,15 +177,15 @@ func TestWebPaging(t *testing.T) {
 		t.Fatalf("page 2: %d records, has_more %v, next %s", len(second.Records), second.HasMore, second.Next)
 	}
 	for i, rec := range second.Records {
-		if rec.Fields["kind"] != "organic" || rec.Fields["position"] != 4+i {
-			t.Errorf("page 2 record %d: %v (answer box and knowledge graph only on page 1; positions continue)", i, rec.Fields)
+		if providertest.FieldsOf(t, &rec)["kind"] != "organic" || *rec.Data.(*WebRecord).Position != 4+i {
+			t.Errorf("page 2 record %d: %v (answer box and knowledge graph only on page 1; positions continue)", i, providertest.FieldsOf(t, &rec))
 		}
 	}
 	third, err := providertest.ExecuteState(t, client, WebSearch, providers.ModeLive, req, second.Next)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(third.Records) != 1 || third.HasMore || third.Next != nil || third.Records[0].Fields["position"] != 7 {
+	if len(third.Records) != 1 || third.HasMore || third.Next != nil || *third.Records[0].Data.(*WebRecord).Position != 7 {
 		t.Fatalf("page 3: %+v", third)
 	}
 	var starts []string
@@ -278,7 +278,7 @@ func TestWebSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(next.Records) != 4 || next.HasMore || next.Records[0].Fields["position"] != 11 {
-		t.Errorf("sandbox page 2: %d records, has_more %v, first %v", len(next.Records), next.HasMore, next.Records[0].Fields)
+	if len(next.Records) != 4 || next.HasMore || *next.Records[0].Data.(*WebRecord).Position != 11 {
+		t.Errorf("sandbox page 2: %d records, has_more %v, first %v", len(next.Records), next.HasMore, providertest.FieldsOf(t, &next.Records[0]))
 	}
 }
