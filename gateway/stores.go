@@ -34,14 +34,13 @@ type Searches interface {
 }
 
 // Accounts is what the gateway reads and writes of tenants, keys, plans, request ids,
-// projects, sharpen settings and saved workouts.
+// projects and sharpen settings.
 type Accounts interface {
 	KeyByHash(ctx context.Context, hash string) (*tenants.APIKey, error)
 	Tenant(ctx context.Context, id string) (*tenants.Tenant, error)
 	Plan(ctx context.Context, id string) (*tenants.Plan, error)
 	TouchKey(ctx context.Context, keyID string, at time.Time) error
 	SharpenStage(ctx context.Context, tenantID string) (string, error)
-	SaveWorkout(ctx context.Context, w *tenants.Workout) (*tenants.Workout, error)
 	requestIDStore
 	projectStore
 }

@@ -92,6 +92,26 @@ type Capability struct {
 	// Personal marks answers that depend on who asks (they write to or link into the caller's
 	// account): never shared between callers.
 	Personal bool
+	// Bind, when set, returns the capability bound to what it needs of the deployment at run
+	// time (a store, say), picked out of deps with Need; nil when deps lacks it, and the capability
+	// stays as declared. The registry calls it for every capability (registry.CapabilitiesWith),
+	// so no code outside the capability's package names it.
+	Bind func(deps Deps) *Capability
+}
+
+// Deps are what a deployment hands the capabilities that need something of it (cmd wires them:
+// each is a value implementing an interface a capability package declares).
+type Deps []any
+
+// Need returns the first of deps that is a T (an interface the capability declares).
+func Need[T any](deps Deps) (T, bool) {
+	for _, d := range deps {
+		if v, ok := d.(T); ok {
+			return v, true
+		}
+	}
+	var zero T
+	return zero, false
 }
 
 // Cost is what a call typically costs and how the actual charge is computed.

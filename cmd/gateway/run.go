@@ -233,10 +233,11 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_commit_calls_total",
 			Help: "Calls committed by the group-commit writer; divided by the batches, the average batch size."},
 			func() float64 { _, c := meter.CommitStats(); return float64(c) }))
+	panel := reviewers.NewPanel(cfg.SharpenModels) // sharpen's reviewer families (gateway.Reviewers)
 	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
-		Capabilities: registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)}),
+		Capabilities: registry.CapabilitiesWith(registry.TenantWorkouts(store)),
 		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
-		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken, MaxConnsPerIP: cfg.MaxConnsPerIP,
+		Reviewers: panel, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken, MaxConnsPerIP: cfg.MaxConnsPerIP,
 		MCPAllowedOrigins: cfg.MCPAllowedOrigins, MCPAllowedHosts: cfg.MCPAllowedHosts, UpstreamCache: upcache}
 	if rdb != nil {
 		opts.Limiter = lim
@@ -254,7 +255,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		envSettings[p.ID] = providers.Setting{URL: cfg.ProviderURLs[p.ID], Key: cfg.ProviderKeys[p.ID]}
 	}
 	cons := console.New(console.Options{Store: store, Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
-		Logger: log, Env: envSettings, ReviewerModels: reviewerModels(cfg.SharpenModels), RetiredReviewers: retiredReviewers(srv),
+		Logger: log, Env: envSettings, ReviewerModels: reviewerModels(cfg.SharpenModels), RetiredReviewers: retiredReviewers(panel),
 		AccessChanged: srv.ForgetKeys, SignInLimiter: signIns,
 		Videos:    fitness.NewPlayer(client, fitness.PlayerOptions{SandboxVideo: console.SandboxVideo}),
 		TestCalls: srv,
@@ -349,12 +350,12 @@ func contactNotice(ps []*providers.Provider) string {
 		"until it is (an email address or URL, e.g. %s=ops@example.com).", providers.ContactSetting, strings.Join(names, ", "), providers.ContactSetting)
 }
 
-// retiredReviewers hands the console the gateway's list of reviewer models the vendors refused as
+// retiredReviewers hands the console the reviewer panel's list of reviewer models the vendors refused as
 // unknown.
-func retiredReviewers(srv *gateway.Server) func() []console.RetiredReviewer {
+func retiredReviewers(panel *reviewers.Panel) func() []console.RetiredReviewer {
 	return func() []console.RetiredReviewer {
 		var out []console.RetiredReviewer
-		for _, r := range srv.RetiredReviewers() {
+		for _, r := range panel.Retired() {
 			out = append(out, console.RetiredReviewer{Family: r.Family, Title: r.Title, Tier: r.Tier, Model: r.Model, Setting: r.Setting,
 				Message: fmt.Sprintf("HTTP %d: %s", r.Status, r.VendorMessage), At: r.At})
 		}

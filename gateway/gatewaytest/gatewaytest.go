@@ -22,6 +22,7 @@ import (
 	"github.com/capgate/capgate/internal/apicontract"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/registry"
+	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/tenantstest"
 )
@@ -57,10 +58,12 @@ type Env struct {
 	Server   *gateway.Server
 	Client   *providers.Client
 	Sessions *session.Store
-	Tenant   *tenants.Tenant
-	LiveKey  string
-	TestKey  string
-	contract *apicontract.Checker
+	// Reviewers is sharpen's panel (the default models; its Retired list is the admin's warning).
+	Reviewers *reviewers.Panel
+	Tenant    *tenants.Tenant
+	LiveKey   string
+	TestKey   string
+	contract  *apicontract.Checker
 }
 
 // New starts a gateway for a test.
@@ -71,7 +74,7 @@ func New(tb testing.TB, o Options) *Env {
 	}
 	store := tenants.NewStore(o.DB)
 	if o.Capabilities == nil {
-		o.Capabilities = registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)})
+		o.Capabilities = registry.CapabilitiesWith(registry.TenantWorkouts(store))
 	}
 	if o.Providers == nil {
 		o.Providers = registry.Providers()
@@ -114,11 +117,12 @@ func New(tb testing.TB, o Options) *Env {
 		logger = quietLogger(tb)
 	}
 	tb.Cleanup(meter.Close)
-	srv := gateway.New(gateway.Options{DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
+	panel := reviewers.NewPanel(nil)
+	srv := gateway.New(gateway.Options{DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client, Reviewers: panel,
 		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: logger,
 		MCPAllowedHosts: o.MCPAllowedHosts,
 		UpstreamCache:   o.UpstreamCache})
-	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions}
+	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions, Reviewers: panel}
 	e.Tenant, e.LiveKey, e.TestKey = e.NewTenant(o.Plan)
 	e.contract = loadContract(tb, e)
 	return e
