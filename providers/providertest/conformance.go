@@ -22,7 +22,8 @@ type Conformance struct {
 	MaxPages int
 	// AllowEmpty lets an example's first page have no records.
 	AllowEmpty bool
-	// EveryRecord runs the record actions on every record of the first page, not only the first.
+	// EveryRecord runs the record actions on every record of every page, not only on the first
+	// record of the first page.
 	EveryRecord bool
 	// Golden, when set, names the golden file (testdata/<name>.golden.json, RecordsJSON) of the
 	// i-th example's first page; "" compares none.
@@ -69,11 +70,13 @@ func (cf Conformance) Run(t *testing.T, c *providers.Capability) {
 					Golden(t, name, RecordsJSON(page))
 				}
 			}
-			cf.actions(t, client, c, ex, req, page)
 			pages := []*providers.Page{page}
 			for p := page; ; {
 				if cf.Page != nil {
 					cf.Page(t, ex, len(pages), p)
+				}
+				if len(pages) == 1 || cf.EveryRecord {
+					cf.actions(t, client, c, ex, req, p)
 				}
 				if !p.HasMore {
 					break
