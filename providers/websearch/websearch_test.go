@@ -2,7 +2,6 @@ package websearch
 
 import (
 	"encoding/json"
-	"github.com/capgate/capgate/providers/pageread"
 	"net/http"
 	"reflect"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/pageread"
 	"github.com/capgate/capgate/providers/providertest"
 	"github.com/capgate/capgate/providers/serpapi"
 )
