@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/internal/telemetry"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 	"github.com/sony/gobreaker/v2"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/courtlistener"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 const (

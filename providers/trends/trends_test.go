@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 	"github.com/capgate/capgate/providers/providertest"
 	"github.com/capgate/capgate/providers/serpapi/serpapitest"
 )
