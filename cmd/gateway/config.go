@@ -20,7 +20,7 @@ import (
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/providers/upstream/reviewers"
 )
 
 // Config is the whole configuration, read from the environment (one typed table; the README

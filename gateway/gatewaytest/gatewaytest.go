@@ -22,7 +22,7 @@ import (
 	"github.com/capgate/capgate/internal/apicontract"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/registry"
-	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/providers/upstream/reviewers"
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/tenantstest"
 )

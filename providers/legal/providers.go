@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/courtlistener"
+	"github.com/capgate/capgate/providers/upstream/courtlistener"
 )
 
 // cellarID is the provider id of the EU Publications Office's CELLAR SPARQL endpoint

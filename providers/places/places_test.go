@@ -13,7 +13,7 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi/serpapitest"
+	"github.com/capgate/capgate/providers/upstream/serpapi/serpapitest"
 )
 
 const testKey = serpapitest.Key
@@ -335,8 +335,8 @@ func TestDistance(t *testing.T) {
 // pages serves a full first Google Maps page (the sandbox's 20 results, with a next link) and the
 // sandbox's last page for start=20.
 func pages(t *testing.T) *fake {
-	first := string(providertest.Fixture(t, "../../serpapi/sandbox/google_maps/default.json"))
-	second := string(providertest.Fixture(t, "../../serpapi/sandbox/google_maps/page2.json"))
+	first := string(providertest.Fixture(t, "../../upstream/serpapi/sandbox/google_maps/default.json"))
+	second := string(providertest.Fixture(t, "../../upstream/serpapi/sandbox/google_maps/page2.json"))
 	return newFake(t, http.StatusOK, func(q url.Values) string {
 		if q.Get("start") == "20" {
 			return second
@@ -455,7 +455,7 @@ func TestSearchErrors(t *testing.T) {
 	}
 
 	t.Run("no results", func(t *testing.T) {
-		page := run(t, serve(t, "../../serpapi/sandbox/google_maps/empty.json"), `{"query":"noresults"}`, "")
+		page := run(t, serve(t, "../../upstream/serpapi/sandbox/google_maps/empty.json"), `{"query":"noresults"}`, "")
 		if len(page.Records) != 0 || page.HasMore || page.Records == nil {
 			t.Errorf("page = %+v", page)
 		}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // Provider ids (PROVIDER_PYPI_URL, PROVIDER_PYPISTATS_URL).

@@ -2,7 +2,7 @@ package webread
 
 import (
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/pageread"
+	"github.com/capgate/capgate/providers/upstream/pageread"
 )
 
 // Providers lists the upstream of this package: the reader of providers/pageread.

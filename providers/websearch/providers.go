@@ -2,7 +2,7 @@ package websearch
 
 import (
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // SerpApi engines this package reads.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/pageread"
+	"github.com/capgate/capgate/providers/upstream/pageread"
 )
 
 // ReadPage fetches a web page as Markdown for the record action read: the guarded reader web.read

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/pageread"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/upstream/pageread"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 const (
