@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 // The stores the gateway consumes, declared here where they are used; cmd builds the database
-// implementations (tenants.Meter, session.Store, tenants.Store) and hands them to New.
+// implementations (tenants.Meter, searches.Store, tenants.Store) and hands them to New.
 
 // Meter meters credits: a reservation before the upstream work, then a settlement that commits
 // the ledger row together with the call's writes, or a refund.
@@ -23,13 +23,13 @@ type Meter interface {
 
 // Searches keeps search sessions and their records.
 type Searches interface {
-	New(tenantID, mode, capability string, query json.RawMessage) *session.Session
-	Create(sess *session.Session) tenants.Write
-	Advance(sess *session.Session) tenants.Write
-	Get(ctx context.Context, tenantID, mode, id string) (*session.Session, error)
-	Record(ctx context.Context, tenantID, mode, id string) (*session.Session, *session.Record, error)
+	New(tenantID, mode, capability string, query json.RawMessage) *searches.Session
+	Create(sess *searches.Session) tenants.Write
+	Advance(sess *searches.Session) tenants.Write
+	Get(ctx context.Context, tenantID, mode, id string) (*searches.Session, error)
+	Record(ctx context.Context, tenantID, mode, id string) (*searches.Session, *searches.Record, error)
 	Detail(ctx context.Context, tenantID, recordID, action string) ([]byte, bool, error)
-	PutDetail(sess *session.Session, rec *session.Record, action string, body []byte) tenants.Write
+	PutDetail(sess *searches.Session, rec *searches.Record, action string, body []byte) tenants.Write
 	Sweep(ctx context.Context) (int64, error)
 }
 
@@ -47,7 +47,7 @@ type Accounts interface {
 
 var (
 	_ Meter    = (*tenants.Meter)(nil)
-	_ Searches = (*session.Store)(nil)
+	_ Searches = (*searches.Store)(nil)
 	_ Accounts = (*tenants.Store)(nil)
 )
 

@@ -18,7 +18,6 @@ import (
 
 	"github.com/capgate/capgate/console"
 	"github.com/capgate/capgate/gateway"
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
@@ -26,6 +25,7 @@ import (
 	"github.com/capgate/capgate/providers/registry"
 	"github.com/capgate/capgate/providers/upstream/reviewers"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…".
@@ -175,7 +175,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	if upcache != nil {
 		defer upcache.Close()
 	}
-	sessions, err := session.NewStore(db, cfg.SessionTTL, sessionMB)
+	sessions, err := searches.NewStore(db, cfg.SessionTTL, sessionMB)
 	if err != nil {
 		return err
 	}

@@ -17,13 +17,13 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/gateway"
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/internal/apicontract"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/registry"
 	"github.com/capgate/capgate/providers/upstream/reviewers"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
@@ -57,7 +57,7 @@ type Env struct {
 	Meter    *tenants.Meter
 	Server   *gateway.Server
 	Client   *providers.Client
-	Sessions *session.Store
+	Sessions *searches.Store
 	// Reviewers is sharpen's panel (the default models; its Retired list is the admin's warning).
 	Reviewers *reviewers.Panel
 	Tenant    *tenants.Tenant
@@ -106,7 +106,7 @@ func New(tb testing.TB, o Options) *Env {
 			_ = client.Configure(id, s)
 		}
 	}
-	sessions, err := session.NewStore(o.DB, o.SessionTTL, 16)
+	sessions, err := searches.NewStore(o.DB, o.SessionTTL, 16)
 	if err != nil {
 		tb.Fatal(err)
 	}

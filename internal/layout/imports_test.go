@@ -13,7 +13,7 @@ const module = "github.com/capgate/capgate"
 // core are the packages that must not know particular capabilities or upstreams: the HTTP core
 // and the console. gateway/gatewaytest is left out on purpose: like cmd, it wires a whole
 // deployment (the registry) for tests.
-var core = []string{"./gateway", "./gateway/session", "./gateway/sharedcache", "./console", "./console/views"}
+var core = []string{"./gateway", "./gateway/sharedcache", "./console", "./console/views"}
 
 // goList runs go list in the module's root.
 func goList(t *testing.T, args ...string) []string {
