@@ -50,7 +50,7 @@ type Options struct {
 	Version      string
 	// KeyCacheTTL bounds how long another instance may keep serving a revoked key (default 5 s).
 	KeyCacheTTL time.Duration
-	// Reviewers is sharpen's panel of reviewer families (providers/reviewers.NewPanel, with the
+	// Reviewers is sharpen's panel of reviewer families (providers/upstream/reviewers.NewPanel, with the
 	// deployment's SHARPEN_MODEL_<FAMILY>_<TIER> overrides); nil: sharpen has no reviewer.
 	Reviewers Reviewers
 	// Ready adds checks to /readyz beyond the database (for example Redis).

@@ -20,7 +20,7 @@ const maxReviewChars = 12000
 
 // Reviewers is sharpen's panel of model vendors. The gateway routes, bills and words the prompt;
 // the panel knows the vendors, their models per tier and which models a vendor has retired. cmd
-// binds providers/reviewers.NewPanel; nil means no reviewer is available.
+// binds providers/upstream/reviewers.NewPanel; nil means no reviewer is available.
 type Reviewers interface {
 	// Families are the reviewer families' provider ids in routing preference order.
 	Families() []string

@@ -5,8 +5,21 @@
 // A capability is data plus a little code. The gateway owns everything that is the same for all
 // capabilities (validation, defaults, rules, charging, sessions, paging state, next.example,
 // record_actions, detail caching, 410, the envelope); an adapter only turns a validated request
-// into upstream calls and upstream JSON into records. Sub-packages hold one upstream family each;
-// providers/registry lists them.
+// into upstream calls and upstream JSON into records. The package is also the product's error
+// vocabulary (errors.go: the codes of the spec's envelope), which the gateway speaks too.
+//
+// The tree below it:
+//   - providers/<family>: the capability packages, one upstream family each (spec, upstream wire
+//     types, mapping, sandbox); providers/registry is the one list of them, and binds those
+//     that need something of the deployment (Capability.Bind).
+//   - providers/upstream/<name>: client libraries of upstreams several capability packages or
+//     sharpen share (serpapi, courtlistener, pageread, reviewers); they declare no capability.
+//   - providers/internal/<name>: tooling only this tree can import (lenient decoding, ttlcache).
+//   - providers/providertest: the test harness of adapters (the recording fake, goldens and the
+//     shared Conformance run), imported by tests only.
+//
+// No production package outside providers/ and cmd imports a capability or upstream package: the
+// gateway and the console know capabilities only through this package (internal/layout checks it).
 package providers
 
 import (

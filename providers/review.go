@@ -1,7 +1,7 @@
 package providers
 
 // ReviewPrompt is what a sharpen reviewer is asked: the gateway writes it, the reviewer families
-// (providers/reviewers) send it to their vendor.
+// (providers/upstream/reviewers) send it to their vendor.
 type ReviewPrompt struct {
 	System string
 	User   string
