@@ -39,7 +39,7 @@ const (
 
 // Options are the console's dependencies.
 type Options struct {
-	Store        *tenants.Store
+	Store        Store
 	Client       *providers.Client
 	Capabilities []*providers.Capability
 	Sealer       *tenants.Sealer
@@ -95,7 +95,7 @@ type WorkoutVideos interface {
 // Console serves /console.
 type Console struct {
 	opts    Options
-	store   *tenants.Store
+	store   Store
 	log     *slog.Logger
 	limiter SignInLimiter
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/registry"
-	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/providers/upstream/reviewers"
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/tenantstest"
 )

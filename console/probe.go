@@ -40,7 +40,7 @@ var providerProbes = map[string]probe{
 	// Rate limit status, not counted against the limit: https://docs.github.com/en/rest/rate-limit/rate-limit
 	"github": {"/rate_limit", http.Header{"Accept": {"application/vnd.github+json"}}, nil},
 	// meta has no probe: the Llama API whose list models this called was retired on 2026-07-06
-	// and its successor's own documentation could not be read (providers/reviewers doc.go).
+	// and its successor's own documentation could not be read (providers/upstream/reviewers doc.go).
 	// One work by its id (lookups are free): https://docs.openalex.org/api-entities/works/get-a-single-work
 	"openalex": {"/works/W2741809807", nil, nil},
 	// One work as JSON: https://openlibrary.org/dev/docs/api/books

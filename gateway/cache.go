@@ -18,10 +18,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 // The shared upstream cache (gateway/sharedcache) seen from the pipeline. A page of results
@@ -172,7 +172,7 @@ func (s *Server) cacheKey(cp *providers.Capability, mode providers.Mode, query [
 // loadPage fills sess with one page of results for req at the paging state, through the shared
 // cache where the capability, its providers' terms and the caller allow it; query is req as
 // stored (json.Marshal of req, computed here when nil).
-func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capability, req providers.Request, query []byte, state json.RawMessage, sess *session.Session, cc cacheControl) ([]*session.Record, pageMeta, error) {
+func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capability, req providers.Request, query []byte, state json.RawMessage, sess *searches.Session, cc cacheControl) ([]*searches.Record, pageMeta, error) {
 	if s.upcache == nil || cc.noStore || cc.bypass || !s.opts.Client.Shareable(cp) {
 		page, err := s.fetchPage(ctx, p, cp, req, state)
 		if err != nil {
@@ -265,10 +265,10 @@ func (s *Server) fetchShared(parent context.Context, p *Principal, cp *providers
 	if page == nil {
 		page = &providers.Page{}
 	}
-	scratch := &session.Session{ID: "srch_" + tenants.RandomString(16)}
-	recs := make([]*session.Record, 0, len(page.Records))
+	scratch := &searches.Session{ID: "srch_" + tenants.RandomString(16)}
+	recs := make([]*searches.Record, 0, len(page.Records))
 	for i := range page.Records {
-		r := &session.Record{}
+		r := &searches.Record{}
 		scratch.Add(r)
 		if err := renderRecord(r, &page.Records[i]); err != nil {
 			return nil, err
@@ -282,7 +282,7 @@ func (s *Server) fetchShared(parent context.Context, p *Principal, cp *providers
 
 // snapshot is a stored page, decoded; byte fields alias the caller's own copy of the value.
 type snapshot struct {
-	recs    []*session.Record
+	recs    []*searches.Record
 	idAt    []int // where each record's id starts in its body
 	hasMore bool
 	next    []byte
@@ -293,7 +293,7 @@ type snapshot struct {
 
 const snapshotVersion = 1
 
-func encodeSnapshot(recs []*session.Record, page *providers.Page) []byte {
+func encodeSnapshot(recs []*searches.Record, page *providers.Page) []byte {
 	size := 64 + len(page.Next)
 	for _, r := range recs {
 		size += 48 + len(r.Body) + len(r.Ref)
@@ -397,8 +397,8 @@ func decodeSnapshot(b []byte) (*snapshot, error) {
 	if r.err != nil || n > uint64(len(r.b)) {
 		return nil, errSnapshot
 	}
-	sn := &snapshot{recs: make([]*session.Record, n), idAt: make([]int, n)}
-	recs := make([]session.Record, n)
+	sn := &snapshot{recs: make([]*searches.Record, n), idAt: make([]int, n)}
+	recs := make([]searches.Record, n)
 	for i := range recs {
 		rec := &recs[i]
 		at := r.int()
@@ -421,9 +421,9 @@ func decodeSnapshot(b []byte) (*snapshot, error) {
 			if ns > uint64(len(r.b)) {
 				return nil, errSnapshot
 			}
-			rec.Stored = make([]session.StoredDetail, 0, ns)
+			rec.Stored = make([]searches.StoredDetail, 0, ns)
 			for j := uint64(0); j < ns && r.err == nil; j++ {
-				rec.Stored = append(rec.Stored, session.StoredDetail{Action: string(r.bytes()), Detail: r.bytes(), Links: r.bytes()})
+				rec.Stored = append(rec.Stored, searches.StoredDetail{Action: string(r.bytes()), Detail: r.bytes(), Links: r.bytes()})
 			}
 		}
 		if r.err != nil {
@@ -449,7 +449,7 @@ func decodeSnapshot(b []byte) (*snapshot, error) {
 // place adds the stored records to the caller's session under the caller's own record ids (the
 // stored bytes are this call's own copy, so the ids are written in place) and sets the paging
 // position as a fresh page would.
-func (sn *snapshot) place(sess *session.Session, cp *providers.Capability, req providers.Request) []*session.Record {
+func (sn *snapshot) place(sess *searches.Session, cp *providers.Capability, req providers.Request) []*searches.Record {
 	for i, r := range sn.recs {
 		sess.Add(r)
 		if at := sn.idAt[i]; at >= 0 {

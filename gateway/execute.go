@@ -9,7 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/tenants/searches"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
 )
@@ -122,7 +122,7 @@ func (s *Server) fetchPage(ctx context.Context, p *Principal, cp *providers.Capa
 
 // pageOutcome charges a page (a share of it when the shared cache answered) and renders it once
 // the charge is committed with the session, saying what the cache did.
-func (s *Server) pageOutcome(p *Principal, cp *providers.Capability, sess *session.Session, shown []*session.Record, meta pageMeta, save tenants.Write) *outcome {
+func (s *Server) pageOutcome(p *Principal, cp *providers.Capability, sess *searches.Session, shown []*searches.Record, meta pageMeta, save tenants.Write) *outcome {
 	out := &outcome{credits: pageCharge(p, meta), writes: []tenants.Write{save},
 		render: func(c *fiber.Ctx, charged int64, bal balanceJSON) error {
 			setCacheHeaders(c, &meta)
@@ -136,10 +136,10 @@ func (s *Server) pageOutcome(p *Principal, cp *providers.Capability, sess *sessi
 
 // fillSession adds a page's records to the session, rendered once, and sets the paging
 // position; it returns the records shown now.
-func fillSession(sess *session.Session, cp *providers.Capability, req providers.Request, page *providers.Page) ([]*session.Record, error) {
-	recs := make([]*session.Record, 0, len(page.Records))
+func fillSession(sess *searches.Session, cp *providers.Capability, req providers.Request, page *providers.Page) ([]*searches.Record, error) {
+	recs := make([]*searches.Record, 0, len(page.Records))
 	for i := range page.Records {
-		r := &session.Record{}
+		r := &searches.Record{}
 		sess.Add(r)
 		if err := renderRecord(r, &page.Records[i]); err != nil {
 			return nil, err
@@ -152,7 +152,7 @@ func fillSession(sess *session.Session, cp *providers.Capability, req providers.
 // arrange sets the paging position after a page's records were added to the session (fresh or
 // from the shared cache) and returns the records shown now. Local paging holds the whole set and
 // shows the first page.
-func arrange(sess *session.Session, cp *providers.Capability, req providers.Request, recs []*session.Record, hasMore bool, next json.RawMessage, filters, notes json.RawMessage) []*session.Record {
+func arrange(sess *searches.Session, cp *providers.Capability, req providers.Request, recs []*searches.Record, hasMore bool, next json.RawMessage, filters, notes json.RawMessage) []*searches.Record {
 	start := 0
 	if cp.Paging != providers.PagingLocal {
 		start = sess.LocalTotal
@@ -199,7 +199,7 @@ func orEmpty[T any](v []T) []T {
 // renderRecord renders a provider record as shown (with its record_id), once: these bytes are
 // what the session stores, the cache holds and the response writes. Stored details are rendered
 // the same way.
-func renderRecord(out *session.Record, r *providers.Record) error {
+func renderRecord(out *searches.Record, r *providers.Record) error {
 	var b []byte
 	var err error
 	if r.Data != nil {
@@ -286,20 +286,20 @@ func appendFieldsRecord(b []byte, id string, r *providers.Record) ([]byte, error
 }
 
 // renderDetail renders a record-action answer's detail and links once.
-func renderDetail(action string, d *providers.Detail) (session.StoredDetail, error) {
+func renderDetail(action string, d *providers.Detail) (searches.StoredDetail, error) {
 	body, err := json.Marshal(d.Body)
 	if err != nil {
-		return session.StoredDetail{}, &Error{Code: providers.CodeInternal, Message: "a record detail could not be encoded", Cause: err}
+		return searches.StoredDetail{}, &Error{Code: providers.CodeInternal, Message: "a record detail could not be encoded", Cause: err}
 	}
 	links, err := json.Marshal(orEmpty(d.Links))
 	if err != nil {
-		return session.StoredDetail{}, &Error{Code: providers.CodeInternal, Message: "a record detail could not be encoded", Cause: err}
+		return searches.StoredDetail{}, &Error{Code: providers.CodeInternal, Message: "a record detail could not be encoded", Cause: err}
 	}
-	return session.StoredDetail{Action: action, Detail: body, Links: links}, nil
+	return searches.StoredDetail{Action: action, Detail: body, Links: links}, nil
 }
 
 // recordActions lists the actions valid for a stored record.
-func recordActions(cp *providers.Capability, r *session.Record) []string {
+func recordActions(cp *providers.Capability, r *searches.Record) []string {
 	if r.Actions == nil {
 		return cp.ActionNames()
 	}
@@ -307,12 +307,12 @@ func recordActions(cp *providers.Capability, r *session.Record) []string {
 }
 
 // respondPage writes the ExecuteResponse of a page of a session.
-func respondPage(c *fiber.Ctx, cp *providers.Capability, sess *session.Session, shown []*session.Record, notes []string, filters []providers.Filter, charged int64, bal balanceJSON) error {
+func respondPage(c *fiber.Ctx, cp *providers.Capability, sess *searches.Session, shown []*searches.Record, notes []string, filters []providers.Filter, charged int64, bal balanceJSON) error {
 	return writeJSON(c, pageAnswer(cp, sess, shown, notes, filters, charged, bal).appendJSON)
 }
 
 // pageAnswer is the ExecuteResponse of a page of a session.
-func pageAnswer(cp *providers.Capability, sess *session.Session, shown []*session.Record, notes []string, filters []providers.Filter, charged int64, bal balanceJSON) *executeResponse {
+func pageAnswer(cp *providers.Capability, sess *searches.Session, shown []*searches.Record, notes []string, filters []providers.Filter, charged int64, bal balanceJSON) *executeResponse {
 	out := executeResponse{SearchID: sess.ID, Capability: cp.ID, Results: make([]json.RawMessage, 0, len(shown)),
 		ResultCount: len(shown), HasMore: sess.HasMore, Filters: filters, Notes: notes, ChargedCredits: charged, Balance: bal}
 	union := map[string]bool{}
@@ -334,7 +334,7 @@ func pageAnswer(cp *providers.Capability, sess *session.Session, shown []*sessio
 
 // nextFor builds next: the follow-up url, the search actions valid now and an example body that
 // is valid right now (null when no follow-up is admitted).
-func nextFor(cp *providers.Capability, sess *session.Session, shown []*session.Record, actions []string) nextStep {
+func nextFor(cp *providers.Capability, sess *searches.Session, shown []*searches.Record, actions []string) nextStep {
 	n := nextStep{URL: followUpPath, Actions: []string{}}
 	if sess.HasMore && cp.Paging != providers.PagingSingle {
 		n.Actions = append(n.Actions, "more")
@@ -361,7 +361,7 @@ func nextFor(cp *providers.Capability, sess *session.Session, shown []*session.R
 
 // updateExample re-sends one field of the stored query (the page size when there is one): a
 // valid update that refreshes the search.
-func updateExample(cp *providers.Capability, sess *session.Session) map[string]any {
+func updateExample(cp *providers.Capability, sess *searches.Session) map[string]any {
 	var q map[string]any
 	_ = json.Unmarshal(sess.Query, &q)
 	field := cp.PageSizeField

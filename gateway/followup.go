@@ -12,9 +12,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 // followUpSchema is the spec's FollowUpRequest (unknown keys rejected).
@@ -132,7 +132,7 @@ func (s *Server) followUp(c *fiber.Ctx) error {
 	return providers.InvalidField("/action", fmt.Sprintf("unknown search action %q: use more or update, or send record_id for a record action", action))
 }
 
-func (s *Server) loadSession(c *fiber.Ctx, p *Principal, id string) (*session.Session, *providers.Capability, error) {
+func (s *Server) loadSession(c *fiber.Ctx, p *Principal, id string) (*searches.Session, *providers.Capability, error) {
 	sess, err := s.sessions.Get(c.UserContext(), p.Tenant.ID, p.Key.Mode, id)
 	if err != nil {
 		return nil, nil, sessionError(err, "search")
@@ -147,12 +147,12 @@ func (s *Server) loadSession(c *fiber.Ctx, p *Principal, id string) (*session.Se
 
 func sessionError(err error, what string) error {
 	switch {
-	case errors.Is(err, session.ErrNotFound):
+	case errors.Is(err, searches.ErrNotFound):
 		if what == "record" {
 			return &Error{Code: providers.CodeRecordUnknown, Message: "unknown record_id", Violations: []providers.Violation{{Path: "/record_id", Message: "no such record"}}}
 		}
 		return &Error{Code: providers.CodeNotFound, Message: "unknown search_id", Violations: []providers.Violation{{Path: "/search_id", Message: "no such search"}}}
-	case errors.Is(err, session.ErrExpired):
+	case errors.Is(err, searches.ErrExpired):
 		if what == "record" {
 			return &Error{Code: providers.CodeSessionExpired, Message: "the cached record detail is no longer available; run the search again"}
 		}
@@ -169,7 +169,7 @@ const conflictRetries = 3
 func retryOnConflict(run func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := run()
-		if !errors.Is(err, session.ErrConflict) {
+		if !errors.Is(err, searches.ErrConflict) {
 			return err
 		}
 		if attempt >= conflictRetries {
@@ -223,7 +223,7 @@ func (s *Server) more(c *fiber.Ctx, searchID string) error {
 
 // pageFollowUp fetches one provider page into the session and answers it. restart begins the
 // search again (update).
-func (s *Server) pageFollowUp(c *fiber.Ctx, p *Principal, cp *providers.Capability, sess *session.Session, req providers.Request, state json.RawMessage, action string, restart bool) error {
+func (s *Server) pageFollowUp(c *fiber.Ctx, p *Principal, cp *providers.Capability, sess *searches.Session, req providers.Request, state json.RawMessage, action string, restart bool) error {
 	cc, err := cacheControlOf(c)
 	if err != nil {
 		return err
@@ -247,13 +247,13 @@ func (s *Server) pageFollowUp(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 }
 
 func sessionWriteError(err error) error {
-	if errors.Is(err, session.ErrConflict) {
+	if errors.Is(err, searches.ErrConflict) {
 		return &Error{Code: providers.CodeServiceUnavailable, Message: "the search was changed by another request at the same time; retry"}
 	}
 	return storeError(err)
 }
 
-func storedQuery(sess *session.Session) (providers.Request, error) {
+func storedQuery(sess *searches.Session) (providers.Request, error) {
 	req, err := providers.DecodeBody(sess.Query)
 	if err != nil {
 		return nil, &Error{Code: providers.CodeSessionExpired, Message: "the search session is no longer available; run the search again"}
@@ -411,7 +411,7 @@ func (s *Server) recordAction(c *fiber.Ctx, searchID, recordID, action string) e
 }
 
 // detailOutcome answers a record action with rendered detail and links.
-func detailOutcome(rec *session.Record, action string, detail, links json.RawMessage, cached *bool, credits int, writes []tenants.Write) *outcome {
+func detailOutcome(rec *searches.Record, action string, detail, links json.RawMessage, cached *bool, credits int, writes []tenants.Write) *outcome {
 	return &outcome{credits: credits, writes: writes, render: func(c *fiber.Ctx, charged int64, bal balanceJSON) error {
 		out := recordFollowUpResponse{RecordID: rec.ID, Action: action, Detail: detail, linksJSON: links, Cached: cached, ChargedCredits: charged, Balance: bal}
 		return writeJSON(c, out.appendJSON)
@@ -420,7 +420,7 @@ func detailOutcome(rec *session.Record, action string, detail, links json.RawMes
 
 // lookupAction bills the first provider lookup of a record action and serves repeats from the
 // session's cache for free.
-func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capability, act *providers.Action, sess *session.Session, rec *session.Record) error {
+func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capability, act *providers.Action, sess *searches.Session, rec *searches.Record) error {
 	ctx := c.UserContext()
 	if err := s.admit(p, cp, false); err != nil {
 		return err
@@ -428,7 +428,7 @@ func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 	if body, ok, err := s.sessions.Detail(ctx, p.Tenant.ID, rec.ID, act.Name); err != nil {
 		return storeError(err)
 	} else if ok {
-		if detail, links, ok := session.DecodeDetail(body); ok {
+		if detail, links, ok := searches.DecodeDetail(body); ok {
 			cached := true
 			return s.bill(c, p, billedFor(cp, act.Name, 0), func(context.Context) (*outcome, error) {
 				return detailOutcome(rec, act.Name, detail, links, &cached, 0, nil), nil
@@ -464,13 +464,13 @@ func (s *Server) lookupAction(c *fiber.Ctx, p *Principal, cp *providers.Capabili
 		}
 		cached := false
 		return detailOutcome(rec, act.Name, sd.Detail, sd.Links, &cached, credits,
-			[]tenants.Write{s.sessions.PutDetail(sess, rec, act.Name, session.EncodeDetail(sd.Detail, sd.Links))}), nil
+			[]tenants.Write{s.sessions.PutDetail(sess, rec, act.Name, searches.EncodeDetail(sd.Detail, sd.Links))}), nil
 	})
 }
 
 // providerRecord rebuilds the adapter's view of a stored record (only record actions that call
 // a provider need it).
-func (s *Server) providerRecord(rec *session.Record) (*providers.Record, error) {
+func (s *Server) providerRecord(rec *searches.Record) (*providers.Record, error) {
 	var body map[string]any
 	if err := unmarshalExact(rec.Body, &body); err != nil || body == nil {
 		return nil, &Error{Code: providers.CodeSessionExpired, Message: "the cached record detail is no longer available; run the search again"}

@@ -16,9 +16,9 @@ import (
 
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/gateway/gatewaytest"
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
@@ -159,7 +159,7 @@ func TestAccountWithCorruptStoredPlan(t *testing.T) {
 func newServer(t *testing.T, opts gateway.Options) *gateway.Server {
 	t.Helper()
 	db := tenantstest.SQLite(t)
-	sessions, err := session.NewStore(db, time.Hour, 16)
+	sessions, err := searches.NewStore(db, time.Hour, 16)
 	if err != nil {
 		t.Fatal(err)
 	}

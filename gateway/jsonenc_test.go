@@ -7,8 +7,8 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 // TestAppendAnyMatchesMarshal: the record renderer writes what encoding/json writes.
@@ -98,7 +98,7 @@ func TestRenderRecordMatchesMergedMap(t *testing.T) {
 		{Fields: map[string]any{"snippet": "kept out when empty", "m": map[string]any{"k": json.Number("12345678901234567890")}}},
 	}
 	for i, r := range cases {
-		out := &session.Record{ID: "rec_AAAAAAAAAAAAAAAA"}
+		out := &searches.Record{ID: "rec_AAAAAAAAAAAAAAAA"}
 		if err := renderRecord(out, &r); err != nil {
 			t.Fatal(err)
 		}

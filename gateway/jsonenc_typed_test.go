@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capgate/capgate/gateway/session"
+	"github.com/capgate/capgate/tenants/searches"
 	"github.com/capgate/capgate/providers"
 )
 
@@ -136,7 +136,7 @@ func TestTypedRecordMatchesMarshal(t *testing.T) {
 		if i%2 == 0 {
 			r.URL, r.Snippet = "https://x.test/?a=1&b=2", "s"
 		}
-		out := &session.Record{ID: "rec_AAAAAAAAAAAAAAAA"}
+		out := &searches.Record{ID: "rec_AAAAAAAAAAAAAAAA"}
 		if err := renderRecord(out, &r); err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestTypedRecordWithFields(t *testing.T) {
 	price := 12.5
 	r := providers.Record{Title: "T", Snippet: "S", Data: &typedTestRecord{Zeta: 1, Price: &price, Alpha: "a"},
 		Fields: map[string]any{"middle": "m", "title": "shadowed", "url": "shadowed"}}
-	out := &session.Record{ID: "rec_B"}
+	out := &searches.Record{ID: "rec_B"}
 	if err := renderRecord(out, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestTypedRecordWithFields(t *testing.T) {
 // a panic.
 func TestTypedRecordRefusesNonStruct(t *testing.T) {
 	for _, data := range []any{"text", (*typedTestRecord)(nil), 3} {
-		if err := renderRecord(&session.Record{ID: "rec_C"}, &providers.Record{Title: "x", Data: data}); err == nil {
+		if err := renderRecord(&searches.Record{ID: "rec_C"}, &providers.Record{Title: "x", Data: data}); err == nil {
 			t.Errorf("%T: no error", data)
 		}
 	}
@@ -208,20 +208,20 @@ func BenchmarkRenderRecord(b *testing.B) {
 		r := base
 		r.Fields = fields
 		for b.Loop() {
-			_ = renderRecord(&session.Record{ID: "rec_AAAAAAAAAAAAAAAA"}, &r)
+			_ = renderRecord(&searches.Record{ID: "rec_AAAAAAAAAAAAAAAA"}, &r)
 		}
 	})
 	b.Run("typed", func(b *testing.B) {
 		r := base
 		r.Data = typed
 		for b.Loop() {
-			_ = renderRecord(&session.Record{ID: "rec_AAAAAAAAAAAAAAAA"}, &r)
+			_ = renderRecord(&searches.Record{ID: "rec_AAAAAAAAAAAAAAAA"}, &r)
 		}
 	})
-	var m, ty session.Record
+	var m, ty searches.Record
 	rm, rt := base, base
 	rm.Fields, rt.Data = fields, typed
-	_ = renderRecord(&session.Record{ID: "rec_AAAAAAAAAAAAAAAA"}, &rm)
+	_ = renderRecord(&searches.Record{ID: "rec_AAAAAAAAAAAAAAAA"}, &rm)
 	_ = renderRecord(&m, &rm)
 	_ = renderRecord(&ty, &rt)
 	if !bytes.Equal(m.Body, ty.Body) {

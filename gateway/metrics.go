@@ -3,7 +3,6 @@ package gateway
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -21,7 +20,7 @@ type metrics struct {
 	swallowed *prometheus.CounterVec
 }
 
-func newMetrics(reg *prometheus.Registry, retired *reviewers.Watch) *metrics {
+func newMetrics(reg *prometheus.Registry, retired Reviewers) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "capgate_http_requests_total",
 			Help: "HTTP requests by route, status and capability."}, []string{"route", "status", "capability"}),
@@ -54,19 +53,22 @@ var retiredDesc = prometheus.NewDesc("capgate_reviewer_model_retired",
 	"1 when the reviewer family's last live call at the sharpen tier failed with the vendor's no-such-model answer.",
 	[]string{"family", "tier"}, nil)
 
-// retiredCollector reads the watch at each scrape.
-type retiredCollector struct{ w *reviewers.Watch }
+// retiredCollector reads the reviewer panel at each scrape (nothing without a panel).
+type retiredCollector struct{ r Reviewers }
 
 func (c retiredCollector) Describe(ch chan<- *prometheus.Desc) { ch <- retiredDesc }
 
 func (c retiredCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, f := range reviewers.Families() {
-		for _, t := range reviewers.Tiers {
+	if c.r == nil {
+		return
+	}
+	for _, f := range c.r.Families() {
+		for _, t := range sharpenTiers {
 			v := 0.0
-			if c.w.IsRetired(f.ID, t) {
+			if c.r.IsRetired(f, t) {
 				v = 1
 			}
-			ch <- prometheus.MustNewConstMetric(retiredDesc, prometheus.GaugeValue, v, f.ID, t)
+			ch <- prometheus.MustNewConstMetric(retiredDesc, prometheus.GaugeValue, v, f, t)
 		}
 	}
 }

@@ -12,10 +12,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 // The billed-call pipeline. Every billed operation (execute, each follow-up, sharpen, and the
@@ -110,7 +110,7 @@ func (s *Server) bill(c *fiber.Ctx, p *Principal, b billed, work func(ctx contex
 	charged, bal, err := s.meter.Settle(sctx, res, charge, e, out.writes...)
 	telemetry.End(span, err, spanCode(err))
 	if err != nil {
-		if errors.Is(err, session.ErrConflict) {
+		if errors.Is(err, searches.ErrConflict) {
 			return err
 		}
 		return storeError(err)

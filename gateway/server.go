@@ -18,7 +18,6 @@ import (
 
 	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -52,8 +51,9 @@ type Options struct {
 	Version      string
 	// KeyCacheTTL bounds how long another instance may keep serving a revoked key (default 5 s).
 	KeyCacheTTL time.Duration
-	// SharpenModels overrides reviewer models: family → tier → model.
-	SharpenModels map[string]map[string]string
+	// Reviewers is sharpen's panel of reviewer families (providers/upstream/reviewers.NewPanel, with the
+	// deployment's SHARPEN_MODEL_<FAMILY>_<TIER> overrides); nil: sharpen has no reviewer.
+	Reviewers Reviewers
 	// Ready adds checks to /readyz beyond the database (for example Redis).
 	Ready func(ctx context.Context) error
 	// TrustedProxies lists the addresses (IPs or CIDRs) of the reverse proxies in front; only a
@@ -92,7 +92,6 @@ type Server struct {
 	log      *slog.Logger
 	auth     *authCache
 	metrics  *metrics
-	retired  *reviewers.Watch
 	app      *fiber.App
 	caps     map[string]*providers.Capability
 	order    []*providers.Capability
@@ -145,14 +144,12 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	retired := reviewers.NewWatch()
 	s := &Server{
 		opts:    opts,
 		store:   opts.Accounts,
 		meter:   opts.Meter,
 		log:     opts.Logger,
-		metrics: newMetrics(opts.Registry, retired),
-		retired: retired,
+		metrics: newMetrics(opts.Registry, opts.Reviewers),
 	}
 	registerStoreFaults(opts.Registry, opts.Meter, opts.Sessions)
 	s.auth = newAuthCache(s.store, opts.KeyCacheTTL)

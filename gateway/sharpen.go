@@ -10,7 +10,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/reviewers"
 )
 
 // SharpenDeadline bounds a whole sharpen call (issue: 60 s).
@@ -18,6 +17,32 @@ const SharpenDeadline = 60 * time.Second
 
 // maxReviewChars bounds one review's text.
 const maxReviewChars = 12000
+
+// Reviewers is sharpen's panel of model vendors. The gateway routes, bills and words the prompt;
+// the panel knows the vendors, their models per tier and which models a vendor has retired. cmd
+// binds providers/upstream/reviewers.NewPanel; nil means no reviewer is available.
+type Reviewers interface {
+	// Families are the reviewer families' provider ids in routing preference order.
+	Families() []string
+	// Model is the family's model at the tier, "" when the family does not review at it.
+	Model(family, tier string) string
+	// Review asks the family's model for a review of the prompt through the upstream; live tells
+	// a live key's call from a test key's.
+	Review(ctx context.Context, up *providers.Upstream, family, model string, prompt providers.ReviewPrompt, live bool) (string, error)
+	// IsRetired tells whether the family's last live call at the tier was the vendor's "no such
+	// model" answer (the capgate_reviewer_model_retired gauge).
+	IsRetired(family, tier string) bool
+}
+
+// The sharpen tiers, in order.
+const (
+	tierSharpen = "sharpen"
+	tierPlus    = "plus"
+	tierUltra   = "ultra"
+	tierUltra2x = "ultra2x"
+)
+
+var sharpenTiers = []string{tierSharpen, tierPlus, tierUltra, tierUltra2x}
 
 // Vendor labels of caller_provider (DESIGN.md section 4).
 var vendorLabels = []string{"openai", "anthropic", "google", "xai", "mistral", "deepseek", "meta", "other"}
@@ -74,7 +99,7 @@ func RouteSharpen(tier, caller string, available []string) (SharpenRoute, error)
 		}
 	}
 	sameNote := fmt.Sprintf("no reviewer outside the caller's family (%s) is available; the review comes from the same family", caller)
-	if tier != reviewers.TierUltra2x {
+	if tier != tierUltra2x {
 		switch {
 		case len(others) > 0:
 			return SharpenRoute{Reviewers: others[:1], Fallbacks: others[1:]}, nil
@@ -97,39 +122,27 @@ func RouteSharpen(tier, caller string, available []string) (SharpenRoute, error)
 	return SharpenRoute{}, &Error{Code: providers.CodeSharpenNoReviewer, Message: "no reviewer is available in this deployment"}
 }
 
-// reviewerFamilies is the routing preference order.
-var reviewerFamilies = reviewers.Families()
+// reviewerFamilies are the panel's families in routing preference order (none without a panel).
+func (s *Server) reviewerFamilies() []string {
+	if s.opts.Reviewers == nil {
+		return nil
+	}
+	return s.opts.Reviewers.Families()
+}
 
 // availableReviewers are the families that can review at the tier: configured (or sandboxed for
 // test keys) and with a model for the tier (an opt-in family only where the operator set one).
 func (s *Server) availableReviewers(mode providers.Mode, tier string) []string {
 	var out []string
-	for _, f := range reviewerFamilies {
-		if _, ok := s.opts.Client.Provider(f.ID); !ok || !f.Serves(tier, s.opts.SharpenModels) {
+	for _, id := range s.reviewerFamilies() {
+		if _, ok := s.opts.Client.Provider(id); !ok || s.opts.Reviewers.Model(id, tier) == "" {
 			continue
 		}
-		if s.opts.Client.Upstream(f.ID, mode).Available() {
-			out = append(out, f.ID)
+		if s.opts.Client.Upstream(id, mode).Available() {
+			out = append(out, id)
 		}
 	}
 	return out
-}
-
-func (s *Server) reviewerModel(f *reviewers.Family, tier string) string {
-	return f.ModelFor(tier, s.opts.SharpenModels)
-}
-
-// RetiredReviewers lists the reviewer families and tiers whose last live call the vendor answered
-// with "no such model": the admin console's warning and the capgate_reviewer_model_retired metric.
-func (s *Server) RetiredReviewers() []reviewers.Retired { return s.retired.Retired() }
-
-func familyByID(id string) *reviewers.Family {
-	for _, f := range reviewerFamilies {
-		if f.ID == id {
-			return f
-		}
-	}
-	return nil
 }
 
 // sharpenStage resolves the stage of a call: a per-call stage needs sharpen enabled (a saved
@@ -156,7 +169,7 @@ func (s *Server) sharpenStage(c *fiber.Ctx, p *Principal, requested string) (str
 	return stage, nil
 }
 
-func sharpenPrompt(req providers.Request) reviewers.Prompt {
+func sharpenPrompt(req providers.Request) providers.ReviewPrompt {
 	orNone := func(v, none string) string {
 		if strings.TrimSpace(v) == "" {
 			return none
@@ -167,7 +180,7 @@ func sharpenPrompt(req providers.Request) reviewers.Prompt {
 		"\n\n## Context\n" + orNone(req.Str("context"), "(none given)") +
 		"\n\n## How the draft was produced\n" + orNone(req.Str("approach"), "(not stated)") +
 		"\n\n## Draft to review\n" + req.Str("draft") + "\n"
-	return reviewers.Prompt{System: reviewerSystemPrompt, User: user, MaxTokens: 1500}
+	return providers.ReviewPrompt{System: reviewerSystemPrompt, User: user, MaxTokens: 1500}
 }
 
 func truncateRunes(s string, n int) string {
@@ -208,7 +221,7 @@ func (s *Server) sharpen(c *fiber.Ctx) error {
 		return err
 	}
 	perReview := TierCredits[tier]
-	if tier == reviewers.TierUltra2x {
+	if tier == tierUltra2x {
 		perReview = TierCredits[tier] / 2
 	}
 	prompt := sharpenPrompt(req)
@@ -244,7 +257,7 @@ func (s *Server) sharpen(c *fiber.Ctx) error {
 			}
 			return nil, &Error{Code: providers.CodeSharpenNoReviewer, Message: "no reviewer answered", Cause: firstErr}
 		}
-		out.Partial = tier == reviewers.TierUltra2x && len(out.Reviews) < 2
+		out.Partial = tier == tierUltra2x && len(out.Reviews) < 2
 		if out.Partial && firstErr != nil {
 			s.log.Warn("sharpen reviewer failed", "request_id", requestID(c), "err", firstErr)
 			note := "one of the two reviewers failed; the answer holds the review that came back"
@@ -264,19 +277,15 @@ func (s *Server) sharpen(c *fiber.Ctx) error {
 var reviewWith = (*Server).review
 
 // review asks the candidates in order until one answers.
-func (s *Server) review(ctx context.Context, mode providers.Mode, tier string, candidates []string, prompt reviewers.Prompt) (*sharpenReview, error) {
+func (s *Server) review(ctx context.Context, mode providers.Mode, tier string, candidates []string, prompt providers.ReviewPrompt) (*sharpenReview, error) {
 	prompt.Tier = tier // the reviewer's thinking allowance and the model setting its errors name
 	var lastErr error
 	for _, id := range candidates {
 		if ctx.Err() != nil {
 			break
 		}
-		f := familyByID(id)
-		model := s.reviewerModel(f, tier)
-		text, err := f.Review(ctx, s.opts.Client.Upstream(id, mode), model, prompt)
-		if mode == providers.ModeLive {
-			s.retired.Record(id, tier, err) // the admin's retired-model warning follows live calls only
-		}
+		model := s.opts.Reviewers.Model(id, tier)
+		text, err := s.opts.Reviewers.Review(ctx, s.opts.Client.Upstream(id, mode), id, model, prompt, mode == providers.ModeLive)
 		if err != nil {
 			lastErr = err
 			s.log.Warn("reviewer failed", "family", id, "model", model, "err", err)

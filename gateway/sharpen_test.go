@@ -240,7 +240,7 @@ func TestSharpenRetiredModelWarning(t *testing.T) {
 	if r.Status != 502 || r.ErrorCode() != "provider_error" || !strings.Contains(string(r.Body), "SHARPEN_MODEL_DEEPSEEK_SHARPEN") {
 		t.Fatalf("retired model: %d %s", r.Status, r.Body)
 	}
-	list := e.Server.RetiredReviewers()
+	list := e.Reviewers.Retired()
 	if len(list) != 1 || list[0].Family != "deepseek" || list[0].Tier != "sharpen" || list[0].Model != "deepseek-flash" {
 		t.Fatalf("retired reviewers %+v", list)
 	}
@@ -253,11 +253,11 @@ func TestSharpenRetiredModelWarning(t *testing.T) {
 	}
 	// A test key's sandbox call says nothing about the live model.
 	retired.Store(false)
-	if r := e.Do(http.MethodPost, "/v1/sharpen", e.TestKey, draft); r.Status != 200 || len(e.Server.RetiredReviewers()) != 1 {
-		t.Fatalf("test key: %d %s; retired %+v", r.Status, r.Body, e.Server.RetiredReviewers())
+	if r := e.Do(http.MethodPost, "/v1/sharpen", e.TestKey, draft); r.Status != 200 || len(e.Reviewers.Retired()) != 1 {
+		t.Fatalf("test key: %d %s; retired %+v", r.Status, r.Body, e.Reviewers.Retired())
 	}
-	if r := e.Do(http.MethodPost, "/v1/sharpen", e.LiveKey, draft); r.Status != 200 || len(e.Server.RetiredReviewers()) != 0 {
-		t.Fatalf("after the vendor answers: %d %s; retired %+v", r.Status, r.Body, e.Server.RetiredReviewers())
+	if r := e.Do(http.MethodPost, "/v1/sharpen", e.LiveKey, draft); r.Status != 200 || len(e.Reviewers.Retired()) != 0 {
+		t.Fatalf("after the vendor answers: %d %s; retired %+v", r.Status, r.Body, e.Reviewers.Retired())
 	}
 	if metrics := scrape(t, e); !strings.Contains(metrics, `capgate_reviewer_model_retired{family="deepseek",tier="sharpen"} 0`) {
 		t.Error("the gauge stayed at 1")

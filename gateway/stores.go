@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 // The stores the gateway consumes, declared here where they are used; cmd builds the database
-// implementations (tenants.Meter, session.Store, tenants.Store) and hands them to New.
+// implementations (tenants.Meter, searches.Store, tenants.Store) and hands them to New.
 
 // Meter meters credits: a reservation before the upstream work, then a settlement that commits
 // the ledger row together with the call's writes, or a refund.
@@ -25,25 +25,24 @@ type Meter interface {
 
 // Searches keeps search sessions and their records.
 type Searches interface {
-	New(tenantID, mode, capability string, query json.RawMessage) *session.Session
-	Create(sess *session.Session) tenants.Write
-	Advance(sess *session.Session) tenants.Write
-	Get(ctx context.Context, tenantID, mode, id string) (*session.Session, error)
-	Record(ctx context.Context, tenantID, mode, id string) (*session.Session, *session.Record, error)
+	New(tenantID, mode, capability string, query json.RawMessage) *searches.Session
+	Create(sess *searches.Session) tenants.Write
+	Advance(sess *searches.Session) tenants.Write
+	Get(ctx context.Context, tenantID, mode, id string) (*searches.Session, error)
+	Record(ctx context.Context, tenantID, mode, id string) (*searches.Session, *searches.Record, error)
 	Detail(ctx context.Context, tenantID, recordID, action string) ([]byte, bool, error)
-	PutDetail(sess *session.Session, rec *session.Record, action string, body []byte) tenants.Write
+	PutDetail(sess *searches.Session, rec *searches.Record, action string, body []byte) tenants.Write
 	Sweep(ctx context.Context) (int64, error)
 }
 
 // Accounts is what the gateway reads and writes of tenants, keys, plans, request ids,
-// projects, sharpen settings and saved workouts.
+// projects and sharpen settings.
 type Accounts interface {
 	KeyByHash(ctx context.Context, hash string) (*tenants.APIKey, error)
 	Tenant(ctx context.Context, id string) (*tenants.Tenant, error)
 	Plan(ctx context.Context, id string) (*tenants.Plan, error)
 	TouchKey(ctx context.Context, keyID string, at time.Time) error
 	SharpenStage(ctx context.Context, tenantID string) (string, error)
-	SaveWorkout(ctx context.Context, w *tenants.Workout) (*tenants.Workout, error)
 	requestIDStore
 	projectStore
 	oauthStore
@@ -59,7 +58,7 @@ type requestLogStore interface {
 
 var (
 	_ Meter      = (*tenants.Meter)(nil)
-	_ Searches   = (*session.Store)(nil)
+	_ Searches   = (*searches.Store)(nil)
 	_ Accounts   = (*tenants.Store)(nil)
 	_ RequestLog = (*tenants.RequestLog)(nil)
 )

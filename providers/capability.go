@@ -5,8 +5,21 @@
 // A capability is data plus a little code. The gateway owns everything that is the same for all
 // capabilities (validation, defaults, rules, charging, sessions, paging state, next.example,
 // record_actions, detail caching, 410, the envelope); an adapter only turns a validated request
-// into upstream calls and upstream JSON into records. Sub-packages hold one upstream family each;
-// providers/registry lists them.
+// into upstream calls and upstream JSON into records. The package is also the product's error
+// vocabulary (errors.go: the codes of the spec's envelope), which the gateway speaks too.
+//
+// The tree below it:
+//   - providers/<family>: the capability packages, one upstream family each (spec, upstream wire
+//     types, mapping, sandbox); providers/registry is the one list of them, and binds those
+//     that need something of the deployment (Capability.Bind).
+//   - providers/upstream/<name>: client libraries of upstreams several capability packages or
+//     sharpen share (serpapi, courtlistener, pageread, reviewers); they declare no capability.
+//   - providers/internal/<name>: tooling only this tree can import (lenient decoding, ttlcache).
+//   - providers/providertest: the test harness of adapters (the recording fake, goldens and the
+//     shared Conformance run), imported by tests only.
+//
+// No production package outside providers/ and cmd imports a capability or upstream package: the
+// gateway and the console know capabilities only through this package (internal/layout checks it).
 package providers
 
 import (
@@ -95,6 +108,26 @@ type Capability struct {
 	// Personal marks answers that depend on who asks (they write to or link into the caller's
 	// account): never shared between callers.
 	Personal bool
+	// Bind, when set, returns the capability bound to what it needs of the deployment at run
+	// time (a store, say), picked out of deps with Need; nil when deps lacks it, and the capability
+	// stays as declared. The registry calls it for every capability (registry.CapabilitiesWith),
+	// so no code outside the capability's package names it.
+	Bind func(deps Deps) *Capability
+}
+
+// Deps are what a deployment hands the capabilities that need something of it (cmd wires them:
+// each is a value implementing an interface a capability package declares).
+type Deps []any
+
+// Need returns the first of deps that is a T (an interface the capability declares).
+func Need[T any](deps Deps) (T, bool) {
+	for _, d := range deps {
+		if v, ok := d.(T); ok {
+			return v, true
+		}
+	}
+	var zero T
+	return zero, false
 }
 
 // Cost is what a call typically costs and how the actual charge is computed.

@@ -376,7 +376,7 @@ func TestClientBreaker(t *testing.T) {
 		}
 
 		// After the timeout one trial call goes through; a failure opens the breaker again.
-		time.Sleep(timeout + 50*time.Millisecond)
+		waitHalfOpen(t, c)
 		_, err := call(t, c)
 		wantError(t, err, providers.CodeProviderError, true)
 		if n := up.hits.Load(); n != failures+1 {
@@ -390,7 +390,7 @@ func TestClientBreaker(t *testing.T) {
 
 		// A successful trial closes it.
 		healthy.Store(true)
-		time.Sleep(timeout + 50*time.Millisecond)
+		waitHalfOpen(t, c)
 		if _, err := call(t, c); err != nil {
 			t.Fatalf("trial call: %v", err)
 		}
@@ -916,7 +916,9 @@ func TestClientMetrics(t *testing.T) {
 // A caller that goes away is not the provider failing: cancelled calls never open the breaker.
 func TestClientCancelledCallsDoNotOpenTheBreaker(t *testing.T) {
 	release := make(chan struct{})
+	arrived := make(chan struct{}, 4)
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -926,7 +928,7 @@ func TestClientCancelledCallsDoNotOpenTheBreaker(t *testing.T) {
 	c := newClient(t, fakeProvider(), up.URL, "", providers.ClientOptions{BreakerFailures: 2, BreakerTimeout: time.Minute})
 	for i := 0; i < 4; i++ {
 		ctx, cancel := context.WithCancel(context.Background())
-		go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+		go func() { <-arrived; cancel() }() // the barrier: the upstream has the call
 		_, err := c.Upstream(fakeID, providers.ModeLive).Get(ctx, "/x", nil, nil)
 		if err == nil {
 			t.Fatal("cancelled call succeeded")
@@ -978,5 +980,17 @@ func TestPublicHostTerms(t *testing.T) {
 				t.Errorf("%s url %q: key %q, want %q", tc.id, tc.url, got, tc.wantKey)
 			}
 		}
+	}
+}
+
+// waitHalfOpen waits for the breaker's open period to end (the state gobreaker reports once its
+// timeout has passed), instead of sleeping a guessed margin past it.
+func waitHalfOpen(t *testing.T, c *providers.Client) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); c.BreakerState(fakeID) != "half-open"; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the breaker is %s 10 s on, want half-open", c.BreakerState(fakeID))
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

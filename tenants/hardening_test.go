@@ -103,8 +103,7 @@ func TestStoredNaNMultiplierReadsAsOne(t *testing.T) {
 			if db.Kind == tenants.Postgres {
 				t.Fatalf("PostgreSQL refused a NaN: %v", err)
 			}
-			t.Logf("SQLite cannot hold a NaN multiplier (%v); only the read path of PostgreSQL is at stake", err)
-			return
+			t.Skipf("SQLite cannot hold a NaN multiplier (%v); only the read path of PostgreSQL is at stake", err)
 		}
 		got, err := s.Plan(ctx, "legacy")
 		if err != nil {

@@ -54,7 +54,7 @@ func (s *Store) setPassword(ctx context.Context, userID, password, keepHash stri
 	if err := checkNewPassword(password); err != nil {
 		return err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), PasswordCost)
 	if err != nil {
 		return err
 	}

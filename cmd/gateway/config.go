@@ -20,7 +20,7 @@ import (
 	"github.com/capgate/capgate/gateway"
 	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/providers/upstream/reviewers"
 )
 
 // Config is the whole configuration, read from the environment (one typed table; the README
@@ -182,40 +182,59 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return nil, fmt.Errorf("LOG_FORMAT %q: want text or json", c.LogFormat)
 	}
-	if c.TrustedProxies, err = trustedProxies(env("GATEWAY_TRUSTED_PROXIES")); err != nil {
+	if err := c.loadEdge(env, providerIDs); err != nil {
 		return nil, err
 	}
-	if c.MetricsToken, err = secret(env, "METRICS_TOKEN"); err != nil {
+	if err := c.loadProviders(env, providerIDs); err != nil {
 		return nil, err
+	}
+	return c, nil
+}
+
+// loadEdge reads what faces clients and operators: trusted proxies, the metrics token, the
+// per-address connection cap, tracing and the MCP origins and hosts.
+func (c *Config) loadEdge(env getenv, providerIDs []string) error {
+	var err error
+	if c.TrustedProxies, err = trustedProxies(env("GATEWAY_TRUSTED_PROXIES")); err != nil {
+		return err
+	}
+	if c.MetricsToken, err = secret(env, "METRICS_TOKEN"); err != nil {
+		return err
 	}
 	c.MaxConnsPerIP = gateway.DefaultMaxConnsPerIP
 	if v := env("GATEWAY_MAX_CONNS_PER_IP"); v != "" {
 		if c.MaxConnsPerIP, err = strconv.Atoi(v); err != nil || c.MaxConnsPerIP < 0 || c.MaxConnsPerIP > 1<<20 {
-			return nil, fmt.Errorf("GATEWAY_MAX_CONNS_PER_IP %q: want a count of connections, 0 for no cap", v)
+			return fmt.Errorf("GATEWAY_MAX_CONNS_PER_IP %q: want a count of connections, 0 for no cap", v)
 		}
 		if c.MaxConnsPerIP == 0 {
 			c.MaxConnsPerIP = -1 // the server's "no cap"
 		}
 	}
 	if c.Tracing, err = telemetry.FromEnv(env); err != nil {
-		return nil, err
+		return err
 	}
 	if c.TraceProviders, err = traceProviders(env("GATEWAY_TRACE_PROVIDERS"), providerIDs); err != nil {
-		return nil, err
+		return err
 	}
 	if c.MCPAllowedOrigins, err = mcpOrigins(env("GATEWAY_MCP_ALLOWED_ORIGINS")); err != nil {
-		return nil, err
+		return err
 	}
 	if c.MCPAllowedHosts, err = mcpHosts(env("GATEWAY_MCP_ALLOWED_HOSTS")); err != nil {
-		return nil, err
+		return err
 	}
+	return nil
+}
+
+// loadProviders reads the master key, the sharpen reviewer models and every provider's URL and
+// key.
+func (c *Config) loadProviders(env getenv, providerIDs []string) error {
 	mk, err := secret(env, "GATEWAY_MASTER_KEY")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if mk != "" {
 		if c.MasterKey, err = decodeMasterKey(mk); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	c.SharpenModels = map[string]map[string]string{}
@@ -236,13 +255,13 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 		}
 		k, err := secret(env, "PROVIDER_"+up+"_KEY")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if k != "" {
 			c.ProviderKeys[id] = k
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // trustedProxies parses GATEWAY_TRUSTED_PROXIES; a wrong entry is refused rather than ignored,

@@ -18,14 +18,14 @@ import (
 
 	"github.com/capgate/capgate/console"
 	"github.com/capgate/capgate/gateway"
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/internal/telemetry"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/fitness"
 	"github.com/capgate/capgate/providers/registry"
-	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/providers/upstream/reviewers"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…".
@@ -144,21 +144,11 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	defer db.Close()
 	log.Info("database ready", "dialect", db.Kind, "migrations_applied", applied)
 
-	shutdownTracing, err := telemetry.Setup(ctx, cfg.Tracing, Version)
+	flushTraces, err := startTracing(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// After the drain: the spans of the last calls and commits are flushed too.
-		flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := shutdownTracing(flushCtx); err != nil {
-			log.Warn("flushing traces failed", "err", err)
-		}
-	}()
-	if cfg.Tracing.Enabled {
-		log.Info("tracing on: spans go to the OTLP/HTTP endpoint", "endpoint", cfg.Tracing.Endpoint, "traceparent_providers", cfg.TraceProviders)
-	}
+	defer flushTraces() // after the drain: the spans of the last calls and commits are flushed too
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -168,49 +158,24 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	var rdb *redis.Client
 	clientOpts := providers.ClientOptions{Version: Version, Contact: cfg.Contact, Registerer: reg, TraceProviders: cfg.TraceProviders}
 	if cfg.RedisURL != "" {
-		if lim, rdb, err = gateway.NewRedisLimiter(cfg.RedisURL); err != nil {
-			return usagef("REDIS_URL: %v", err)
-		}
-		defer rdb.Close()
-		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		if err := rdb.Ping(pingCtx).Err(); err != nil && !errors.Is(err, redis.Nil) {
-			return fmt.Errorf("redis: %w", err)
-		}
-		pacer := providers.NewRedisPacer(rdb, func(err error) {
-			log.Warn("redis unavailable for upstream pacing; pacing this instance alone until it is back", "err", err)
-		})
-		pacer.OnRecover = func() { log.Info("redis is back for upstream pacing") }
-		clientOpts.Pacer = pacer
-	}
-	client := providers.NewClient(registry.Providers(), clientOpts)
-	if missing := client.ContactProviders(); len(missing) > 0 {
-		log.Warn(contactNotice(missing))
-	}
-	for _, p := range client.Providers() {
-		if u, k := cfg.ProviderURLs[p.ID], cfg.ProviderKeys[p.ID]; u != "" || k != "" {
-			if err := client.Configure(p.ID, providers.Setting{URL: u, Key: k}); err != nil {
-				return err
-			}
-		}
-	}
-	// GATEWAY_CACHE_MB is the whole in-process budget: a quarter holds the shared upstream
-	// cache's in-process tier, the rest the sessions.
-	sessionMB := cfg.CacheMB
-	var upcache *sharedcache.Cache
-	if cfg.SharedCache {
-		upMB := max(cfg.CacheMB/4, 1)
-		sessionMB = max(cfg.CacheMB-upMB, 1)
-		uo := sharedcache.Options{MemoryMB: upMB, Logger: log}
-		if rdb != nil {
-			uo.Redis = rdb
-		}
-		if upcache, err = sharedcache.New(uo); err != nil {
+		if lim, rdb, err = connectRedis(ctx, cfg.RedisURL, log); err != nil {
 			return err
 		}
+		defer rdb.Close()
+		clientOpts.Pacer = redisPacer(rdb, log)
+	}
+	client, err := newClient(cfg, clientOpts, log)
+	if err != nil {
+		return err
+	}
+	upcache, sessionMB, err := newSharedCache(cfg, rdb, log)
+	if err != nil {
+		return err
+	}
+	if upcache != nil {
 		defer upcache.Close()
 	}
-	sessions, err := session.NewStore(db, cfg.SessionTTL, sessionMB)
+	sessions, err := searches.NewStore(db, cfg.SessionTTL, sessionMB)
 	if err != nil {
 		return err
 	}
@@ -221,6 +186,124 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	meter := tenants.NewMeter(db, tenants.MeterOptions{LeaseTTL: cfg.LeaseTTL, Logger: log})
 	// Leases go back to their periods once the server has stopped answering.
 	defer meter.Close()
+	startMeter(ctx, meter, reg, log)
+	// The request log is written off the hot path; Close (deferred, after the server stopped)
+	// writes what is still buffered.
+	reqlog := startRequestLog(db, cfg, reg, log)
+	defer reqlog.Close()
+	panel := reviewers.NewPanel(cfg.SharpenModels) // sharpen's reviewer families (gateway.Reviewers)
+	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, RequestLog: reqlog, AdminToken: cfg.AdminToken,
+		Capabilities: registry.CapabilitiesWith(registry.TenantWorkouts(store)),
+		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
+		Reviewers: panel, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken, MaxConnsPerIP: cfg.MaxConnsPerIP,
+		MCPAllowedOrigins: cfg.MCPAllowedOrigins, MCPAllowedHosts: cfg.MCPAllowedHosts, UpstreamCache: upcache,
+		OAuthAccessTTL: cfg.OAuthAccessTTL, OAuthRefreshTTL: cfg.OAuthRefreshTTL, OAuthRegistrationsPerMinute: cfg.OAuthRegistrationsPerMinute}
+	if rdb != nil {
+		opts.Limiter = lim
+		signIns = console.NewRedisSignInLimiter(rdb)
+		// Redis is not part of readiness: without it the limits fail open (docs/operations.md),
+		// and a balancer draining every instance while Redis is down would stop a working fleet.
+	}
+	srv := gateway.New(opts)
+	if err := mountConsole(ctx, cfg, srv, store, client, panel, opts.Capabilities, signIns, log); err != nil {
+		return err
+	}
+	// Instances starting together on one database bootstrap once.
+	if err := db.Exclusive(ctx, func(ctx context.Context) error {
+		return bootstrap(ctx, store, cfg, client.ContactProviders(), stdout)
+	}); err != nil {
+		return err
+	}
+	go srv.RunMaintenance(ctx, time.Minute)
+	if cfg.PprofAddr != "" {
+		go servePprof(ctx, cfg.PprofAddr, log)
+	}
+	log.Info("serving", "addr", cfg.Addr, "public_url", cfg.PublicURL, "version", Version)
+	return srv.Listen(ctx, cfg.Addr)
+}
+
+// startTracing sets up tracing as configured; the returned func flushes the spans left.
+func startTracing(ctx context.Context, cfg *Config, log *slog.Logger) (func(), error) {
+	shutdownTracing, err := telemetry.Setup(ctx, cfg.Tracing, Version)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Tracing.Enabled {
+		log.Info("tracing on: spans go to the OTLP/HTTP endpoint", "endpoint", cfg.Tracing.Endpoint, "traceparent_providers", cfg.TraceProviders)
+	}
+	return func() {
+		flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := shutdownTracing(flushCtx); err != nil {
+			log.Warn("flushing traces failed", "err", err)
+		}
+	}, nil
+}
+
+// connectRedis opens the fleet's Redis (rate limits, upstream pacing, the shared cache) and checks
+// that it answers.
+func connectRedis(ctx context.Context, url string, log *slog.Logger) (*gateway.RedisLimiter, *redis.Client, error) {
+	lim, rdb, err := gateway.NewRedisLimiter(url)
+	if err != nil {
+		return nil, nil, usagef("REDIS_URL: %v", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(pingCtx).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		rdb.Close()
+		return nil, nil, fmt.Errorf("redis: %w", err)
+	}
+	return lim, rdb, nil
+}
+
+// redisPacer paces the upstreams for the fleet through Redis, this instance alone while Redis is
+// down.
+func redisPacer(rdb *redis.Client, log *slog.Logger) *providers.RedisPacer {
+	pacer := providers.NewRedisPacer(rdb, func(err error) {
+		log.Warn("redis unavailable for upstream pacing; pacing this instance alone until it is back", "err", err)
+	})
+	pacer.OnRecover = func() { log.Info("redis is back for upstream pacing") }
+	return pacer
+}
+
+// newSharedCache is the shared upstream cache (nil when GATEWAY_SHARED_CACHE is off) and the
+// megabytes left for sessions: GATEWAY_CACHE_MB is the whole in-process budget, a quarter holds
+// the shared cache's in-process tier, the rest the sessions.
+func newSharedCache(cfg *Config, rdb *redis.Client, log *slog.Logger) (*sharedcache.Cache, int, error) {
+	if !cfg.SharedCache {
+		return nil, cfg.CacheMB, nil
+	}
+	upMB := max(cfg.CacheMB/4, 1)
+	uo := sharedcache.Options{MemoryMB: upMB, Logger: log}
+	if rdb != nil {
+		uo.Redis = rdb
+	}
+	upcache, err := sharedcache.New(uo)
+	if err != nil {
+		return nil, 0, err
+	}
+	return upcache, max(cfg.CacheMB-upMB, 1), nil
+}
+
+// newClient is the upstream client of every provider, configured from the environment.
+func newClient(cfg *Config, opts providers.ClientOptions, log *slog.Logger) (*providers.Client, error) {
+	client := providers.NewClient(registry.Providers(), opts)
+	if missing := client.ContactProviders(); len(missing) > 0 {
+		log.Warn(contactNotice(missing))
+	}
+	for _, p := range client.Providers() {
+		if u, k := cfg.ProviderURLs[p.ID], cfg.ProviderKeys[p.ID]; u != "" || k != "" {
+			if err := client.Configure(p.ID, providers.Setting{URL: u, Key: k}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return client, nil
+}
+
+// startMeter returns the leases of stopped instances and exports the group-commit writer's
+// counters.
+func startMeter(ctx context.Context, meter *tenants.Meter, reg prometheus.Registerer, log *slog.Logger) {
 	if n, err := meter.Reconcile(ctx); err != nil {
 		log.Warn("lease reconciliation failed", "err", err)
 	} else if n > 0 {
@@ -233,10 +316,11 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_commit_calls_total",
 			Help: "Calls committed by the group-commit writer; divided by the batches, the average batch size."},
 			func() float64 { _, c := meter.CommitStats(); return float64(c) }))
-	// The request log is written off the hot path; Close (deferred, after the server stopped)
-	// writes what is still buffered.
+}
+
+// startRequestLog starts the request log's background writer and exports its counters.
+func startRequestLog(db *tenants.DB, cfg *Config, reg prometheus.Registerer, log *slog.Logger) *tenants.RequestLog {
 	reqlog := tenants.NewRequestLog(db, tenants.RequestLogOptions{Logger: log, Retention: cfg.RequestLogRetention})
-	defer reqlog.Close()
 	reg.MustRegister(
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_request_log_written_total",
 			Help: "Request log entries written."},
@@ -250,19 +334,13 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "capgate_request_log_pruned_total",
 			Help: "Request log entries deleted after the retention."},
 			func() float64 { _, _, _, p := reqlog.Stats(); return float64(p) }))
-	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, RequestLog: reqlog, AdminToken: cfg.AdminToken,
-		Capabilities: registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)}),
-		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
-		SharpenModels: cfg.SharpenModels, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken, MaxConnsPerIP: cfg.MaxConnsPerIP,
-		MCPAllowedOrigins: cfg.MCPAllowedOrigins, MCPAllowedHosts: cfg.MCPAllowedHosts, UpstreamCache: upcache,
-		OAuthAccessTTL: cfg.OAuthAccessTTL, OAuthRefreshTTL: cfg.OAuthRefreshTTL, OAuthRegistrationsPerMinute: cfg.OAuthRegistrationsPerMinute}
-	if rdb != nil {
-		opts.Limiter = lim
-		signIns = console.NewRedisSignInLimiter(rdb)
-		// Redis is not part of readiness: without it the limits fail open (docs/operations.md),
-		// and a balancer draining every instance while Redis is down would stop a working fleet.
-	}
-	srv := gateway.New(opts)
+	return reqlog
+}
+
+// mountConsole serves the web console on the gateway's app and keeps the provider settings an
+// admin saves there in force.
+func mountConsole(ctx context.Context, cfg *Config, srv *gateway.Server, store *tenants.Store, client *providers.Client,
+	panel *reviewers.Panel, caps []*providers.Capability, signIns console.SignInLimiter, log *slog.Logger) error {
 	sealer, err := tenants.NewSealer(cfg.MasterKey)
 	if err != nil {
 		return err
@@ -271,8 +349,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	for _, p := range client.Providers() {
 		envSettings[p.ID] = providers.Setting{URL: cfg.ProviderURLs[p.ID], Key: cfg.ProviderKeys[p.ID]}
 	}
-	cons := console.New(console.Options{Store: store, Client: client, Capabilities: opts.Capabilities, Sealer: sealer,
-		Logger: log, Env: envSettings, ReviewerModels: reviewerModels(cfg.SharpenModels), RetiredReviewers: retiredReviewers(srv),
+	cons := console.New(console.Options{Store: store, Client: client, Capabilities: caps, Sealer: sealer,
+		Logger: log, Env: envSettings, ReviewerModels: reviewerModels(cfg.SharpenModels), RetiredReviewers: retiredReviewers(panel),
 		AccessChanged: srv.ForgetKeys, SignInLimiter: signIns, PublicURL: cfg.PublicURL,
 		Videos:    fitness.NewPlayer(client, fitness.PlayerOptions{SandboxVideo: console.SandboxVideo}),
 		TestCalls: srv,
@@ -287,18 +365,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	// Provider settings saved in the console apply now and are re-read every 5 s, so every
 	// instance follows an admin's change.
 	go cons.SyncProviders(ctx, 5*time.Second)
-	// Instances starting together on one database bootstrap once.
-	if err := db.Exclusive(ctx, func(ctx context.Context) error {
-		return bootstrap(ctx, store, cfg, client.ContactProviders(), stdout)
-	}); err != nil {
-		return err
-	}
-	go srv.RunMaintenance(ctx, time.Minute)
-	if cfg.PprofAddr != "" {
-		go servePprof(ctx, cfg.PprofAddr, log)
-	}
-	log.Info("serving", "addr", cfg.Addr, "public_url", cfg.PublicURL, "version", Version)
-	return srv.Listen(ctx, cfg.Addr)
+	return nil
 }
 
 // bootstrap creates, on the very first start, a demo tenant with a live and a test key and a
@@ -367,12 +434,12 @@ func contactNotice(ps []*providers.Provider) string {
 		"until it is (an email address or URL, e.g. %s=ops@example.com).", providers.ContactSetting, strings.Join(names, ", "), providers.ContactSetting)
 }
 
-// retiredReviewers hands the console the gateway's list of reviewer models the vendors refused as
+// retiredReviewers hands the console the reviewer panel's list of reviewer models the vendors refused as
 // unknown.
-func retiredReviewers(srv *gateway.Server) func() []console.RetiredReviewer {
+func retiredReviewers(panel *reviewers.Panel) func() []console.RetiredReviewer {
 	return func() []console.RetiredReviewer {
 		var out []console.RetiredReviewer
-		for _, r := range srv.RetiredReviewers() {
+		for _, r := range panel.Retired() {
 			out = append(out, console.RetiredReviewer{Family: r.Family, Title: r.Title, Tier: r.Tier, Model: r.Model, Setting: r.Setting,
 				Message: fmt.Sprintf("HTTP %d: %s", r.Status, r.VendorMessage), At: r.At})
 		}

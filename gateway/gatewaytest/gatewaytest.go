@@ -17,12 +17,13 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/gateway"
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/internal/apicontract"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/registry"
+	"github.com/capgate/capgate/providers/upstream/reviewers"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
@@ -60,13 +61,15 @@ type Env struct {
 	Meter    *tenants.Meter
 	Server   *gateway.Server
 	Client   *providers.Client
-	Sessions *session.Store
+	Sessions *searches.Store
 	// RequestLog is the gateway's request log; Flush it before reading the log back.
 	RequestLog *tenants.RequestLog
-	Tenant     *tenants.Tenant
-	LiveKey    string
-	TestKey    string
-	contract   *apicontract.Checker
+	// Reviewers is sharpen's panel (the default models; its Retired list is the admin's warning).
+	Reviewers *reviewers.Panel
+	Tenant    *tenants.Tenant
+	LiveKey   string
+	TestKey   string
+	contract  *apicontract.Checker
 }
 
 // New starts a gateway for a test.
@@ -77,7 +80,7 @@ func New(tb testing.TB, o Options) *Env {
 	}
 	store := tenants.NewStore(o.DB)
 	if o.Capabilities == nil {
-		o.Capabilities = registry.CapabilitiesWith(registry.Deps{Workouts: gateway.TenantWorkouts(store)})
+		o.Capabilities = registry.CapabilitiesWith(registry.TenantWorkouts(store))
 	}
 	if o.Providers == nil {
 		o.Providers = registry.Providers()
@@ -109,7 +112,7 @@ func New(tb testing.TB, o Options) *Env {
 			_ = client.Configure(id, s)
 		}
 	}
-	sessions, err := session.NewStore(o.DB, o.SessionTTL, 16)
+	sessions, err := searches.NewStore(o.DB, o.SessionTTL, 16)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -122,11 +125,12 @@ func New(tb testing.TB, o Options) *Env {
 	tb.Cleanup(meter.Close)
 	reqlog := tenants.NewRequestLog(o.DB, tenants.RequestLogOptions{Logger: quietLogger(tb), Now: o.RequestLogNow})
 	tb.Cleanup(reqlog.Close)
-	srv := gateway.New(gateway.Options{RequestLog: reqlog, AdminToken: o.AdminToken, DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client,
+	panel := reviewers.NewPanel(nil)
+	srv := gateway.New(gateway.Options{RequestLog: reqlog, AdminToken: o.AdminToken, DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client, Reviewers: panel,
 		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: logger,
 		MCPAllowedHosts: o.MCPAllowedHosts,
 		UpstreamCache:   o.UpstreamCache})
-	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions, RequestLog: reqlog}
+	e := &Env{tb: tb, DB: o.DB, Store: store, Meter: meter, Server: srv, Client: client, Sessions: sessions, RequestLog: reqlog, Reviewers: panel}
 	e.Tenant, e.LiveKey, e.TestKey = e.NewTenant(o.Plan)
 	e.contract = loadContract(tb, e)
 	return e

@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // Upstream JSON is decoded leniently: a field that is absent, null or of an unexpected type is

@@ -3,7 +3,7 @@ package classics
 import (
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient/lenienttest"
+	"github.com/capgate/capgate/providers/internal/lenient/lenienttest"
 )
 
 // BenchmarkDecode decodes and maps the largest recorded Gutendex book list, next to a plain

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/ttlcache"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/internal/ttlcache"
 )
 
 // Gutendex (https://gutendex.com, github.com/garethbjohnson/gutendex): GET /books/ answers

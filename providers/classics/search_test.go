@@ -193,42 +193,25 @@ func TestRequestSchema(t *testing.T) {
 	})
 }
 
+// TestExamples runs the shared conformance run over the examples in test mode (every page, every
+// record's details), then each example live against the recorded fixtures.
 func TestExamples(t *testing.T) {
+	providertest.Conformance{Providers: Providers(), EveryRecord: true,
+		Page: func(t *testing.T, _ providers.Example, n int, p *providers.Page) {
+			if n == 1 {
+				checkExamplePage(t, p)
+			}
+		},
+		Detail: func(t *testing.T, _ providers.Example, _ string, rec *providers.Record, d *providers.Detail) {
+			if b := d.Body.(map[string]any); b["excerpt"] == nil || len(d.Links) < 4 {
+				t.Errorf("details of %q: %v %v", rec.Title, b, d.Links)
+			}
+		}}.Run(t, Search)
 	for _, ex := range Search.Examples {
 		body, err := json.Marshal(ex.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run("sandbox/"+ex.Title, func(t *testing.T) {
-			c := providertest.Client(t, Providers(), nil, nil)
-			req := prepare(t, string(body))
-			page, err := providertest.ExecuteState(t, c, Search, providers.ModeTest, req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkExamplePage(t, page)
-			// Every page of the example and every record's details work in the sandbox.
-			for p, n := page, 0; ; n++ {
-				for i := range p.Records {
-					d, err := providertest.Action(t, c, Search, providers.ModeTest, req, "details", &p.Records[i])
-					if err != nil {
-						t.Fatalf("details of %q: %v", p.Records[i].Title, err)
-					}
-					if b := d.Body.(map[string]any); b["excerpt"] == nil || len(d.Links) < 4 {
-						t.Errorf("details of %q: %v %v", p.Records[i].Title, b, d.Links)
-					}
-				}
-				if !p.HasMore {
-					break
-				}
-				if n > 5 {
-					t.Fatal("sandbox paging does not end")
-				}
-				if p, err = providertest.ExecuteState(t, c, Search, providers.ModeTest, req, p.Next); err != nil {
-					t.Fatal(err)
-				}
-			}
-		})
 		t.Run("live/"+ex.Title, func(t *testing.T) {
 			gx := sandboxFake(gutendexID)
 			page, err := providertest.Execute(t, client(t, fakes{gutendex: gx}), Search, providers.ModeLive, string(body))

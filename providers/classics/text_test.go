@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 func TestGutenbergBody(t *testing.T) {

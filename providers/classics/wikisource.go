@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // English Wikisource's MediaWiki Action API (https://en.wikisource.org/w/api.php), always with

@@ -12,8 +12,8 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi"
-	"github.com/capgate/capgate/providers/serpapi/serpapitest"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi/serpapitest"
 )
 
 const testKey = serpapitest.Key

@@ -136,12 +136,12 @@
 // public client code and tests that parse SerpApi answers); (4) google_finance's summary.date and
 // summary.market fields and its unknown-symbol answer (assumed to be SerpApi's "hasn't returned any
 // results" error); the currency of summary is a symbol ("$") in public fixtures, hence the ISO fallback
-// to graph. Sandbox fixtures (providers/serpapi/sandbox/google_shopping, google_immersive_product,
+// to graph. Sandbox fixtures (providers/upstream/serpapi/sandbox/google_shopping, google_immersive_product,
 // google_jobs, google_finance) follow these shapes; their data is illustrative. The sandbox answers
 // every symbol with the same GOOGL quote (its router does not select by q), except a symbol containing
 // "noresults".
 //
-// Reported, not changed (providers/serpapi is not this package's): serpapi.go's sandbox selector
+// Reported, not changed (providers/upstream/serpapi is not this package's): serpapi.go's sandbox selector
 // "immersive_product_page_token" → product.json is not the parameter the immersive product engine
 // takes (page_token, which the sandbox treats as a paging parameter), so the immersive product fixture
 // is google_immersive_product/default.json.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // revenueConcepts are the concepts of the revenue_breakdown view, by taxonomy family: US GAAP

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // Public EDGAR addresses of records, details and links: always www.sec.gov, whatever mirror a

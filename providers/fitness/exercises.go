@@ -189,7 +189,7 @@ type pagingState struct {
 
 // WorkoutSaver saves a demonstration to a tenant's workouts area and returns its id (wkt_…);
 // saving the same exercise twice returns the same workout. The deployment provides it (the
-// gateway's tenants store) through NewExercises.
+// tenants store, registry.TenantWorkouts) through Exercises.Bind or NewExercises.
 type WorkoutSaver interface {
 	SaveWorkout(ctx context.Context, tenantID string, w Workout) (string, error)
 }
@@ -202,6 +202,17 @@ type Workout struct {
 	Muscles        []string
 	Equipment      []string
 	VideoAvailable bool
+}
+
+// Exercises binds to the deployment's WorkoutSaver (providers.Capability.Bind; set here, not in
+// the declaration, because NewExercises copies Exercises).
+func init() {
+	Exercises.Bind = func(deps providers.Deps) *providers.Capability {
+		if saver, ok := providers.Need[WorkoutSaver](deps); ok {
+			return NewExercises(saver)
+		}
+		return nil
+	}
 }
 
 // NewExercises is fitness.exercises bound to the store that saves its demonstrations; the

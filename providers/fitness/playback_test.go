@@ -229,7 +229,13 @@ func TestPlayerOneRenewalAtATime(t *testing.T) {
 			errs <- err
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
+	// The barrier: the renewal is at the upstream (the other callers join it or, if they come
+	// later, find its answer cached).
+	for deadline := time.Now().Add(10 * time.Second); len(f.Requests()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no renewal reached the upstream")
+		}
+	}
 	close(release)
 	wg.Wait()
 	close(errs)

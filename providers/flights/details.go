@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // bookingRequest is how Google Flights sends the traveller to a seller: a POST of post_data to url.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // SerpApi engine and the bounds the spec and Google Flights set (see doc.go).

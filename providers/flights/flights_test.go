@@ -13,8 +13,8 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi"
-	"github.com/capgate/capgate/providers/serpapi/serpapitest"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi/serpapitest"
 )
 
 const testKey = serpapitest.Key
@@ -780,7 +780,7 @@ func TestSandbox(t *testing.T) {
 // TestRoundTripSandboxFixture checks roundtrip.json, the sandbox answer of a round-trip search:
 // its first outbound's return_search is exactly the third example.
 func TestRoundTripSandboxFixture(t *testing.T) {
-	b, err := os.ReadFile("../serpapi/sandbox/google_flights/roundtrip.json")
+	b, err := os.ReadFile("../upstream/serpapi/sandbox/google_flights/roundtrip.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package flights
 
 import (
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // Providers lists the upstream providers of this package: the shared SerpApi provider, whose

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // airport is departure_airport / arrival_airport of a leg.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // rateLimitWait is the Retry-After of a GitHub rate-limit refusal that carried no Retry-After the

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // maxReadmeChars bounds the README text of a details answer (characters, not bytes).

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capgate/capgate/providers/lenient/lenienttest"
+	"github.com/capgate/capgate/providers/internal/lenient/lenienttest"
 )
 
 // BenchmarkDecode decodes and maps the largest recorded SerpApi google_hotels answer (the

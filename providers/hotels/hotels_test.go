@@ -15,8 +15,8 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi"
-	"github.com/capgate/capgate/providers/serpapi/serpapitest"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi/serpapitest"
 )
 
 const (
@@ -798,45 +798,26 @@ func TestDetails(t *testing.T) {
 	}
 }
 
-// TestExamples runs what the gateway runs for every example in test mode: execute, every record
-// action on the first record, then the next page with the returned state; and a fake live run.
+// TestExamples runs the shared conformance run over the examples in test mode (two pages, every
+// record action on the first record), then each example live against a fake.
 func TestExamples(t *testing.T) {
+	providertest.Conformance{Providers: Providers(),
+		Detail: func(t *testing.T, _ providers.Example, name string, _ *providers.Record, d *providers.Detail) {
+			if b := d.Body.(map[string]any); b["description"] == nil || b["nearby_places"] == nil || len(d.Links) < 2 {
+				t.Errorf("%s = %v %v", name, b, d.Links)
+			}
+		},
+		Done: func(t *testing.T, _ providers.Example, pages []*providers.Page) {
+			if len(pages) != 2 {
+				t.Errorf("%d sandbox pages, want 2 (the second is the last)", len(pages))
+			}
+		}}.Run(t, Search)
 	for _, ex := range Search.Examples {
 		body, err := json.Marshal(ex.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		req := prepare(t, string(body))
-		t.Run("sandbox: "+ex.Title, func(t *testing.T) {
-			client := providertest.Client(t, Providers(), nil, nil)
-			page, err := providertest.ExecuteState(t, client, Search, providers.ModeTest, req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Records) == 0 || !page.HasMore {
-				t.Fatalf("%d records, has_more %v", len(page.Records), page.HasMore)
-			}
-			rec := page.Records[0]
-			for _, name := range Search.ActionNames() {
-				if rec.Actions != nil && !slices.Contains(rec.Actions, name) {
-					continue
-				}
-				d, err := providertest.Action(t, client, Search, providers.ModeTest, req, name, &rec)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if b := d.Body.(map[string]any); b["description"] == nil || b["nearby_places"] == nil || len(d.Links) < 2 {
-					t.Errorf("%s = %v %v", name, b, d.Links)
-				}
-			}
-			next, err := providertest.ExecuteState(t, client, Search, providers.ModeTest, req, page.Next)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if next.HasMore {
-				t.Errorf("the sandbox's second page should be its last")
-			}
-		})
 		t.Run("live: "+ex.Title, func(t *testing.T) {
 			f := newFake(t)
 			f.search = answer(t, 200, "search.json")

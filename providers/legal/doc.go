@@ -4,7 +4,7 @@
 //
 // # Upstream endpoints
 //
-//   - US, provider `courtlistener` (shared with legal.read, providers/courtlistener; token sent as
+//   - US, provider `courtlistener` (shared with legal.read, providers/upstream/courtlistener; token sent as
 //     `Authorization: Token <key>`): GET {base}/api/rest/v4/search/?type=o&q=&filed_after=&filed_before=
 //     [&cursor=] (https://www.courtlistener.com/help/api/rest/search/). The answer is {count, next (a URL
 //     carrying `cursor`), previous, results: [{absolute_url, attorney, caseName, caseNameFull,
@@ -13,7 +13,7 @@
 //     non_participating_judge_ids, opinions: [{author_id, cites, download_url, id, joined_by_ids,
 //     local_path, meta, per_curiam, sha1, snippet, type}], panel_ids, panel_names, posture,
 //     procedural_history, scdb_id, sibling_ids, source, status, suitNature, syllabus}]}; the fixtures
-//     (providers/courtlistener/sandbox/search*.json, testdata/cl_search.json) follow the JSON example
+//     (providers/upstream/courtlistener/sandbox/search*.json, testdata/cl_search.json) follow the JSON example
 //     of that page. Errors are Django REST framework bodies {"detail": "…"}.
 //   - EU, provider `cellar` (keyless, PROVIDER_CELLAR_URL, default https://publications.europa.eu):
 //     GET {base}/webapi/rdf/sparql?query=<SPARQL>&format=application/sparql-results+json with
@@ -110,7 +110,7 @@
 //
 // # Sandbox
 //
-// CourtListener's sandbox (providers/courtlistener/sandbox) serves search.json for a first page,
+// CourtListener's sandbox (providers/upstream/courtlistener/sandbox) serves search.json for a first page,
 // search_page2.json for a cursor and search_empty.json for a query containing "noresults"; CELLAR's
 // (sandbox/) serves cellar_empty.json for the word noresults, cellar_legislation.json for legislation
 // types, cellar_judgments_page2.json for OFFSET > 0 and cellar_judgments.json otherwise. The first US

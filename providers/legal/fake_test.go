@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/courtlistener"
 	"github.com/capgate/capgate/providers/providertest"
+	"github.com/capgate/capgate/providers/upstream/courtlistener"
 )
 
 const (

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/courtlistener"
 	"github.com/capgate/capgate/providers/providertest"
+	"github.com/capgate/capgate/providers/upstream/courtlistener"
 )
 
 func TestCapability(t *testing.T) {
@@ -689,7 +689,7 @@ func TestExamples(t *testing.T) {
 		t.Run("live: "+ex.Title, func(t *testing.T) {
 			var cl, eu *fake
 			if jur == "us" {
-				cl = newFake(t, answer{body: "../courtlistener/sandbox/search.json"})
+				cl = newFake(t, answer{body: "../upstream/courtlistener/sandbox/search.json"})
 			} else {
 				eu = newFake(t, answer{body: "sandbox/cellar_judgments.json"})
 			}

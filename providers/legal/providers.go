@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/courtlistener"
+	"github.com/capgate/capgate/providers/upstream/courtlistener"
 )
 
 // cellarID is the provider id of the EU Publications Office's CELLAR SPARQL endpoint
@@ -48,7 +48,7 @@ var cellar = &providers.Provider{
 }
 
 // Providers lists the upstreams of this package: the shared CourtListener provider (US case law,
-// token sent as Authorization: Token …; its sandbox serves providers/courtlistener/sandbox/search*.json)
+// token sent as Authorization: Token …; its sandbox serves providers/upstream/courtlistener/sandbox/search*.json)
 // and CELLAR (EU law, keyless).
 func Providers() []*providers.Provider {
 	return []*providers.Provider{courtlistener.Provider(), cellar}

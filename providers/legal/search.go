@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/courtlistener"
+	"github.com/capgate/capgate/providers/upstream/courtlistener"
 )
 
 // Search is legal.search (spec section 4.4).

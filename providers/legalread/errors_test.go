@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/courtlistener"
 	"github.com/capgate/capgate/providers/providertest"
+	"github.com/capgate/capgate/providers/upstream/courtlistener"
 )
 
 const (

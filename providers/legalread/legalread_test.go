@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/courtlistener"
 	"github.com/capgate/capgate/providers/providertest"
+	"github.com/capgate/capgate/providers/upstream/courtlistener"
 )
 
 // TestExamplesInSandbox runs every inspect example as the gateway does in test mode: execute,

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/courtlistener"
+	"github.com/capgate/capgate/providers/upstream/courtlistener"
 )
 
 // Provider ids (PROVIDER_<ID>_URL / PROVIDER_<ID>_KEY).

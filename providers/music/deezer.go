@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // Deezer API objects (https://developers.deezer.com/api: track, artist, album and the paged list

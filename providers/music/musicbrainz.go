@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // MusicBrainz web service v2 JSON (https://musicbrainz.org/doc/MusicBrainz_API and

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // Search is music.search (spec section 4.12): tracks, artists or albums from Deezer, with

@@ -109,7 +109,7 @@
 //     No record actions.
 //   - Both are single results (more is refused by the gateway), update is not offered, and cost
 //     0 credits: ORS's free plan, the OSRM demo server and Nominatim charge nothing per call.
-//   - Upstream JSON is decoded leniently (providers/lenient): absent, null or mistyped fields are
+//   - Upstream JSON is decoded leniently (providers/internal/lenient): absent, null or mistyped fields are
 //     absent, numbers may be strings (Nominatim's lat and lon are), list entries that do not
 //     decode are skipped, matrix cells that are not numbers mean no route. A route summary that
 //     is present but empty means zero (ORS leaves zero values out); a route with neither summary

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // --- Matrices ---------------------------------------------------------------------------------

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/ttlcache"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/internal/ttlcache"
 )
 
 // place is one origin, destination, waypoint or matrix entry of a request.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // maxSnippet bounds the record snippet (the package description).

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // Patterns of the spec (sections 4.8 and 4.13), shared by the schemas and by the checks of names

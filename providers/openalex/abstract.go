@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // maxAbstractWords bounds the rebuilt abstract (the longest real abstracts have a few thousand

@@ -694,47 +694,28 @@ func TestRecordsWithoutIDHaveNoDetails(t *testing.T) {
 	}
 }
 
+// TestExamples runs the shared conformance run over the examples in test mode (every page's
+// records match the example's filters, every record's details), then each example live against
+// a fake.
 func TestExamples(t *testing.T) {
+	providertest.Conformance{Providers: Providers(), EveryRecord: true,
+		Page: func(t *testing.T, ex providers.Example, _ int, p *providers.Page) {
+			body, _ := json.Marshal(ex.Body)
+			req := providertest.MustPrepare(t, AcademicSearch, string(body))
+			for i := range p.Records {
+				checkExampleRecord(t, req, &p.Records[i])
+			}
+		},
+		Detail: func(t *testing.T, _ providers.Example, _ string, rec *providers.Record, d *providers.Detail) {
+			if b := d.Body.(map[string]any); b["openalex_id"] != rec.Fields["openalex_id"] || b["title"] != rec.Title || len(d.Links) == 0 {
+				t.Errorf("details of %q: %v %v", rec.Title, b, d.Links)
+			}
+		}}.Run(t, AcademicSearch)
 	for _, ex := range AcademicSearch.Examples {
 		body, err := json.Marshal(ex.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run("sandbox: "+ex.Title, func(t *testing.T) {
-			client := providertest.Client(t, Providers(), nil, nil)
-			req := prepare(t, string(body))
-			page, err := providertest.ExecuteState(t, client, AcademicSearch, providers.ModeTest, req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Records) == 0 {
-				t.Fatal("no records")
-			}
-			pages := []*providers.Page{page}
-			for p := page; p.HasMore; {
-				p, err = providertest.ExecuteState(t, client, AcademicSearch, providers.ModeTest, req, p.Next)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(pages) > 5 {
-					t.Fatal("sandbox paging does not end")
-				}
-				pages = append(pages, p)
-			}
-			for _, p := range pages {
-				for i := range p.Records {
-					rec := &p.Records[i]
-					checkExampleRecord(t, req, rec)
-					d, err := providertest.Action(t, client, AcademicSearch, providers.ModeTest, req, "details", rec)
-					if err != nil {
-						t.Fatalf("details of %q: %v", rec.Title, err)
-					}
-					if b := d.Body.(map[string]any); b["openalex_id"] != rec.Fields["openalex_id"] || b["title"] != rec.Title || len(d.Links) == 0 {
-						t.Errorf("details of %q: %v %v", rec.Title, b, d.Links)
-					}
-				}
-			}
-		})
 		t.Run("live: "+ex.Title, func(t *testing.T) {
 			f := newFake(t)
 			f.serve("/works", http.StatusOK, "search.json")

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/lenient/lenienttest"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient/lenienttest"
 )
 
 // BenchmarkDecode decodes and maps the largest recorded /works answer the way search does (the

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // workDetails is the details lookup: the singleton /works/{W-id}, which OpenAlex answers for free

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/lenient/lenienttest"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient/lenienttest"
 )
 
 // searchShape is search.json with the fields the adapter asks for (searchFields): the shape of the

@@ -619,46 +619,20 @@ func TestRecordsWithoutWorkKeyHaveNoDetails(t *testing.T) {
 	}
 }
 
+// TestExamples runs the shared conformance run over the examples in test mode (every page, every
+// record's details), then each example live against a fake.
 func TestExamples(t *testing.T) {
+	providertest.Conformance{Providers: Providers(), EveryRecord: true,
+		Detail: func(t *testing.T, _ providers.Example, _ string, rec *providers.Record, d *providers.Detail) {
+			if b := d.Body.(map[string]any); b["title"] == nil || len(d.Links) == 0 {
+				t.Errorf("details of %q: %v %v", rec.Title, b, d.Links)
+			}
+		}}.Run(t, BooksSearch)
 	for _, ex := range BooksSearch.Examples {
 		body, err := json.Marshal(ex.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run("sandbox: "+ex.Title, func(t *testing.T) {
-			client := providertest.Client(t, Providers(), nil, nil)
-			req := prepare(t, string(body))
-			page, err := providertest.ExecuteState(t, client, BooksSearch, providers.ModeTest, req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Records) == 0 {
-				t.Fatal("no records")
-			}
-			pages := []*providers.Page{page}
-			for p := page; p.HasMore; {
-				p, err = providertest.ExecuteState(t, client, BooksSearch, providers.ModeTest, req, p.Next)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(pages) > 5 {
-					t.Fatal("sandbox paging does not end")
-				}
-				pages = append(pages, p)
-			}
-			for _, p := range pages {
-				for i := range p.Records {
-					rec := &p.Records[i]
-					d, err := providertest.Action(t, client, BooksSearch, providers.ModeTest, req, "details", rec)
-					if err != nil {
-						t.Fatalf("details of %q: %v", rec.Title, err)
-					}
-					if b := d.Body.(map[string]any); b["title"] == nil || len(d.Links) == 0 {
-						t.Errorf("details of %q: %v %v", rec.Title, b, d.Links)
-					}
-				}
-			}
-		})
 		t.Run("live: "+ex.Title, func(t *testing.T) {
 			f := newFake(t)
 			f.serve("/search.json", http.StatusOK, "search.json")

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/ttlcache"
+	"github.com/capgate/capgate/providers/internal/ttlcache"
 )
 
 // place is a geocoded location.

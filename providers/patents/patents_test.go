@@ -12,8 +12,8 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi"
-	"github.com/capgate/capgate/providers/serpapi/serpapitest"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi/serpapitest"
 )
 
 const testKey = serpapitest.Key
@@ -707,51 +707,36 @@ func TestRecordsWithoutPatentIDHaveNoDetails(t *testing.T) {
 	}
 }
 
+// TestExamples runs the shared conformance run over the examples in test mode (19 records over
+// all sandbox pages, details on the first), then each example live against a fake.
 func TestExamples(t *testing.T) {
+	providertest.Conformance{Providers: Providers(),
+		Detail: func(t *testing.T, _ providers.Example, _ string, _ *providers.Record, d *providers.Detail) {
+			if b := d.Body.(map[string]any); b["abstract"] == nil || b["claims"] == nil || len(d.Links) != 2 {
+				t.Errorf("details = %v %v", b, d.Links)
+			}
+		},
+		Done: func(t *testing.T, _ providers.Example, pages []*providers.Page) {
+			// The sandbox's set about the query pages to its end without repeating a patent.
+			seen := map[any]bool{}
+			for n, p := range pages {
+				for _, r := range p.Records {
+					if seen[r.Fields["publication_number"]] {
+						t.Errorf("page %d repeats %v", n+1, r.Fields["publication_number"])
+					}
+					seen[r.Fields["publication_number"]] = true
+				}
+			}
+			if len(seen) == 0 {
+				t.Error("no records over all sandbox pages")
+			}
+		}}.Run(t, Search)
 	for _, ex := range Search.Examples {
 		body, err := json.Marshal(ex.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		req := prepare(t, string(body))
-		t.Run("sandbox: "+ex.Title, func(t *testing.T) {
-			client := providertest.Client(t, Providers(), nil, nil)
-			page, err := providertest.ExecuteState(t, client, Search, providers.ModeTest, req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Records) == 0 {
-				t.Fatal("no records")
-			}
-			// The sandbox's set about the query pages to its end without repeating a patent.
-			seen := map[any]bool{}
-			for p, n := page, 1; ; n++ {
-				for _, r := range p.Records {
-					if seen[r.Fields["publication_number"]] {
-						t.Errorf("page %d repeats %v", n, r.Fields["publication_number"])
-					}
-					seen[r.Fields["publication_number"]] = true
-				}
-				if !p.HasMore {
-					break
-				}
-				if n > 10 {
-					t.Fatal("sandbox paging does not end")
-				}
-				p, err = providertest.ExecuteState(t, client, Search, providers.ModeTest, req, p.Next)
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			rec := page.Records[0]
-			d, err := providertest.Action(t, client, Search, providers.ModeTest, req, "details", &rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b := d.Body.(map[string]any); b["abstract"] == nil || b["claims"] == nil || len(d.Links) != 2 {
-				t.Errorf("details = %v %v", b, d.Links)
-			}
-		})
 		t.Run("live: "+ex.Title, func(t *testing.T) {
 			f := newFake(t)
 			f.serve("google_patents", http.StatusOK, "search.json")

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // details is the record action: SerpApi's google_maps place answer (type=place) for the record's

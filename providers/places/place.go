@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // place is a Google Maps result as SerpApi answers it, in local_results[] of a search and in

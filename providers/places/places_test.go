@@ -13,7 +13,7 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi/serpapitest"
+	"github.com/capgate/capgate/providers/upstream/serpapi/serpapitest"
 )
 
 const testKey = serpapitest.Key
@@ -335,8 +335,8 @@ func TestDistance(t *testing.T) {
 // pages serves a full first Google Maps page (the sandbox's 20 results, with a next link) and the
 // sandbox's last page for start=20.
 func pages(t *testing.T) *fake {
-	first := string(providertest.Fixture(t, "../../serpapi/sandbox/google_maps/default.json"))
-	second := string(providertest.Fixture(t, "../../serpapi/sandbox/google_maps/page2.json"))
+	first := string(providertest.Fixture(t, "../../upstream/serpapi/sandbox/google_maps/default.json"))
+	second := string(providertest.Fixture(t, "../../upstream/serpapi/sandbox/google_maps/page2.json"))
 	return newFake(t, http.StatusOK, func(q url.Values) string {
 		if q.Get("start") == "20" {
 			return second
@@ -452,7 +452,7 @@ func TestSearchErrors(t *testing.T) {
 	}
 
 	t.Run("no results", func(t *testing.T) {
-		page := run(t, serve(t, "../../serpapi/sandbox/google_maps/empty.json"), `{"query":"noresults"}`, "")
+		page := run(t, serve(t, "../../upstream/serpapi/sandbox/google_maps/empty.json"), `{"query":"noresults"}`, "")
 		if len(page.Records) != 0 || page.HasMore || page.Records == nil {
 			t.Errorf("page = %+v", page)
 		}
@@ -534,39 +534,17 @@ func TestDetails(t *testing.T) {
 	}
 }
 
-// TestExamples runs what the gateway runs for every example in test mode: execute, every record
-// action on the first record, then the next pages with the returned state.
+// TestExamples runs what the gateway runs for every example in test mode (the shared
+// conformance run: execute, every record action, the next pages), then each example live
+// against a fake.
 func TestExamples(t *testing.T) {
-	client := providertest.Client(t, Providers(), nil, nil)
+	providertest.Conformance{Providers: Providers(),
+		Detail: func(t *testing.T, _ providers.Example, name string, _ *providers.Record, d *providers.Detail) {
+			if b := d.Body.(map[string]any); b["contacts"] == nil || b["hours"] == nil || b["location"] == nil || b["amenities"] == nil {
+				t.Errorf("%s = %v", name, b)
+			}
+		}}.Run(t, Search)
 	for _, ex := range Search.Examples {
-		t.Run(ex.Title, func(t *testing.T) {
-			body, _ := json.Marshal(ex.Body)
-			req := prepare(t, string(body))
-			page, err := providertest.ExecuteState(t, client, Search, providers.ModeTest, req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Records) == 0 {
-				t.Fatal("no records")
-			}
-			for _, name := range Search.ActionNames() {
-				d, err := providertest.Action(t, client, Search, providers.ModeTest, req, name, &page.Records[0])
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if b := d.Body.(map[string]any); b["contacts"] == nil || b["hours"] == nil || b["location"] == nil || b["amenities"] == nil {
-					t.Errorf("%s = %v", name, b)
-				}
-			}
-			for p, n := page, 1; p.HasMore; n++ {
-				if n > 10 {
-					t.Fatal("sandbox paging does not end")
-				}
-				if p, err = providertest.ExecuteState(t, client, Search, providers.ModeTest, req, p.Next); err != nil {
-					t.Fatal(err)
-				}
-			}
-		})
 		t.Run("live: "+ex.Title, func(t *testing.T) {
 			body, _ := json.Marshal(ex.Body)
 			req := prepare(t, string(body))

@@ -3,7 +3,7 @@ package pypi
 import (
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient/lenienttest"
+	"github.com/capgate/capgate/providers/internal/lenient/lenienttest"
 )
 
 // BenchmarkDecode decodes and maps the largest recorded answers of the index's JSON API (a

@@ -22,9 +22,9 @@
 //     /api/packages/{pkg}/recent ({data{last_day, last_week, last_month}, package, type}) and
 //     /api/packages/{pkg}/overall?mirrors=false ({data[{category, date, downloads}], package,
 //     type}).
-//   - SerpApi (provider serpapi, the shared value of providers/serpapi): search.json with
+//   - SerpApi (provider serpapi, the shared value of providers/upstream/serpapi): search.json with
 //     engine=google, q="<query> site:<index host>/project/" and start; its sandbox answers any
-//     site: query with providers/serpapi/sandbox/google/site.json (owned by this package).
+//     site: query with providers/upstream/serpapi/sandbox/google/site.json (owned by this package).
 //
 // # Decisions where the spec is silent
 //
@@ -96,7 +96,7 @@
 //     (ActionLookup, 0 credits) reads /pypi/{name}/json and answers {name, version, summary,
 //     requires_python, project_urls, license, verified: true} with the release's links; a 404 is
 //     not_found.
-//   - Upstream JSON is decoded leniently (providers/lenient): absent, null or mistyped fields
+//   - Upstream JSON is decoded leniently (providers/internal/lenient): absent, null or mistyped fields
 //     count as absent, list elements that do not decode are skipped; nothing panics.
 //
 // # Sources and what could not be confirmed

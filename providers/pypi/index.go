@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // indexRelease is the index's JSON API answer for a project (latest release) or one release.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // Provider ids (PROVIDER_PYPI_URL, PROVIDER_PYPISTATS_URL).
@@ -44,7 +44,7 @@ func sandboxFS() fs.FS {
 }
 
 // sandboxProjects are the projects the index sandbox knows: the details and versions examples
-// and every candidate of the discovery fixture (providers/serpapi/sandbox/google/site.json).
+// and every candidate of the discovery fixture (providers/upstream/serpapi/sandbox/google/site.json).
 var sandboxProjects = []string{"requests", "httpx", "urllib3", "requests-toolbelt", "aiohttp", "httpie"}
 
 // sandboxRequestsReleases are the releases of requests in the Simple API fixture; each has a

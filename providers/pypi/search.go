@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // searchEngine is the SerpApi engine of the discovery search; googlePageSize the most organic

@@ -11,7 +11,7 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // serveSearch answers SerpApi's search.json with a fixture whose index host is the fake's.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // simpleJSON is the media type of the Simple API's JSON form (PEP 691), version 1.

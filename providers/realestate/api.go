@@ -3,7 +3,7 @@ package realestate
 import (
 	"encoding/json"
 
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // --- the answer

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // details is the record action: the API's /property for the record's zpid.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // homeTypes maps Zillow's propertyType / homeType to the spec's home types.

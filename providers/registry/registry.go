@@ -24,11 +24,11 @@ import (
 	"github.com/capgate/capgate/providers/places"
 	"github.com/capgate/capgate/providers/pypi"
 	"github.com/capgate/capgate/providers/realestate"
-	"github.com/capgate/capgate/providers/reviewers"
 	"github.com/capgate/capgate/providers/scripture"
 	"github.com/capgate/capgate/providers/social"
 	"github.com/capgate/capgate/providers/transit"
 	"github.com/capgate/capgate/providers/trends"
+	"github.com/capgate/capgate/providers/upstream/reviewers"
 	"github.com/capgate/capgate/providers/video"
 	"github.com/capgate/capgate/providers/webread"
 	"github.com/capgate/capgate/providers/websearch"
@@ -69,26 +69,24 @@ var families = []struct {
 }
 
 // Capabilities lists every registered capability, ordered by topic as in the spec's section 1,
-// as the catalog describes them; CapabilitiesWith binds those that need a store of the
+// as the catalog describes them; CapabilitiesWith binds those that need something of the
 // deployment.
-func Capabilities() []*providers.Capability { return CapabilitiesWith(Deps{}) }
+func Capabilities() []*providers.Capability { return CapabilitiesWith() }
 
-// Deps are what some capabilities need from the deployment at run time.
-type Deps struct {
-	// Workouts saves fitness.exercises demonstrations to the calling tenant.
-	Workouts fitness.WorkoutSaver
-}
-
-// CapabilitiesWith lists every capability, those that need one bound to deps.
-func CapabilitiesWith(deps Deps) []*providers.Capability {
+// CapabilitiesWith lists every capability, each with a Bind hook bound to deps (cmd passes the
+// deployment's stores behind the interfaces capability packages declare, e.g. TenantWorkouts).
+func CapabilitiesWith(deps ...any) []*providers.Capability {
 	var out []*providers.Capability
 	for _, f := range families {
 		out = append(out, f.capabilities()...)
 	}
-	if deps.Workouts != nil {
+	if len(deps) > 0 {
 		for i, c := range out {
-			if c == fitness.Exercises {
-				out[i] = fitness.NewExercises(deps.Workouts)
+			if c.Bind == nil {
+				continue
+			}
+			if bound := c.Bind(providers.Deps(deps)); bound != nil {
+				out[i] = bound
 			}
 		}
 	}

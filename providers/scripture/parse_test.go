@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 func TestParseBibleRef(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // Quran.com API v4 answers (quran/quran.com-api app/views/api/v4/verses, the Content API reference).

@@ -293,49 +293,25 @@ func TestPagingState(t *testing.T) {
 	}
 }
 
-// TestExamples runs every example in the sandbox (all pages, and details of every record) and live
-// against fakes that serve the providers' recorded fixtures.
+// TestExamples runs every example in the sandbox (the shared conformance run: all pages, and
+// details of every record) and live against fakes that serve the providers' recorded fixtures.
 func TestExamples(t *testing.T) {
+	providertest.Conformance{Providers: Providers(), EveryRecord: true,
+		Page: func(t *testing.T, ex providers.Example, _ int, p *providers.Page) {
+			for i := range p.Records {
+				checkRecord(t, ex.Body["text"].(string), &p.Records[i])
+			}
+		},
+		Detail: func(t *testing.T, _ providers.Example, _ string, rec *providers.Record, d *providers.Detail) {
+			if vs, _ := d.Body.(map[string]any)["verses"].([]chapterVerse); len(vs) == 0 || len(d.Links) == 0 {
+				t.Errorf("details of %q: %v %v", rec.Title, d.Body, d.Links)
+			}
+		}}.Run(t, Search)
 	for _, ex := range Search.Examples {
 		body, err := json.Marshal(ex.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run("sandbox: "+ex.Title, func(t *testing.T) {
-			client := providertest.Client(t, Providers(), nil, nil)
-			req := prepare(t, string(body))
-			page, err := providertest.ExecuteState(t, client, Search, providers.ModeTest, req, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page.Records) == 0 {
-				t.Fatal("no records")
-			}
-			pages := []*providers.Page{page}
-			for p := page; p.HasMore; {
-				p, err = providertest.ExecuteState(t, client, Search, providers.ModeTest, req, p.Next)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(pages) > 10 {
-					t.Fatal("sandbox paging does not end")
-				}
-				pages = append(pages, p)
-			}
-			for _, p := range pages {
-				for i := range p.Records {
-					rec := &p.Records[i]
-					checkRecord(t, req.Str("text"), rec)
-					d, err := providertest.Action(t, client, Search, providers.ModeTest, req, "details", rec)
-					if err != nil {
-						t.Fatalf("details of %q: %v", rec.Title, err)
-					}
-					if vs, _ := d.Body.(map[string]any)["verses"].([]chapterVerse); len(vs) == 0 || len(d.Links) == 0 {
-						t.Errorf("details of %q: %v %v", rec.Title, d.Body, d.Links)
-					}
-				}
-			}
-		})
 		t.Run("live: "+ex.Title, func(t *testing.T) {
 			fs := fakes{bible: sandboxFake(bibleAPIID), apiBible: sandboxFake(apiBibleID), quran: sandboxFake(quranID)}
 			page := mustRun(t, fs.client(t), string(body), "")

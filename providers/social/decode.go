@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // Both upstreams are decoded leniently: a field that is absent, null or of an unexpected type is

@@ -3,8 +3,8 @@ package social
 import (
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/lenient/lenienttest"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient/lenienttest"
 )
 
 // redditSearchShape is a Reddit search listing with its children's data typed as posts: the shape

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // redditTopComments is how many top-level comments the details of a Reddit post carry.

@@ -1,7 +1,7 @@
 package transit
 
 import (
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // --- the Routes API answer (lenient: an absent or mistyped field is "not there")

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/internal/lenient"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // SerpApi engine and the bounds the design leaves to the adapter (see doc.go).

@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/serpapi/serpapitest"
+	"github.com/capgate/capgate/providers/upstream/serpapi/serpapitest"
 )
 
 const (
 	testKey = serpapitest.Key
-	sandbox = "../../serpapi/sandbox/google_trends/" // relative to testdata
+	sandbox = "../../upstream/serpapi/sandbox/google_trends/" // relative to testdata
 )
 
 // fake is an httptest stand-in for SerpApi's search.json: it checks what every call carries and

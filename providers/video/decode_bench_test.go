@@ -3,7 +3,7 @@ package video
 import (
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient/lenienttest"
+	"github.com/capgate/capgate/providers/internal/lenient/lenienttest"
 )
 
 // BenchmarkDecode decodes and maps the largest recorded YouTube search answer, next to a plain

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // Search is video.search (spec section 4.21): videos from the YouTube Data API v3, with

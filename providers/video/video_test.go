@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 	"github.com/capgate/capgate/providers/providertest"
 )
 

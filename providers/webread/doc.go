@@ -4,7 +4,7 @@
 // credits 5 ($0.005 per page).
 //
 // The reading itself (the Jina-style reader upstream, the SSRF guard, the redirect pre-flight,
-// the record of a page, the sandbox) is providers/pageread, which web.search's and news.search's
+// the record of a page, the sandbox) is providers/upstream/pageread, which web.search's and news.search's
 // record action `read` use as well; its package documentation cites the upstream sources. This
 // package declares the capability: its request schema and rules (pageread.Check, so a URL that
 // fails the static checks is refused at validation) and its one record (pageread.Page.Record).

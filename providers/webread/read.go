@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/pageread"
+	"github.com/capgate/capgate/providers/upstream/pageread"
 )
 
 // WebRead is web.read: one web page as Markdown through the reader, behind the SSRF guard.

@@ -19,7 +19,7 @@
 //     search_metadata.status "Error", 429 "run out of searches" as provider_allowance. A successful
 //     search whose error says Google (News) "hasn't returned any results" is an empty page.
 //   - read calls ReadPage (read.go): web.read's guarded reader
-//     (providers/pageread.Read: GET {reader}/{url}, Accept: text/markdown, optional Bearer key).
+//     (providers/upstream/pageread.Read: GET {reader}/{url}, Accept: text/markdown, optional Bearer key).
 //
 // # Decisions where the spec is silent
 //
@@ -70,8 +70,8 @@
 //     gateway): Ref is {"url"} of the record's link; records without a web link get Actions [] so
 //     read is refused. "reader" is not listed in Providers, so both searches stay available when
 //     only SerpApi is configured; read itself answers capability_unavailable without the reader.
-//   - Sandbox fixtures live in providers/serpapi/sandbox/google/ (default, page2, empty) and
-//     providers/serpapi/sandbox/google_news/ (default, empty). The shared sandbox answers any
+//   - Sandbox fixtures live in providers/upstream/serpapi/sandbox/google/ (default, page2, empty) and
+//     providers/upstream/serpapi/sandbox/google_news/ (default, empty). The shared sandbox answers any
 //     google query containing site: with site.json (pypkg.search's fixture), so web.search's
 //     examples avoid site:.
 //

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // newsWhen maps time_range to Google News' when: query operator (documented by SerpApi for q;

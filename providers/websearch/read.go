@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/pageread"
+	"github.com/capgate/capgate/providers/upstream/pageread"
 )
 
 // ReadPage fetches a web page as Markdown for the record action read: the guarded reader web.read
-// also uses (providers/pageread, SSRF checks included), with its default size bound. Tests
+// also uses (providers/upstream/pageread, SSRF checks included), with its default size bound. Tests
 // replace it.
 var ReadPage = func(ctx context.Context, call *providers.Call, url string) (*providers.Detail, error) {
 	return pageread.Read(ctx, call, url, 0)

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/pageread"
 	"github.com/capgate/capgate/providers/providertest"
+	"github.com/capgate/capgate/providers/upstream/pageread"
 )
 
 // stubReader replaces ReadPage for one test and records the URLs it was asked for.

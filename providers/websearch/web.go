@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/serpapi"
+	"github.com/capgate/capgate/providers/upstream/serpapi"
 )
 
 // googleQDR maps time_range to Google's tbs quick date range (qdr:d|w|m|y).

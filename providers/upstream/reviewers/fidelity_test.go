@@ -8,7 +8,7 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/providers/upstream/reviewers"
 )
 
 // retired are model ids the vendors' deprecation pages list as retired or leaving by the end of

@@ -1,4 +1,4 @@
-package gateway
+package registry
 
 import (
 	"context"
@@ -8,16 +8,18 @@ import (
 	"github.com/capgate/capgate/tenants"
 )
 
-// workoutStore is what saving a demonstration needs of the accounts store.
-type workoutStore interface {
+// WorkoutStore is what saving a fitness.exercises demonstration needs of the accounts store.
+type WorkoutStore interface {
 	SaveWorkout(ctx context.Context, w *tenants.Workout) (*tenants.Workout, error)
 }
 
 // TenantWorkouts saves fitness.exercises demonstrations in the tenants store: the
-// fitness.WorkoutSaver that cmd binds the capability to (registry.CapabilitiesWith).
-func TenantWorkouts(store workoutStore) fitness.WorkoutSaver { return workoutSaver{store: store} }
+// fitness.WorkoutSaver cmd hands CapabilitiesWith. It sits here, with the list that binds the
+// deployment to the capabilities, so that neither the gateway nor the capability package knows
+// the other's types.
+func TenantWorkouts(store WorkoutStore) fitness.WorkoutSaver { return workoutSaver{store: store} }
 
-type workoutSaver struct{ store workoutStore }
+type workoutSaver struct{ store WorkoutStore }
 
 func (w workoutSaver) SaveWorkout(ctx context.Context, tenantID string, in fitness.Workout) (string, error) {
 	muscles, _ := json.Marshal(orEmpty(in.Muscles))
@@ -28,4 +30,12 @@ func (w workoutSaver) SaveWorkout(ctx context.Context, tenantID string, in fitne
 		return "", err
 	}
 	return saved.ID, nil
+}
+
+// orEmpty makes a nil list encode as [] (the column holds a JSON array).
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 type inner struct {

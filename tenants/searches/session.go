@@ -1,4 +1,4 @@
-// Package session stores search sessions: one database row per session, its records encoded
+// Package searches stores search sessions: one database row per session, its records encoded
 // together with it (see codec.go), and bigcache as the per-instance hot tier. A record id is
 // the session's record key plus the record's sequence number, so it leads to its session with
 // no lookup of its own. Writes are not executed here: Create, Advance and PutDetail return a
@@ -6,7 +6,7 @@
 // ledger row. Expired sessions stay as tombstones (data blanked) for a grace period, so an
 // expired id answers 410 session_expired while an id that never existed, or belongs to
 // another tenant, answers as unknown.
-package session
+package searches
 
 import (
 	"context"

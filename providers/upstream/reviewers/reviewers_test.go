@@ -10,7 +10,7 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
-	"github.com/capgate/capgate/providers/reviewers"
+	"github.com/capgate/capgate/providers/upstream/reviewers"
 )
 
 // Response bodies in each vendor's documented shape.

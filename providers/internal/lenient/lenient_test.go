@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 type decoder struct {

@@ -1,4 +1,4 @@
-package session_test
+package searches_test
 
 import (
 	"bytes"
@@ -11,28 +11,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capgate/capgate/gateway/session"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
-func newSession(st *session.Store, tenant string, n int) *session.Session {
+func newSession(st *searches.Store, tenant string, n int) *searches.Session {
 	s := st.New(tenant, "live", "books.search", json.RawMessage(`{"query":"x"}`))
 	s.Filters, s.Notes = json.RawMessage(`[]`), json.RawMessage(`[]`)
 	addRecords(s, n, 0)
 	return s
 }
 
-func addRecords(s *session.Session, n, from int) {
+func addRecords(s *searches.Session, n, from int) {
 	for i := 0; i < n; i++ {
-		s.Add(&session.Record{Generation: s.Generation, Position: from + i, Body: json.RawMessage(`{"title":"t"}`)})
+		s.Add(&searches.Record{Generation: s.Generation, Position: from + i, Body: json.RawMessage(`{"title":"t"}`)})
 	}
 }
 
 func TestStoreLifecycle(t *testing.T) {
 	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
 		ctx := context.Background()
-		st, err := session.NewStore(db, time.Hour, 8)
+		st, err := searches.NewStore(db, time.Hour, 8)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,16 +44,16 @@ func TestStoreLifecycle(t *testing.T) {
 		if err := db.Apply(ctx, st.Create(s)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Get(ctx, "tnt_b", "live", s.ID); !errors.Is(err, session.ErrNotFound) {
+		if _, err := st.Get(ctx, "tnt_b", "live", s.ID); !errors.Is(err, searches.ErrNotFound) {
 			t.Fatalf("other tenant: %v", err)
 		}
-		if _, _, err := st.Record(ctx, "tnt_b", "live", recs[0].ID); !errors.Is(err, session.ErrNotFound) {
+		if _, _, err := st.Record(ctx, "tnt_b", "live", recs[0].ID); !errors.Is(err, searches.ErrNotFound) {
 			t.Fatalf("other tenant record: %v", err)
 		}
-		if _, err := st.Get(ctx, "tnt_a", "test", s.ID); !errors.Is(err, session.ErrNotFound) {
+		if _, err := st.Get(ctx, "tnt_a", "test", s.ID); !errors.Is(err, searches.ErrNotFound) {
 			t.Fatalf("a live session read with a test key: %v", err)
 		}
-		if _, _, err := st.Record(ctx, "tnt_a", "test", recs[0].ID); !errors.Is(err, session.ErrNotFound) {
+		if _, _, err := st.Record(ctx, "tnt_a", "test", recs[0].ID); !errors.Is(err, searches.ErrNotFound) {
 			t.Fatalf("a live record read with a test key: %v", err)
 		}
 		got, err := st.Get(ctx, "tnt_a", "live", s.ID)
@@ -69,9 +69,9 @@ func TestStoreLifecycle(t *testing.T) {
 		b, _ := st.Get(ctx, "tnt_a", "live", s.ID)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
-		for i, x := range []*session.Session{a, b} {
+		for i, x := range []*searches.Session{a, b} {
 			wg.Add(1)
-			go func(i int, x *session.Session) {
+			go func(i int, x *searches.Session) {
 				defer wg.Done()
 				x.LocalOffset = 3
 				addRecords(x, 1, 5+i)
@@ -81,7 +81,7 @@ func TestStoreLifecycle(t *testing.T) {
 		wg.Wait()
 		conflicts := 0
 		for _, err := range errs {
-			if errors.Is(err, session.ErrConflict) {
+			if errors.Is(err, searches.ErrConflict) {
 				conflicts++
 			} else if err != nil {
 				t.Fatal(err)
@@ -104,7 +104,7 @@ func TestStoreLifecycle(t *testing.T) {
 		if body, ok, _ := st.Detail(ctx, "tnt_a", recs[0].ID, "details"); !ok || string(body) != `{"detail":1}` {
 			t.Fatalf("detail %q %v", body, ok)
 		}
-		fresh0, _ := session.NewStore(db, time.Hour, 8)
+		fresh0, _ := searches.NewStore(db, time.Hour, 8)
 		defer fresh0.Close()
 		if _, ok, _ := fresh0.Detail(ctx, "tnt_b", recs[0].ID, "details"); ok {
 			t.Fatal("detail leaked to another tenant")
@@ -112,32 +112,32 @@ func TestStoreLifecycle(t *testing.T) {
 		// After the retention: 410 for the session and records, even after a sweep, while
 		// unknown ids stay unknown.
 		now = now.Add(2 * time.Hour)
-		if _, err := st.Get(ctx, "tnt_a", "live", s.ID); !errors.Is(err, session.ErrExpired) {
+		if _, err := st.Get(ctx, "tnt_a", "live", s.ID); !errors.Is(err, searches.ErrExpired) {
 			t.Fatalf("expired session: %v", err)
 		}
 		if _, err := st.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
-		fresh, _ := session.NewStore(db, time.Hour, 8) // another instance, empty edge cache
+		fresh, _ := searches.NewStore(db, time.Hour, 8) // another instance, empty edge cache
 		defer fresh.Close()
 		fresh.SetClock(func() time.Time { return now })
-		if _, _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, session.ErrExpired) {
+		if _, _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, searches.ErrExpired) {
 			t.Fatalf("expired record after sweep: %v", err)
 		}
 		other := st.New("tnt_a", "live", "books.search", nil)
 		addRecords(other, 1, 0)
-		if _, _, err := fresh.Record(ctx, "tnt_a", "live", other.Records[0].ID); !errors.Is(err, session.ErrNotFound) {
+		if _, _, err := fresh.Record(ctx, "tnt_a", "live", other.Records[0].ID); !errors.Is(err, searches.ErrNotFound) {
 			t.Fatalf("unknown record: %v", err)
 		}
 		if _, ok, _ := fresh.Detail(ctx, "tnt_a", recs[0].ID, "details"); ok {
 			t.Fatal("expired detail still served")
 		}
 		// Tombstones are forgotten after the grace period.
-		now = now.Add(session.TombstoneGrace + time.Hour)
+		now = now.Add(searches.TombstoneGrace + time.Hour)
 		if _, err := fresh.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, session.ErrNotFound) {
+		if _, _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, searches.ErrNotFound) {
 			t.Fatalf("after grace: %v", err)
 		}
 	})
@@ -148,27 +148,27 @@ func TestStoreLifecycle(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	db := tenantstest.SQLite(t)
 	ctx := context.Background()
-	st, _ := session.NewStore(db, time.Hour, 8)
+	st, _ := searches.NewStore(db, time.Hour, 8)
 	defer st.Close()
 	for _, n := range []int{0, 1, 25, 400} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			s := st.New("tnt_a", "test", "web.search", json.RawMessage(`{"query":"ü \u003c"}`))
 			s.Filters, s.Notes, s.NextState, s.HasMore = json.RawMessage(`[{"id":"f"}]`), json.RawMessage(`["n"]`), `{"page":2}`, true
 			for i := 0; i < n; i++ {
-				r := &session.Record{Position: i, Body: json.RawMessage(fmt.Sprintf(`{"record_id":"x","title":%q}`, strings.Repeat("t", i%300))),
+				r := &searches.Record{Position: i, Body: json.RawMessage(fmt.Sprintf(`{"record_id":"x","title":%q}`, strings.Repeat("t", i%300))),
 					Ref: json.RawMessage(`{"id":1}`)}
 				if i%2 == 0 {
 					r.Actions = []string{}
 				} else if i%3 == 0 {
 					r.Actions = []string{"details", "read"}
-					r.Stored = []session.StoredDetail{{Action: "details", Detail: json.RawMessage(`{"a":1}`), Links: json.RawMessage(`[]`)}}
+					r.Stored = []searches.StoredDetail{{Action: "details", Detail: json.RawMessage(`{"a":1}`), Links: json.RawMessage(`[]`)}}
 				}
 				s.Add(r)
 			}
 			if err := db.Apply(ctx, st.Create(s)); err != nil {
 				t.Fatal(err)
 			}
-			other, _ := session.NewStore(db, time.Hour, 8)
+			other, _ := searches.NewStore(db, time.Hour, 8)
 			defer other.Close()
 			got, err := other.Get(ctx, "tnt_a", "test", s.ID)
 			if err != nil {
@@ -195,13 +195,13 @@ func TestRoundTrip(t *testing.T) {
 // TestMalformedIDs: ids of the wrong shape are unknown, never a panic.
 func TestMalformedIDs(t *testing.T) {
 	db := tenantstest.SQLite(t)
-	st, _ := session.NewStore(db, time.Hour, 8)
+	st, _ := searches.NewStore(db, time.Hour, 8)
 	defer st.Close()
 	for _, id := range []string{"", "rec_", "rec_!!!!!!!!!!!!!!!!", "rec_AAAAAAAAAAAAAAA", "rec_AAAAAAAAAAAAAAAAAAAA", "srch_x", "srch_AAAAAAAAAAAAAAA!"} {
-		if _, _, err := st.Record(context.Background(), "t", "live", id); !errors.Is(err, session.ErrNotFound) {
+		if _, _, err := st.Record(context.Background(), "t", "live", id); !errors.Is(err, searches.ErrNotFound) {
 			t.Errorf("record %q: %v", id, err)
 		}
-		if _, err := st.Get(context.Background(), "t", "live", id); !errors.Is(err, session.ErrNotFound) {
+		if _, err := st.Get(context.Background(), "t", "live", id); !errors.Is(err, searches.ErrNotFound) {
 			t.Errorf("session %q: %v", id, err)
 		}
 	}
@@ -210,17 +210,17 @@ func TestMalformedIDs(t *testing.T) {
 func TestDetailEncoding(t *testing.T) {
 	cases := []struct{ detail, links string }{{`{"a":"ü:1"}`, `[]`}, {`1`, ``}, {`"` + strings.Repeat("x", 300) + `"`, `[{"label":"l","url":"u"}]`}}
 	for _, c := range cases {
-		b := session.EncodeDetail([]byte(c.detail), []byte(c.links))
+		b := searches.EncodeDetail([]byte(c.detail), []byte(c.links))
 		if bytes.IndexByte(b, 0) >= 0 {
 			t.Fatalf("NUL byte in %q", b)
 		}
-		d, l, ok := session.DecodeDetail(b)
+		d, l, ok := searches.DecodeDetail(b)
 		if !ok || string(d) != c.detail || string(l) != c.links {
 			t.Fatalf("round trip of %v: %q %q %v", c, d, l, ok)
 		}
 	}
 	for _, bad := range []string{"", "D", "D:", "Dx:1", "D9:1", `{"detail":1}`, "D-1:x"} {
-		if _, _, ok := session.DecodeDetail([]byte(bad)); ok {
+		if _, _, ok := searches.DecodeDetail([]byte(bad)); ok {
 			t.Errorf("%q decoded", bad)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // The reference types below are the lenient decoders as they were before the one-pass decoder:

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capgate/capgate/providers/ttlcache"
+	"github.com/capgate/capgate/providers/internal/ttlcache"
 )
 
 // clock is a settable time source for the cache.

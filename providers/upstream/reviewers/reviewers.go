@@ -23,19 +23,11 @@ const (
 	TierUltra2x = "ultra2x"
 )
 
-// Prompt is what a reviewer is asked.
-type Prompt struct {
-	System string
-	User   string
-	// MaxTokens bounds the review text; a reasoning tier adds its thinking allowance on top.
-	MaxTokens int
-	// Tier is the sharpen tier ("" is sharpen): it picks the reasoning effort and names the
-	// model setting in errors.
-	Tier string
-}
+// Prompt is what a reviewer is asked (the gateway writes it).
+type Prompt = providers.ReviewPrompt
 
-// tier is the prompt's tier, sharpen when unset.
-func (p Prompt) tier() string {
+// promptTier is the prompt's tier, sharpen when unset.
+func promptTier(p Prompt) string {
 	if p.Tier == "" {
 		return TierSharpen
 	}
@@ -55,11 +47,11 @@ var effort = map[string]string{TierSharpen: "low", TierPlus: "medium", TierUltra
 
 // outputBudget is the output bound sent to the vendor: the review's tokens, plus the tier's
 // thinking allowance for a model that reasons.
-func (p Prompt) outputBudget(thinks bool) int {
+func outputBudget(p Prompt, thinks bool) int {
 	if !thinks {
 		return p.MaxTokens
 	}
-	return p.MaxTokens + thinkingAllowance[p.tier()]
+	return p.MaxTokens + thinkingAllowance[promptTier(p)]
 }
 
 // Family is one model vendor.
@@ -82,9 +74,9 @@ type Family struct {
 // Review asks the family's model for a review and returns its text. A model the vendor no longer
 // serves is a provider_error naming the setting that picks another.
 func (f *Family) Review(ctx context.Context, u *providers.Upstream, model string, p Prompt) (string, error) {
-	text, err := f.call(ctx, u, model, p, f.Thinks[p.tier()])
+	text, err := f.call(ctx, u, model, p, f.Thinks[promptTier(p)])
 	if err != nil {
-		return "", f.modelGone(err, model, p.tier())
+		return "", f.modelGone(err, model, promptTier(p))
 	}
 	return text, nil
 }
@@ -439,10 +431,10 @@ func chatReview(tokensField string, think func(body map[string]any, tier string,
 		body := map[string]any{
 			"model":     model,
 			"messages":  []chatMessage{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}},
-			tokensField: p.outputBudget(thinks),
+			tokensField: outputBudget(p, thinks),
 		}
 		if think != nil {
-			think(body, p.tier(), thinks)
+			think(body, promptTier(p), thinks)
 		}
 		var out struct {
 			Choices []struct {
@@ -486,13 +478,13 @@ func noText(id, finish string, reasoningTokens int) error {
 func anthropicReview(ctx context.Context, u *providers.Upstream, model string, p Prompt, thinks bool) (string, error) {
 	body := map[string]any{
 		"model":      model,
-		"max_tokens": p.outputBudget(thinks),
+		"max_tokens": outputBudget(p, thinks),
 		"system":     p.System,
 		"messages":   []chatMessage{{Role: "user", Content: p.User}},
 	}
 	if thinks {
 		// Claude 5.5 models think adaptively by default, within max_tokens; effort bounds how much.
-		body["output_config"] = map[string]any{"effort": effort[p.tier()]}
+		body["output_config"] = map[string]any{"effort": effort[promptTier(p)]}
 	}
 	var out struct {
 		Content []struct {
@@ -589,9 +581,9 @@ func geminiReview(ctx context.Context, u *providers.Upstream, model string, p Pr
 // generationConfig bounds Gemini's output (thoughts count against maxOutputTokens) and, for a
 // thinking tier, sets Gemini 3's thinkingLevel.
 func generationConfig(p Prompt, thinks bool) map[string]any {
-	cfg := map[string]any{"maxOutputTokens": p.outputBudget(thinks)}
+	cfg := map[string]any{"maxOutputTokens": outputBudget(p, thinks)}
 	if thinks {
-		cfg["thinkingConfig"] = map[string]any{"thinkingLevel": strings.ToUpper(effort[p.tier()])}
+		cfg["thinkingConfig"] = map[string]any{"thinkingLevel": strings.ToUpper(effort[promptTier(p)])}
 	}
 	return cfg
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/capgate/capgate/providers/lenient"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 var (
