@@ -9,9 +9,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/capgate/capgate/tenants/searches"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/tenants"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 const followUpPath = "/v1/follow-up"

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capgate/capgate/tenants/searches"
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/tenants/searches"
 )
 
 // typedTestInner is declared out of key order on purpose: the encoder sorts.

@@ -341,106 +341,13 @@ func (a periodKey) less(b periodKey) bool {
 func (w *Writer) apply(ctx context.Context, batch []*commit) (ambiguous bool, err error) {
 	statements := false
 	err = w.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		entries := make([]*commit, 0, len(batch))
-		type move struct {
-			period periodKey
-			amount int64
+		entries, mv, err := applyWrites(ctx, tx, batch)
+		if err != nil {
+			return err
 		}
-		moves := map[string]*move{}
-		var direct map[periodKey]int64
-		for _, c := range batch {
-			c.err, c.used, c.keyUsed, c.queued = nil, -1, -1, false
-			for _, wr := range c.writes {
-				if err := wr.Apply(ctx, tx); err != nil {
-					var r refused
-					if errors.As(err, &r) {
-						c.err = r.err
-						break
-					}
-					return err
-				}
-			}
-			if c.err != nil {
-				continue
-			}
-			c.queued = true
-			entries = append(entries, c)
-			if c.entry.Credits == 0 {
-				continue
-			}
-			add := func(pk periodKey, lease string) {
-				if lease == "" {
-					if direct == nil {
-						direct = map[periodKey]int64{}
-					}
-					direct[pk] += c.entry.Credits
-					return
-				}
-				m := moves[lease]
-				if m == nil {
-					m = &move{period: pk}
-					moves[lease] = m
-				}
-				m.amount += c.entry.Credits
-			}
-			add(periodKey{c.entry.TenantID, c.entry.Mode, c.entry.PeriodStart}, c.lease)
-			if c.keyPeriod.tenant != "" {
-				add(c.keyPeriod, c.keyLease)
-			}
-		}
-		// A batch may hold several periods (a key's budget beside its tenant's cap): they are
-		// locked in one order in every batch, so two instances' batches queue, never deadlock.
-		leaseIDs := make([]string, 0, len(moves))
-		for id := range moves {
-			leaseIDs = append(leaseIDs, id)
-		}
-		sort.Slice(leaseIDs, func(i, j int) bool {
-			a, b := moves[leaseIDs[i]].period, moves[leaseIDs[j]].period
-			if a != b {
-				return a.less(b)
-			}
-			return leaseIDs[i] < leaseIDs[j]
-		})
-		// Rows are locked period first, then lease, everywhere (leases, reconciliation), so
-		// concurrent transactions queue instead of deadlocking. Each period's used after the
-		// batch is read back (RETURNING): it already holds these charges, and it is what the
-		// meter shows, never more.
-		q := &w.sql
-		used := map[periodKey]int64{}
-		for _, id := range leaseIDs {
-			m := moves[id]
-			start := w.db.TimeArg(m.period.start)
-			row, err := w.db.QueryRow(ctx, tx, q.settle, m.amount, m.amount, m.period.tenant, m.period.mode, start)
-			if err != nil {
-				return err
-			}
-			var u int64
-			if err := row.Scan(&u); err != nil {
-				return err
-			}
-			used[m.period] = max(used[m.period], u)
-			res, err := w.db.Exec(ctx, tx, q.spend, m.amount, id)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				// The lease was reconciled away (its instance looked dead) and its credits went
-				// back already: the charge comes from the period directly.
-				if _, err := w.db.Exec(ctx, tx, q.unlease, m.amount, m.period.tenant, m.period.mode, start); err != nil {
-					return err
-				}
-			}
-		}
-		for pk, n := range direct {
-			row, err := w.db.QueryRow(ctx, tx, q.charge, n, pk.tenant, pk.mode, w.db.TimeArg(pk.start))
-			if err != nil {
-				return err
-			}
-			var u int64
-			if err := row.Scan(&u); err != nil {
-				return err
-			}
-			used[pk] = max(used[pk], u)
+		used, err := w.moveCredits(ctx, tx, mv)
+		if err != nil {
+			return err
 		}
 		if err := w.insertLedger(ctx, tx, entries); err != nil {
 			return err
@@ -457,6 +364,127 @@ func (w *Writer) apply(ctx context.Context, batch []*commit) (ambiguous bool, er
 		return nil
 	})
 	return err != nil && statements, err
+}
+
+// creditMoves are a batch's charges: per lease row (with its period), and per period for charges
+// made on no lease.
+type creditMoves struct {
+	leases map[string]*leaseMove
+	direct map[periodKey]int64
+}
+
+type leaseMove struct {
+	period periodKey
+	amount int64
+}
+
+func (mv *creditMoves) add(pk periodKey, lease string, credits int64) {
+	if lease == "" {
+		if mv.direct == nil {
+			mv.direct = map[periodKey]int64{}
+		}
+		mv.direct[pk] += credits
+		return
+	}
+	m := mv.leases[lease]
+	if m == nil {
+		m = &leaseMove{period: pk}
+		mv.leases[lease] = m
+	}
+	m.amount += credits
+}
+
+// applyWrites runs each call's writes; a refused call keeps its refusal and is left out. It
+// returns the calls to write ledger rows for and the credits they move.
+func applyWrites(ctx context.Context, tx bun.Tx, batch []*commit) ([]*commit, *creditMoves, error) {
+	entries := make([]*commit, 0, len(batch))
+	mv := &creditMoves{leases: map[string]*leaseMove{}}
+	for _, c := range batch {
+		c.err, c.used, c.keyUsed, c.queued = nil, -1, -1, false
+		for _, wr := range c.writes {
+			if err := wr.Apply(ctx, tx); err != nil {
+				var r refused
+				if errors.As(err, &r) {
+					c.err = r.err
+					break
+				}
+				return nil, nil, err
+			}
+		}
+		if c.err != nil {
+			continue
+		}
+		c.queued = true
+		entries = append(entries, c)
+		if c.entry.Credits == 0 {
+			continue
+		}
+		mv.add(periodKey{c.entry.TenantID, c.entry.Mode, c.entry.PeriodStart}, c.lease, c.entry.Credits)
+		if c.keyPeriod.tenant != "" {
+			mv.add(c.keyPeriod, c.keyLease, c.entry.Credits)
+		}
+	}
+	return entries, mv, nil
+}
+
+// moveCredits moves a batch's charges from their leases (or periods) to the periods' used and
+// returns each period's used after the batch.
+func (w *Writer) moveCredits(ctx context.Context, tx bun.Tx, mv *creditMoves) (map[periodKey]int64, error) {
+	// A batch may hold several periods (a key's budget beside its tenant's cap): they are
+	// locked in one order in every batch, so two instances' batches queue, never deadlock.
+	leaseIDs := make([]string, 0, len(mv.leases))
+	for id := range mv.leases {
+		leaseIDs = append(leaseIDs, id)
+	}
+	sort.Slice(leaseIDs, func(i, j int) bool {
+		a, b := mv.leases[leaseIDs[i]].period, mv.leases[leaseIDs[j]].period
+		if a != b {
+			return a.less(b)
+		}
+		return leaseIDs[i] < leaseIDs[j]
+	})
+	// Rows are locked period first, then lease, everywhere (leases, reconciliation), so
+	// concurrent transactions queue instead of deadlocking. Each period's used after the
+	// batch is read back (RETURNING): it already holds these charges, and it is what the
+	// meter shows, never more.
+	q := &w.sql
+	used := map[periodKey]int64{}
+	for _, id := range leaseIDs {
+		m := mv.leases[id]
+		start := w.db.TimeArg(m.period.start)
+		row, err := w.db.QueryRow(ctx, tx, q.settle, m.amount, m.amount, m.period.tenant, m.period.mode, start)
+		if err != nil {
+			return nil, err
+		}
+		var u int64
+		if err := row.Scan(&u); err != nil {
+			return nil, err
+		}
+		used[m.period] = max(used[m.period], u)
+		res, err := w.db.Exec(ctx, tx, q.spend, m.amount, id)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			// The lease was reconciled away (its instance looked dead) and its credits went
+			// back already: the charge comes from the period directly.
+			if _, err := w.db.Exec(ctx, tx, q.unlease, m.amount, m.period.tenant, m.period.mode, start); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for pk, n := range mv.direct {
+		row, err := w.db.QueryRow(ctx, tx, q.charge, n, pk.tenant, pk.mode, w.db.TimeArg(pk.start))
+		if err != nil {
+			return nil, err
+		}
+		var u int64
+		if err := row.Scan(&u); err != nil {
+			return nil, err
+		}
+		used[pk] = max(used[pk], u)
+	}
+	return used, nil
 }
 
 // writerSQL are the writer's statements in the dialect's placeholder form, prepared once.

@@ -101,6 +101,18 @@ func propertyDetail(zpid string, p property) map[string]any {
 		d["description"] = providers.Clip(s, maxDescription)
 	}
 
+	history, lastSold := priceHistory(p)
+	if len(history) > 0 {
+		d["price_history"] = history
+		d["price_history_total"] = len(p.PriceHistory)
+	}
+	d["last_sale"] = lastSale(p, lastSold)
+	return d
+}
+
+// priceHistory is Zillow's price history, newest first, at most maxHistory events, and the
+// newest sale in it.
+func priceHistory(p property) ([]map[string]any, *historyEntry) {
 	var history []map[string]any
 	var lastSold *historyEntry
 	for i, h := range p.PriceHistory {
@@ -128,11 +140,12 @@ func propertyDetail(zpid string, p property) map[string]any {
 			history = append(history, e)
 		}
 	}
-	if len(history) > 0 {
-		d["price_history"] = history
-		d["price_history_total"] = len(p.PriceHistory)
-	}
+	return history, lastSold
+}
 
+// lastSale is the last sale as Zillow's facts report it, or as the history shows it when the
+// facts do not say; its status says which ("unknown" when neither does).
+func lastSale(p property, lastSold *historyEntry) map[string]any {
 	last := map[string]any{}
 	if p.LastSoldPrice.OK && p.LastSoldPrice.V > 0 {
 		last["price"] = p.LastSoldPrice.V
@@ -158,6 +171,5 @@ func propertyDetail(zpid string, p property) map[string]any {
 	} else {
 		last["status"] = "unknown"
 	}
-	d["last_sale"] = last
-	return d
+	return last
 }
