@@ -438,6 +438,10 @@ func (cn *Console) logout(c *fiber.Ctx) error {
 	return c.Redirect("/console/login", fiber.StatusSeeOther)
 }
 
+// ApplyProviderSettings applies the provider settings stored now (the admin API calls it after
+// a change, so the instance that took the change follows it at once).
+func (cn *Console) ApplyProviderSettings(ctx context.Context) { cn.applyProviderSettings(ctx) }
+
 // SyncProviders applies the provider settings stored by admins (they take precedence over the
 // environment) and repeats every interval so other instances follow a change within it.
 func (cn *Console) SyncProviders(ctx context.Context, every time.Duration) {

@@ -1,6 +1,6 @@
 package gateway
 
-// The admin HTTP API (issue 34): plans and tenants over HTTP behind the operator's admin token
+// The admin HTTP API (issue 34): plans, tenants and provider settings over HTTP behind the operator's admin token
 // (GATEWAY_ADMIN_TOKEN; the routes do not exist when it is unset), calling the same store
 // methods as `gateway admin` (cmd/gateway/admin.go) and the console's admin pages, and auditing
 // each change with the actor "admin-token". docs/api.md describes it. It is the operator's API,
@@ -57,6 +57,8 @@ func (s *Server) adminRoutes() {
 	g.Get("/tenants", a.listTenants)
 	g.Post("/tenants", a.createTenant)
 	g.Patch("/tenants/:id", a.updateTenant)
+	g.Get("/providers", a.listProviders)
+	g.Put("/providers/:id", a.putProvider)
 }
 
 type adminAPI struct {

@@ -76,6 +76,8 @@ type Options struct {
 	RequestLog RequestLog
 	// AdminToken, when set, enables the admin API (admin.go) for Authorization: Bearer <token>.
 	AdminToken string
+	// Sealer seals provider keys given over the admin API (nil: keys cannot be stored there).
+	Sealer *tenants.Sealer
 	// OAuthAccessTTL and OAuthRefreshTTL are the lifetimes of OAuth tokens (oauth.go; defaults
 	// DefaultOAuthAccessTTL, DefaultOAuthRefreshTTL); OAuthRegistrationsPerMinute limits dynamic
 	// client registrations per client address (0: the default, negative: no limit).
@@ -87,6 +89,8 @@ type Options struct {
 // Server is the gateway.
 type Server struct {
 	opts     Options
+	// providersChanged applies stored provider settings after an admin API change.
+	providersChanged atomic.Pointer[func(context.Context)]
 	store    Accounts
 	meter    Meter
 	log      *slog.Logger

@@ -192,7 +192,11 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	reqlog := startRequestLog(db, cfg, reg, log)
 	defer reqlog.Close()
 	panel := reviewers.NewPanel(cfg.SharpenModels) // sharpen's reviewer families (gateway.Reviewers)
-	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, RequestLog: reqlog, AdminToken: cfg.AdminToken,
+	sealer, err := tenants.NewSealer(cfg.MasterKey) // provider keys given over the admin API
+	if err != nil {
+		return err
+	}
+	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, RequestLog: reqlog, AdminToken: cfg.AdminToken, Sealer: sealer,
 		Capabilities: registry.CapabilitiesWith(registry.TenantWorkouts(store)),
 		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
 		Reviewers: panel, TrustedProxies: cfg.TrustedProxies, MetricsToken: cfg.MetricsToken, MaxConnsPerIP: cfg.MaxConnsPerIP,
@@ -362,6 +366,7 @@ func mountConsole(ctx context.Context, cfg *Config, srv *gateway.Server, store *
 			return console.SampleAnswer(*s), nil
 		}})
 	cons.Mount(srv.App())
+	srv.SetProviderSettingsHook(cons.ApplyProviderSettings)
 	// Provider settings saved in the console apply now and are re-read every 5 s, so every
 	// instance follows an admin's change.
 	go cons.SyncProviders(ctx, 5*time.Second)

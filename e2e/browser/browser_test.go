@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -377,7 +378,7 @@ func TestConsoleJourney(t *testing.T) {
 // violation found by axe-core.
 func checkEveryPage(t *testing.T, s *server, b *browser, workoutURL string) {
 	pages := []string{"/console/", "/console/?mode=test", "/console/catalog", "/console/catalog?mode=test&q=search", "/console/catalog/books.search?mode=test",
-		"/console/keys", "/console/keys?mode=test", "/console/usage?mode=test", "/console/sharpen", "/console/workouts", strings.TrimPrefix(workoutURL, s.url),
+		"/console/keys", "/console/keys?mode=test", "/console/usage?mode=test", "/console/requests?mode=test", "/console/sharpen", "/console/workouts", strings.TrimPrefix(workoutURL, s.url),
 		"/console/projects", "/console/admin/tenants", "/console/admin/plans", "/console/admin/providers", "/console/admin/audit"}
 	sizes := []struct {
 		name          string
@@ -415,6 +416,19 @@ func checkEveryPage(t *testing.T, s *server, b *browser, workoutURL string) {
 				}
 				for _, v := range axeViolations(t, b) {
 					t.Errorf("accessibility: %s", v)
+				}
+				// Usage keeps the columns that matter on a phone: when, what and what it cost.
+				if strings.HasPrefix(p, "/console/usage") {
+					shown := value(t, b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="usage"] th')]
+						.filter(th => th.getBoundingClientRect().width > 0).map(th => th.textContent.trim())`))
+					if len(shown) == 0 {
+						t.Errorf("usage: no table (the journey's calls should be listed)")
+					}
+					for _, col := range []string{"Time", "Capability", "Credits"} {
+						if len(shown) > 0 && !slices.Contains(shown, col) {
+							t.Errorf("usage at %d px shows columns %v, missing %s", size.width, shown, col)
+						}
+					}
 				}
 			})
 		}

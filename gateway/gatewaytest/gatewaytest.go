@@ -51,6 +51,8 @@ type Options struct {
 	RequestLogNow func() time.Time
 	// AdminToken enables the admin API (default off).
 	AdminToken string
+	// Sealer seals provider keys given over the admin API (default none).
+	Sealer *tenants.Sealer
 }
 
 // Env is a running gateway with one tenant and its keys.
@@ -126,7 +128,7 @@ func New(tb testing.TB, o Options) *Env {
 	reqlog := tenants.NewRequestLog(o.DB, tenants.RequestLogOptions{Logger: quietLogger(tb), Now: o.RequestLogNow})
 	tb.Cleanup(reqlog.Close)
 	panel := reviewers.NewPanel(nil)
-	srv := gateway.New(gateway.Options{RequestLog: reqlog, AdminToken: o.AdminToken, DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client, Reviewers: panel,
+	srv := gateway.New(gateway.Options{RequestLog: reqlog, AdminToken: o.AdminToken, Sealer: o.Sealer, DB: o.DB, Accounts: store, Meter: meter, Sessions: sessions, Client: client, Reviewers: panel,
 		Capabilities: o.Capabilities, Limiter: o.Limiter, SessionTTL: o.SessionTTL, Version: "test", Logger: logger,
 		MCPAllowedHosts: o.MCPAllowedHosts,
 		UpstreamCache:   o.UpstreamCache})
