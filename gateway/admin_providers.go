@@ -29,7 +29,9 @@ type providerSettingsStore interface {
 
 // SetProviderSettingsHook sets what applies stored provider settings to the upstream client (the
 // console's sync); the admin API calls it after a change.
-func (s *Server) SetProviderSettingsHook(apply func(context.Context)) { s.providersChanged.Store(&apply) }
+func (s *Server) SetProviderSettingsHook(apply func(context.Context)) {
+	s.providersChanged.Store(&apply)
+}
 
 type providerSettingJSON struct {
 	ID string `json:"id"`

@@ -88,21 +88,21 @@ type Options struct {
 
 // Server is the gateway.
 type Server struct {
-	opts     Options
+	opts Options
 	// providersChanged applies stored provider settings after an admin API change.
 	providersChanged atomic.Pointer[func(context.Context)]
-	store    Accounts
-	meter    Meter
-	log      *slog.Logger
-	auth     *authCache
-	metrics  *metrics
-	app      *fiber.App
-	caps     map[string]*providers.Capability
-	order    []*providers.Capability
-	sessions Searches
-	origins  *originPolicy
-	upcache  *sharedcache.Cache
-	reqlog   RequestLog
+	store            Accounts
+	meter            Meter
+	log              *slog.Logger
+	auth             *authCache
+	metrics          *metrics
+	app              *fiber.App
+	caps             map[string]*providers.Capability
+	order            []*providers.Capability
+	sessions         Searches
+	origins          *originPolicy
+	upcache          *sharedcache.Cache
+	reqlog           RequestLog
 
 	cacheMetrics *cacheMetrics
 

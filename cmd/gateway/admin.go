@@ -393,8 +393,8 @@ func parseExpiry(v string) (time.Time, error) {
 	return t, nil
 }
 
-// auditCLI writes the audit row of a change made with the CLI (actor "cli"); a failure to audit
-// is reported on stderr, the change stands.
+// auditCLI writes the audit row of a key change made with the CLI (actor cli:$USER, as every
+// CLI change); a failure to audit is reported on stderr, the change stands.
 func auditCLI(ctx context.Context, s *tenants.Store, action string, before, after *tenants.APIKey) {
 	var b, a any
 	target := ""
@@ -404,7 +404,11 @@ func auditCLI(ctx context.Context, s *tenants.Store, action string, before, afte
 	if after != nil {
 		a, target = gateway.KeyAuditState(after), after.ID
 	}
-	if err := s.Audit(ctx, "cli", action, target, b, a); err != nil {
-		fmt.Fprintln(os.Stderr, "audit write failed:", err)
+	actor, _ := ctx.Value(actorKey{}).(string)
+	if actor == "" {
+		actor = "cli"
+	}
+	if err := s.Audit(ctx, actor, action, target, b, a); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: the change was made but its audit row was not written: %v\n", err)
 	}
 }

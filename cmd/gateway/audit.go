@@ -45,8 +45,3 @@ func planAudit(p *tenants.Plan) map[string]any {
 func tenantAudit(t *tenants.Tenant) map[string]any {
 	return map[string]any{"name": t.Name, "email": t.Email, "plan": t.PlanID, "status": t.Status}
 }
-
-func keyAudit(k *tenants.APIKey) map[string]any {
-	return map[string]any{"tenant_id": k.TenantID, "mode": k.Mode, "label": k.Label, "prefix": k.Prefix, "revoked": k.RevokedAt != nil,
-		"scope": k.Scope.String(), "manage": k.Manage}
-}

@@ -191,7 +191,7 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	// writes what is still buffered.
 	reqlog := startRequestLog(db, cfg, reg, log)
 	defer reqlog.Close()
-	panel := reviewers.NewPanel(cfg.SharpenModels) // sharpen's reviewer families (gateway.Reviewers)
+	panel := reviewers.NewPanel(cfg.SharpenModels)  // sharpen's reviewer families (gateway.Reviewers)
 	sealer, err := tenants.NewSealer(cfg.MasterKey) // provider keys given over the admin API
 	if err != nil {
 		return err
