@@ -231,7 +231,7 @@ func (s *Server) authenticate(c *fiber.Ctx) error {
 		e := unauthorized("the API key expired at " + p.Key.ExpiresAt.UTC().Format(time.RFC3339))
 		e.Hint = "create a new key, or extend this key's expires_at"
 		return e
-	} else if p.Key.Hash != hash && !p.Key.PreviousValid(now) {
+	} else if p.Grant == nil && p.Key.Hash != hash && !p.Key.PreviousValid(now) {
 		// The previous secret of a rolled key: valid only until the roll's overlap ends.
 		e := unauthorized("this secret was replaced when the key was rolled and its overlap has ended")
 		e.Hint = "use the key's new secret"
