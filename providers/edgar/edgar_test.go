@@ -339,14 +339,14 @@ func TestFilingsGolden(t *testing.T) {
 			}
 			for i, rec := range page.Records {
 				for _, k := range []string{"cik", "accession", "source", "issuer", "form", "filed_at", "is_amendment"} {
-					if rec.Fields[k] == nil || rec.Fields[k] == "" {
+					if providertest.Native(&rec)[k] == nil || providertest.Native(&rec)[k] == "" {
 						t.Errorf("record %d misses %s", i, k)
 					}
 				}
-				if _, ok := rec.Fields["accepted_at"]; !ok {
+				if _, ok := providertest.Native(&rec)["accepted_at"]; !ok {
 					t.Errorf("record %d has no accepted_at key", i)
 				}
-				if i > 0 && rec.Fields["filed_at"].(string) > page.Records[i-1].Fields["filed_at"].(string) {
+				if i > 0 && providertest.Native(&rec)["filed_at"].(string) > providertest.Native(&page.Records[i-1])["filed_at"].(string) {
 					t.Errorf("records not newest first")
 				}
 			}
@@ -360,7 +360,7 @@ func TestFilingsGolden(t *testing.T) {
 			t.Fatalf("records = %v", providertest.RecordsJSON(page))
 		}
 		rec := page.Records[0]
-		if rec.Fields["accepted_at"] == nil || rec.Fields["primary_url"] != nil || rec.Fields["primary_document"] != nil ||
+		if providertest.Native(&rec)["accepted_at"] == nil || providertest.Native(&rec)["primary_url"] != nil || providertest.Native(&rec)["primary_document"] != nil ||
 			!reflect.DeepEqual(rec.Actions, []string{"details"}) {
 			t.Errorf("1996 record = %+v", rec)
 		}
@@ -385,7 +385,7 @@ func TestTickerResolution(t *testing.T) {
 	c := h.client(t)
 	for _, ticker := range []string{"AAPL", "aapl", "Aapl"} {
 		page := mustExecute(t, c, providers.ModeLive, `{"company":{"ticker":"`+ticker+`"},"forms":["10-K"]}`)
-		if len(page.Records) != 3 || page.Records[0].Fields["cik"] != "0000320193" {
+		if len(page.Records) != 3 || providertest.Native(&page.Records[0])["cik"] != "0000320193" {
 			t.Errorf("%s: %v", ticker, providertest.RecordsJSON(page))
 		}
 	}
@@ -520,12 +520,12 @@ func TestFactSemantics(t *testing.T) {
 	}
 	// decimals INF, the shares measure resolved in the default namespace
 	f := factByID(t, d, "f-7")
-	if f["decimals"] != "INF" || !reflect.DeepEqual(f["unit"], map[string]any{"numerator": []string{"xbrli:shares"}, "denominator": []string{}}) {
+	if f["decimals"] != "INF" || !reflect.DeepEqual(f["unit"], &Unit{Numerator: []string{"xbrli:shares"}, Denominator: []string{}}) {
 		t.Errorf("shares outstanding = %v", f)
 	}
 	// a divide unit
 	eps := factByID(t, d, "f-20")
-	if !reflect.DeepEqual(eps["unit"], map[string]any{"numerator": []string{"iso4217:USD"}, "denominator": []string{"xbrli:shares"}}) || eps["decimals"] != "2" {
+	if !reflect.DeepEqual(eps["unit"], &Unit{Numerator: []string{"iso4217:USD"}, Denominator: []string{"xbrli:shares"}}) || eps["decimals"] != "2" {
 		t.Errorf("EPS = %v", eps)
 	}
 	// a consistent duplicate: the total of the income statement and of the segment note
@@ -544,8 +544,8 @@ func TestFactSemantics(t *testing.T) {
 	}
 	// a typed dimension
 	typed := factByID(t, d, "f-53")
-	if !reflect.DeepEqual(typed["dimensions"], []map[string]any{{"dimension": "aapl:CustomerContractAxis", "dimension_label": "Customer Contract [Axis]",
-		"typed_element": "aapl:CustomerContractDomain", "value": "MSA-2024-001"}}) {
+	if !reflect.DeepEqual(typed["dimensions"], []Dimension{{Dimension: "aapl:CustomerContractAxis", DimensionLabel: "Customer Contract [Axis]",
+		TypedElement: "aapl:CustomerContractDomain", Value: json.RawMessage(`"MSA-2024-001"`)}}) {
 		t.Errorf("typed = %v", typed["dimensions"])
 	}
 	// a nil fact, a fact without id
@@ -582,7 +582,7 @@ func TestTruncationAndContinuation(t *testing.T) {
 	c := h.client(t)
 	body := `{"company":{"ticker":"AAPL"},"view":"financials","accession":"` + appleAcc + `","num":10}`
 	page := mustExecute(t, c, providers.ModeLive, body)
-	if len(page.Records) != 100 || page.Records[0].Fields["fact_id"] != "g-1" || page.Records[99].Fields["fact_id"] != "g-100" {
+	if len(page.Records) != 100 || providertest.Native(&page.Records[0])["fact_id"] != "g-1" || providertest.Native(&page.Records[99])["fact_id"] != "g-100" {
 		t.Fatalf("%d records", len(page.Records))
 	}
 	if !strings.Contains(page.Notes[0], "1 to 100 of 250") || !strings.Contains(page.Notes[0], "fact_offset 100") {
@@ -614,7 +614,7 @@ func TestTruncationAndContinuation(t *testing.T) {
 		cb, _ := json.Marshal(cont["body"])
 		req = prepare(t, string(cb))
 		page = mustExecute(t, c, providers.ModeLive, string(cb))
-		if got := page.Records[0].Fields["fact_id"]; got != fmt.Sprintf("g-%d", (i+1)*100+1) {
+		if got := providertest.Native(&page.Records[0])["fact_id"]; got != fmt.Sprintf("g-%d", (i+1)*100+1) {
 			t.Fatalf("continuation records start at %v", got)
 		}
 	}
@@ -742,7 +742,7 @@ func TestUpstreamErrors(t *testing.T) {
 		delete(h.sec.routes, appleFolder+"aapl-20240928_lab.xml")
 		c := h.client(t)
 		page := mustExecute(t, c, providers.ModeLive, factBody)
-		if page.Records[0].Fields["label"] != nil || !strings.Contains(strings.Join(page.Notes, " "), "labels are null") {
+		if providertest.Native(&page.Records[0])["label"] != nil || !strings.Contains(strings.Join(page.Notes, " "), "labels are null") {
 			t.Errorf("page = %v", page.Notes)
 		}
 		d := action(t, c, providers.ModeLive, prepare(t, factBody), viewFinancials, &page.Records[0])

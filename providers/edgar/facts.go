@@ -251,36 +251,27 @@ func (ff *filingFacts) sourceURL(f *fact) string {
 
 func (ff *filingFacts) label(qname string) (string, bool) { return ff.labels.label(qname) }
 
-func (ff *filingFacts) dimensionObjects(c *xbrlContext) []map[string]any {
-	out := make([]map[string]any, 0, len(c.dims))
+func (ff *filingFacts) dimensionObjects(c *xbrlContext) []Dimension {
+	out := make([]Dimension, 0, len(c.dims))
 	for _, d := range c.dims {
-		o := map[string]any{"dimension": d.dimension}
-		if l, ok := ff.label(d.dimension); ok {
-			o["dimension_label"] = l
-		}
+		o := Dimension{Dimension: d.dimension}
+		o.DimensionLabel, _ = ff.label(d.dimension)
 		if d.typed {
-			o["typed_element"] = d.typedElement
-			if d.typedValue != nil {
-				o["value"] = *d.typedValue
-			} else {
-				o["value"] = nil
-			}
+			o.TypedElement, o.Value = d.typedElement, nullableJSON(d.typedValue)
 		} else {
-			o["member"] = d.member
-			if l, ok := ff.label(d.member); ok {
-				o["member_label"] = l
-			}
+			o.Member = d.member
+			o.MemberLabel, _ = ff.label(d.member)
 		}
 		if d.scenario {
-			o["container"] = "scenario"
+			o.Container = "scenario"
 		}
 		out = append(out, o)
 	}
 	return out
 }
 
-func unitObject(u *xbrlUnit) map[string]any {
-	return map[string]any{"numerator": u.numerator, "denominator": u.denominator}
+func unitObject(u *xbrlUnit) *Unit {
+	return &Unit{Numerator: u.numerator, Denominator: u.denominator}
 }
 
 func nullable(s string) any {
@@ -340,32 +331,23 @@ func (ff *filingFacts) factObject(f *fact) map[string]any {
 func (ff *filingFacts) factRecord(f *fact) providers.Record {
 	c := ff.inst.contexts[f.contextRef]
 	u := ff.inst.units[f.unitRef]
-	fields := map[string]any{"cik": ff.cik, "accession": ff.accession, "source": sourceName,
-		"unit": unitObject(u), "dimensions": ff.dimensionObjects(c), "concept": f.concept, "context_id": f.contextRef,
-		"conflicting_values": ff.conflicting(f)}
-	period := map[string]any{}
-	lenient.SetStr(period, "start", c.start)
-	lenient.SetStr(period, "end", c.end)
-	lenient.SetStr(period, "instant", c.instant)
-	fields["period"] = period
-	lenient.SetStr(fields, "fact_id", f.id)
-	lenient.SetStr(fields, "decimals", f.decimals)
-	lenient.SetStr(fields, "precision", f.precision)
-	label, hasLabel := ff.label(f.concept)
-	if hasLabel {
-		fields["label"] = label
-	}
+	conflicting := ff.conflicting(f)
+	label, _ := ff.label(f.concept)
+	fields := &FilingRecord{CIK: ff.cik, Accession: ff.accession, Source: sourceName,
+		Unit: unitObject(u), Dimensions: ff.dimensionObjects(c), Concept: f.concept, ContextID: f.contextRef,
+		ConflictingValues: &conflicting, Period: &Period{Start: c.start, End: c.end, Instant: c.instant},
+		FactID: f.id, Decimals: f.decimals, Precision: f.precision, Label: label}
 	if !f.isNil {
 		if jsonNumber.MatchString(f.value) {
-			fields["value"] = json.Number(f.value)
+			fields.Value = json.Number(f.value)
 		} else if f.value != "" {
-			fields["value"] = f.value
+			fields.Value = f.value
 		}
 	}
 	if ids := ff.duplicateIDs(f); len(ids) > 0 {
-		fields["duplicate_fact_ids"] = ids
+		fields.DuplicateFactIDs = ids
 	}
-	rec := providers.Record{Title: f.concept, URL: ff.sourceURL(f), Snippet: ff.snippet(f, c, u, label), Fields: fields}
+	rec := providers.Record{Title: f.concept, URL: ff.sourceURL(f), Snippet: ff.snippet(f, c, u, label), Data: fields}
 	rec.Ref, _ = json.Marshal(filingRef{CIK: ff.cik, Accession: ff.accession})
 	return rec
 }

@@ -441,16 +441,12 @@ func primaryURL(cik string, f filing) string {
 // filingRecord maps one filing row. The record's actions need the XBRL instance for the fact
 // actions, so a filing EDGAR marks as without XBRL offers details only.
 func filingRecord(cik, issuer string, f filing) providers.Record {
-	fields := map[string]any{"cik": cik, "accession": f.Accession, "source": sourceName,
-		"accepted_at": nil, "is_amendment": strings.HasSuffix(f.Form, "/A")}
-	lenient.SetStr(fields, "issuer", issuer)
-	lenient.SetStr(fields, "form", f.Form)
-	lenient.SetStr(fields, "filed_at", f.FilingDate)
-	lenient.SetStr(fields, "report_date", f.ReportDate)
-	lenient.SetStr(fields, "primary_document", f.PrimaryDocument)
-	lenient.SetStr(fields, "primary_url", primaryURL(cik, f))
+	amendment := strings.HasSuffix(f.Form, "/A")
+	fields := &FilingRecord{CIK: cik, Accession: f.Accession, Source: sourceName, AcceptedAt: nullableJSON(nil),
+		IsAmendment: &amendment, Issuer: issuer, Form: f.Form, FiledAt: f.FilingDate, ReportDate: f.ReportDate,
+		PrimaryDocument: f.PrimaryDocument, PrimaryURL: primaryURL(cik, f)}
 	if at, ok := easternAcceptance(f.AcceptanceDateTime); ok {
-		fields["accepted_at"] = at
+		fields.AcceptedAt = nullableJSON(&at)
 	}
 	name := issuer
 	if name == "" {
@@ -476,7 +472,7 @@ func filingRecord(cik, issuer string, f filing) providers.Record {
 	default:
 		parts = append(parts, "no XBRL")
 	}
-	rec := providers.Record{Title: title, URL: indexPageURL(cik, f.Accession), Snippet: strings.Join(parts, "; "), Fields: fields}
+	rec := providers.Record{Title: title, URL: indexPageURL(cik, f.Accession), Snippet: strings.Join(parts, "; "), Data: fields}
 	rec.Ref, _ = json.Marshal(filingRef{CIK: cik, Accession: f.Accession})
 	if !f.IsXBRL {
 		rec.Actions = []string{"details"}
