@@ -297,31 +297,31 @@ func (ff *filingFacts) conflicting(f *fact) bool {
 }
 
 // factObject is a fact as the financials and revenue_breakdown details show it (spec 4.20).
-func (ff *filingFacts) factObject(f *fact) map[string]any {
+func (ff *filingFacts) factObject(f *fact) Fact {
 	c := ff.inst.contexts[f.contextRef]
-	var label any
+	var label *string
 	if l, ok := ff.label(f.concept); ok {
-		label = l
+		label = &l
 	}
-	var value any
+	var value *string
 	if !f.isNil {
-		value = f.value
+		value = &f.value
 	}
-	return map[string]any{
-		"entity":             map[string]any{"scheme": c.scheme, "identifier": c.identifier},
-		"period":             map[string]any{"start": nullable(c.start), "end": nullable(c.end), "instant": nullable(c.instant)},
-		"dimensions":         ff.dimensionObjects(c),
-		"concept":            f.concept,
-		"label":              label,
-		"fact_id":            nullable(f.id),
-		"context_id":         f.contextRef,
-		"unit":               unitObject(ff.inst.units[f.unitRef]),
-		"value":              value,
-		"decimals":           nullable(f.decimals),
-		"precision":          nullable(f.precision),
-		"source_url":         ff.sourceURL(f),
-		"duplicate_fact_ids": ff.duplicateIDs(f),
-		"conflicting_values": ff.conflicting(f),
+	return Fact{
+		Entity:            Entity{Scheme: c.scheme, Identifier: c.identifier},
+		Period:            FactPeriod{Start: nullStr(c.start), End: nullStr(c.end), Instant: nullStr(c.instant)},
+		Dimensions:        ff.dimensionObjects(c),
+		Concept:           f.concept,
+		Label:             label,
+		FactID:            nullStr(f.id),
+		ContextID:         f.contextRef,
+		Unit:              unitObject(ff.inst.units[f.unitRef]),
+		Value:             value,
+		Decimals:          nullStr(f.decimals),
+		Precision:         nullStr(f.precision),
+		SourceURL:         ff.sourceURL(f),
+		DuplicateFactIDs:  ff.duplicateIDs(f),
+		ConflictingValues: ff.conflicting(f),
 	}
 }
 
@@ -492,7 +492,7 @@ func factsAction(view string) func(ctx context.Context, call *providers.Call, re
 // detail is the financials / revenue_breakdown detail with exactly the spec's keys.
 func (ff *filingFacts) detail(view string, facts []*fact, offset int) *providers.Detail {
 	shown := window(facts, offset)
-	objects := make([]map[string]any, 0, len(shown))
+	objects := make([]Fact, 0, len(shown))
 	for _, f := range shown {
 		objects = append(objects, ff.factObject(f))
 	}
@@ -501,14 +501,8 @@ func (ff *filingFacts) detail(view string, facts []*fact, offset int) *providers
 	if truncated {
 		next = offset + len(shown)
 	}
-	body := map[string]any{"company": map[string]any{"cik": ff.cik}, "view": view, "accession": ff.accession}
-	if next > 0 {
-		body["fact_offset"] = next
-	}
-	docs := map[string]any{"instance": ff.instanceURL}
-	if ff.labelsURL != "" {
-		docs["labels"] = ff.labelsURL
-	}
+	body := ContinuationBody{Company: CompanyCIK{CIK: ff.cik}, View: view, Accession: ff.accession, FactOffset: next}
+	docs := SourceDocuments{Instance: ff.instanceURL, Labels: ff.labelsURL}
 	notes := ff.viewNotes(view, shown, len(facts), offset)
 	if truncated {
 		notes = append(notes, fmt.Sprintf("truncated at %d facts: execute continuation.body with companies.financials for the next", maxFacts))
@@ -520,19 +514,19 @@ func (ff *filingFacts) detail(view string, facts []*fact, offset int) *providers
 		links = append(links, providers.Link{Label: "XBRL label linkbase", URL: ff.labelsURL})
 	}
 	links = append(links, providers.Link{Label: "EDGAR filing index", URL: indexPageURL(ff.cik, ff.accession)})
-	return &providers.Detail{Body: map[string]any{
-		"cik":               ff.cik,
-		"accession":         ff.accession,
-		"source":            sourceName,
-		"source_documents":  docs,
-		"content_sha256":    ff.sha256,
-		"retrieved_at":      ff.retrievedAt,
-		"extraction_status": "selected_reported_facts",
-		"facts":             objects,
-		"fact_count":        len(facts),
-		"truncated":         truncated,
-		"continuation":      map[string]any{"capability": capabilityID, "body": body},
-		"notes":             notes,
+	return &providers.Detail{Body: &FactsDetail{
+		CIK:              ff.cik,
+		Accession:        ff.accession,
+		Source:           sourceName,
+		SourceDocuments:  docs,
+		ContentSHA256:    ff.sha256,
+		RetrievedAt:      ff.retrievedAt,
+		ExtractionStatus: "selected_reported_facts",
+		Facts:            objects,
+		FactCount:        len(facts),
+		Truncated:        truncated,
+		Continuation:     Continuation{Capability: capabilityID, Body: body},
+		Notes:            notes,
 	}, Links: links}
 }
 
