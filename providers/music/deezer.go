@@ -364,20 +364,11 @@ func deezerTrackDetail(t dzTrack) (*MusicDetail, []providers.Link) {
 	}
 	d.Release, d.PreviewURL, d.URL = string(t.ReleaseDate), string(t.Preview), string(t.Link)
 	d.Explicit = boolPtr(t.ExplicitLyrics)
-	m := map[string]any{"deezer_id": string(t.ID)}
-	lenient.SetStr(m, "isrc", string(t.ISRC))
+	m := Metadata{DeezerID: string(t.ID), ISRC: string(t.ISRC), Gain: floatPtr(t.Gain), Rank: intPtr(t.Rank),
+		TrackPosition: intPtr(t.TrackPosition), DiskNumber: intPtr(t.DiskNumber), Readable: boolPtr(t.Readable),
+		Contributors: contributors(t.Contributors)}
 	if t.BPM.OK && t.BPM.V > 0 { // Deezer reports 0 when it has no tempo
-		m["bpm"] = t.BPM.V
-	}
-	if t.Gain.OK {
-		m["gain"] = t.Gain.V
-	}
-	lenient.SetInt(m, "rank", t.Rank)
-	lenient.SetInt(m, "track_position", t.TrackPosition)
-	lenient.SetInt(m, "disk_number", t.DiskNumber)
-	lenient.SetBool(m, "readable", t.Readable)
-	if c := contributors(t.Contributors); len(c) > 0 {
-		m["contributors"] = c
+		m.BPM = &t.BPM.V
 	}
 	d.Metadata = m
 	return d, links
@@ -388,9 +379,7 @@ func deezerArtistDetail(a dzArtist) (*MusicDetail, []providers.Link) {
 	d := &MusicDetail{Kind: "artist", Source: deezerID, Title: string(a.Name), Name: string(a.Name),
 		Fans: intPtr(a.NbFan), Albums: intPtr(a.NbAlbum), URL: string(a.Link),
 		Picture: deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL)}
-	m := map[string]any{"deezer_id": string(a.ID)}
-	lenient.SetBool(m, "radio", a.Radio)
-	d.Metadata = m
+	d.Metadata = Metadata{DeezerID: string(a.ID), Radio: boolPtr(a.Radio)}
 	return d, appendLink([]providers.Link{}, "Artist on Deezer", string(a.Link))
 }
 
@@ -415,38 +404,27 @@ func deezerAlbumDetail(a dzAlbum) (*MusicDetail, []providers.Link) {
 			d.Tracklist = append(d.Tracklist, e)
 		}
 	}
-	m := map[string]any{"deezer_id": string(a.ID)}
-	lenient.SetStr(m, "upc", string(a.UPC))
-	lenient.SetStr(m, "label", string(a.Label))
-	lenient.SetInt(m, "fans", a.Fans)
+	m := Metadata{DeezerID: string(a.ID), UPC: string(a.UPC), Label: string(a.Label), Fans: intPtr(a.Fans),
+		Contributors: contributors(a.Contributors)}
 	if g := a.Genres.V; g != nil {
-		var names []string
 		for _, x := range g.Data {
 			if x.Name != "" {
-				names = append(names, string(x.Name))
+				m.Genres = append(m.Genres, string(x.Name))
 			}
 		}
-		if len(names) > 0 {
-			m["genres"] = names
-		}
-	}
-	if c := contributors(a.Contributors); len(c) > 0 {
-		m["contributors"] = c
 	}
 	d.Metadata = m
 	return d, appendLink([]providers.Link{}, "Album on Deezer", string(a.Link))
 }
 
 // contributors lists credited artists with their roles.
-func contributors(cs lenient.List[dzArtist]) []map[string]any {
-	var out []map[string]any
+func contributors(cs lenient.List[dzArtist]) []Contributor {
+	var out []Contributor
 	for _, c := range cs {
 		if c.Name == "" {
 			continue
 		}
-		e := map[string]any{"name": string(c.Name)}
-		lenient.SetStr(e, "role", string(c.Role))
-		out = append(out, e)
+		out = append(out, Contributor{Name: string(c.Name), Role: string(c.Role)})
 	}
 	return out
 }

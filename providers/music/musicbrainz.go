@@ -404,32 +404,18 @@ func mbRecordingDetail(r mbRecording) *MusicDetail {
 	if s, ok := seconds(r.Length); ok {
 		d.Duration, d.DurationSeconds = clock(s), &s
 	}
-	m := map[string]any{}
-	var isrcs []string
+	m := Metadata{Genres: genreNames(r.Genres), Video: boolPtr(r.Video)}
 	for _, i := range r.ISRCs {
 		if i != "" {
-			isrcs = append(isrcs, string(i))
+			m.ISRCs = append(m.ISRCs, string(i))
 		}
 	}
-	if len(isrcs) > 0 {
-		m["isrcs"] = isrcs
-	}
-	if g := genreNames(r.Genres); len(g) > 0 {
-		m["genres"] = g
-	}
-	lenient.SetBool(m, "video", r.Video)
 	if len(r.Releases) > 0 {
-		rels := make([]map[string]any, 0, len(r.Releases))
+		m.Releases = make([]ReleaseRef, 0, len(r.Releases))
 		for _, rel := range r.Releases {
-			e := map[string]any{}
-			lenient.SetStr(e, "title", string(rel.Title))
-			lenient.SetStr(e, "date", string(rel.Date))
-			lenient.SetStr(e, "country", string(rel.Country))
-			lenient.SetStr(e, "status", string(rel.Status))
-			lenient.SetStr(e, "musicbrainz_id", string(rel.ID))
-			rels = append(rels, e)
+			m.Releases = append(m.Releases, ReleaseRef{Title: string(rel.Title), Date: string(rel.Date),
+				Country: string(rel.Country), Status: string(rel.Status), MusicBrainzID: string(rel.ID)})
 		}
-		m["releases"] = rels
 	}
 	d.Metadata = m
 	return d
@@ -439,30 +425,21 @@ func mbArtistDetail(a mbArtist) *MusicDetail {
 	// The spec: artist details carry both title and name, equal.
 	d := &MusicDetail{Kind: "artist", Source: musicbrainzID, MusicBrainzID: string(a.ID), Title: string(a.Name),
 		Name: string(a.Name), Country: string(a.Country), Disambiguation: string(a.Disambiguation)}
-	m := map[string]any{}
-	lenient.SetStr(m, "sort_name", string(a.SortName))
-	lenient.SetStr(m, "type", string(a.Type))
-	lenient.SetStr(m, "gender", string(a.Gender))
+	m := Metadata{SortName: string(a.SortName), Type: string(a.Type), Gender: string(a.Gender), Genres: genreNames(a.Genres)}
 	if a.Area.V != nil {
-		lenient.SetStr(m, "area", string(a.Area.V.Name))
+		m.Area = string(a.Area.V.Name)
 	}
 	for _, ba := range []*mbArea{a.BeginAreaLU.V, a.BeginArea.V} {
 		if ba != nil && ba.Name != "" {
-			m["begin_area"] = string(ba.Name)
+			m.BeginArea = string(ba.Name)
 			break
 		}
 	}
 	if ls := a.LifeSpan.V; ls != nil {
-		span := map[string]any{}
-		lenient.SetStr(span, "begin", string(ls.Begin))
-		lenient.SetStr(span, "end", string(ls.End))
-		lenient.SetBool(span, "ended", ls.Ended)
-		if len(span) > 0 {
-			m["life_span"] = span
+		span := LifeSpan{Begin: string(ls.Begin), End: string(ls.End), Ended: boolPtr(ls.Ended)}
+		if span != (LifeSpan{}) {
+			m.LifeSpan = &span
 		}
-	}
-	if g := genreNames(a.Genres); len(g) > 0 {
-		m["genres"] = g
 	}
 	d.Metadata = m
 	return d
@@ -495,38 +472,24 @@ func mbReleaseDetail(r mbRelease) *MusicDetail {
 			d.Duration, d.DurationSeconds = clock(s), &s
 		}
 	}
-	m := map[string]any{}
-	lenient.SetStr(m, "status", string(r.Status))
-	lenient.SetStr(m, "barcode", string(r.Barcode))
-	lenient.SetStr(m, "packaging", string(r.Packaging))
-	var labels []map[string]any
+	m := Metadata{Status: string(r.Status), Barcode: string(r.Barcode), Packaging: string(r.Packaging),
+		Genres: genreNames(r.Genres)}
 	for _, li := range r.LabelInfo {
-		e := map[string]any{}
+		e := LabelInfo{CatalogNumber: string(li.CatalogNumber)}
 		if li.Label.V != nil {
-			lenient.SetStr(e, "name", string(li.Label.V.Name))
+			e.Name = string(li.Label.V.Name)
 		}
-		lenient.SetStr(e, "catalog_number", string(li.CatalogNumber))
-		if len(e) > 0 {
-			labels = append(labels, e)
+		if e != (LabelInfo{}) {
+			m.Labels = append(m.Labels, e)
 		}
-	}
-	if len(labels) > 0 {
-		m["labels"] = labels
 	}
 	if rg := r.ReleaseGroup.V; rg != nil {
-		lenient.SetStr(m, "first_release_date", string(rg.FirstReleaseDate))
-		var sec []string
+		m.FirstReleaseDate = string(rg.FirstReleaseDate)
 		for _, s := range rg.SecondaryTypes {
 			if s != "" {
-				sec = append(sec, string(s))
+				m.SecondaryTypes = append(m.SecondaryTypes, string(s))
 			}
 		}
-		if len(sec) > 0 {
-			m["secondary_types"] = sec
-		}
-	}
-	if g := genreNames(r.Genres); len(g) > 0 {
-		m["genres"] = g
 	}
 	d.Metadata = m
 	return d
