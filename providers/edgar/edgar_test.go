@@ -339,14 +339,14 @@ func TestFilingsGolden(t *testing.T) {
 			}
 			for i, rec := range page.Records {
 				for _, k := range []string{"cik", "accession", "source", "issuer", "form", "filed_at", "is_amendment"} {
-					if rec.Fields[k] == nil || rec.Fields[k] == "" {
+					if providertest.Native(&rec)[k] == nil || providertest.Native(&rec)[k] == "" {
 						t.Errorf("record %d misses %s", i, k)
 					}
 				}
-				if _, ok := rec.Fields["accepted_at"]; !ok {
+				if _, ok := providertest.Native(&rec)["accepted_at"]; !ok {
 					t.Errorf("record %d has no accepted_at key", i)
 				}
-				if i > 0 && rec.Fields["filed_at"].(string) > page.Records[i-1].Fields["filed_at"].(string) {
+				if i > 0 && providertest.Native(&rec)["filed_at"].(string) > providertest.Native(&page.Records[i-1])["filed_at"].(string) {
 					t.Errorf("records not newest first")
 				}
 			}
@@ -360,7 +360,7 @@ func TestFilingsGolden(t *testing.T) {
 			t.Fatalf("records = %v", providertest.RecordsJSON(page))
 		}
 		rec := page.Records[0]
-		if rec.Fields["accepted_at"] == nil || rec.Fields["primary_url"] != nil || rec.Fields["primary_document"] != nil ||
+		if providertest.Native(&rec)["accepted_at"] == nil || providertest.Native(&rec)["primary_url"] != nil || providertest.Native(&rec)["primary_document"] != nil ||
 			!reflect.DeepEqual(rec.Actions, []string{"details"}) {
 			t.Errorf("1996 record = %+v", rec)
 		}
@@ -385,7 +385,7 @@ func TestTickerResolution(t *testing.T) {
 	c := h.client(t)
 	for _, ticker := range []string{"AAPL", "aapl", "Aapl"} {
 		page := mustExecute(t, c, providers.ModeLive, `{"company":{"ticker":"`+ticker+`"},"forms":["10-K"]}`)
-		if len(page.Records) != 3 || page.Records[0].Fields["cik"] != "0000320193" {
+		if len(page.Records) != 3 || providertest.Native(&page.Records[0])["cik"] != "0000320193" {
 			t.Errorf("%s: %v", ticker, providertest.RecordsJSON(page))
 		}
 	}
@@ -459,18 +459,19 @@ func keys(m map[string]any) []string {
 
 func checkDetailKeys(t *testing.T, d *providers.Detail) {
 	t.Helper()
-	body := d.Body.(map[string]any)
+	body := roundTrip(t, d.Body)
 	if got := keys(body); !reflect.DeepEqual(got, detailKeys) {
 		t.Errorf("detail keys = %v", got)
 	}
 	if body["extraction_status"] != "selected_reported_facts" {
 		t.Errorf("extraction_status = %v", body["extraction_status"])
 	}
-	facts := body["facts"].([]map[string]any)
+	facts := body["facts"].([]any)
 	if len(facts) > 100 {
 		t.Errorf("%d facts", len(facts))
 	}
-	for _, f := range facts {
+	for _, fact := range facts {
+		f := fact.(map[string]any)
 		if got := keys(f); !reflect.DeepEqual(got, factKeys) {
 			t.Errorf("fact keys = %v", got)
 		}
@@ -494,9 +495,9 @@ func checkDetailKeys(t *testing.T, d *providers.Detail) {
 // factByID finds a fact object of a detail.
 func factByID(t *testing.T, d *providers.Detail, id any) map[string]any {
 	t.Helper()
-	for _, f := range d.Body.(map[string]any)["facts"].([]map[string]any) {
-		if f["fact_id"] == id {
-			return f
+	for _, f := range d.Body.(*FactsDetail).Facts {
+		if (f.FactID == nil && id == nil) || (f.FactID != nil && *f.FactID == id) {
+			return roundTrip(t, f)
 		}
 	}
 	t.Fatalf("no fact %s", id)
@@ -509,23 +510,23 @@ func TestFactSemantics(t *testing.T) {
 	body := `{"company":{"cik":"320193"},"view":"financials","accession":"` + appleAcc + `"}`
 	page := mustExecute(t, c, providers.ModeLive, body)
 	d := action(t, c, providers.ModeLive, prepare(t, body), viewFinancials, &page.Records[0])
-	b := d.Body.(map[string]any)
+	b := d.Body.(*FactsDetail)
 	// 51 numeric facts, one of them referencing an undefined context
-	if b["fact_count"] != 50 || b["truncated"] != false || len(b["facts"].([]map[string]any)) != 50 {
-		t.Errorf("fact_count %v truncated %v", b["fact_count"], b["truncated"])
+	if b.FactCount != 50 || b.Truncated || len(b.Facts) != 50 {
+		t.Errorf("fact_count %v truncated %v", b.FactCount, b.Truncated)
 	}
 	sum := sha256.Sum256(providertest.Fixture(t, "instance_10k.xml"))
-	if b["content_sha256"] != hex.EncodeToString(sum[:]) {
-		t.Errorf("sha %v", b["content_sha256"])
+	if b.ContentSHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("sha %v", b.ContentSHA256)
 	}
 	// decimals INF, the shares measure resolved in the default namespace
 	f := factByID(t, d, "f-7")
-	if f["decimals"] != "INF" || !reflect.DeepEqual(f["unit"], map[string]any{"numerator": []string{"xbrli:shares"}, "denominator": []string{}}) {
+	if f["decimals"] != "INF" || !reflect.DeepEqual(f["unit"], map[string]any{"numerator": []any{"xbrli:shares"}, "denominator": []any{}}) {
 		t.Errorf("shares outstanding = %v", f)
 	}
 	// a divide unit
 	eps := factByID(t, d, "f-20")
-	if !reflect.DeepEqual(eps["unit"], map[string]any{"numerator": []string{"iso4217:USD"}, "denominator": []string{"xbrli:shares"}}) || eps["decimals"] != "2" {
+	if !reflect.DeepEqual(eps["unit"], map[string]any{"numerator": []any{"iso4217:USD"}, "denominator": []any{"xbrli:shares"}}) || eps["decimals"] != "2" {
 		t.Errorf("EPS = %v", eps)
 	}
 	// a consistent duplicate: the total of the income statement and of the segment note
@@ -544,7 +545,7 @@ func TestFactSemantics(t *testing.T) {
 	}
 	// a typed dimension
 	typed := factByID(t, d, "f-53")
-	if !reflect.DeepEqual(typed["dimensions"], []map[string]any{{"dimension": "aapl:CustomerContractAxis", "dimension_label": "Customer Contract [Axis]",
+	if !reflect.DeepEqual(typed["dimensions"], []any{map[string]any{"dimension": "aapl:CustomerContractAxis", "dimension_label": "Customer Contract [Axis]",
 		"typed_element": "aapl:CustomerContractDomain", "value": "MSA-2024-001"}}) {
 		t.Errorf("typed = %v", typed["dimensions"])
 	}
@@ -555,7 +556,7 @@ func TestFactSemantics(t *testing.T) {
 	if rd := factByID(t, d, nil); rd["concept"] != "us-gaap:ResearchAndDevelopmentExpense" || rd["source_url"] != "https://www.sec.gov"+appleFolder+"aapl-20240928_htm.xml" {
 		t.Errorf("fact without id = %v", rd)
 	}
-	notes := strings.Join(b["notes"].([]string), " | ")
+	notes := strings.Join(b.Notes, " | ")
 	for _, want := range []string{"1 fact references a context or unit the instance does not define and was left out", "with values that do not agree", "must not be added"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q miss %q", notes, want)
@@ -582,7 +583,7 @@ func TestTruncationAndContinuation(t *testing.T) {
 	c := h.client(t)
 	body := `{"company":{"ticker":"AAPL"},"view":"financials","accession":"` + appleAcc + `","num":10}`
 	page := mustExecute(t, c, providers.ModeLive, body)
-	if len(page.Records) != 100 || page.Records[0].Fields["fact_id"] != "g-1" || page.Records[99].Fields["fact_id"] != "g-100" {
+	if len(page.Records) != 100 || providertest.Native(&page.Records[0])["fact_id"] != "g-1" || providertest.Native(&page.Records[99])["fact_id"] != "g-100" {
 		t.Fatalf("%d records", len(page.Records))
 	}
 	if !strings.Contains(page.Notes[0], "1 to 100 of 250") || !strings.Contains(page.Notes[0], "fact_offset 100") {
@@ -614,7 +615,7 @@ func TestTruncationAndContinuation(t *testing.T) {
 		cb, _ := json.Marshal(cont["body"])
 		req = prepare(t, string(cb))
 		page = mustExecute(t, c, providers.ModeLive, string(cb))
-		if got := page.Records[0].Fields["fact_id"]; got != fmt.Sprintf("g-%d", (i+1)*100+1) {
+		if got := providertest.Native(&page.Records[0])["fact_id"]; got != fmt.Sprintf("g-%d", (i+1)*100+1) {
 			t.Fatalf("continuation records start at %v", got)
 		}
 	}
@@ -628,8 +629,8 @@ func TestTruncationAndContinuation(t *testing.T) {
 	}
 	// The revenue_breakdown action of a financials record starts at the first revenue fact.
 	d := action(t, c, providers.ModeLive, req, viewRevenueBreakdown, &page.Records[0])
-	if b := d.Body.(map[string]any); b["fact_count"] != 125 || b["truncated"] != true {
-		t.Errorf("revenue breakdown of the generated instance: %v %v", b["fact_count"], b["truncated"])
+	if b := d.Body.(*FactsDetail); b.FactCount != 125 || !b.Truncated {
+		t.Errorf("revenue breakdown of the generated instance: %v %v", b.FactCount, b.Truncated)
 	}
 }
 
@@ -659,8 +660,8 @@ func TestDetails(t *testing.T) {
 	page := mustExecute(t, c, providers.ModeLive, body)
 	d := action(t, c, providers.ModeLive, prepare(t, body), "details", &page.Records[0])
 	providertest.Golden(t, "details", roundTrip(t, d))
-	b := d.Body.(map[string]any)
-	if b["accepted_at"] != "2024-11-01T06:01:36-04:00" || b["xbrl_instance_url"] != "https://www.sec.gov"+appleFolder+"aapl-20240928_htm.xml" {
+	b := d.Body.(*FilingDetail)
+	if string(b.AcceptedAt) != `"2024-11-01T06:01:36-04:00"` || b.XBRLInstanceURL != "https://www.sec.gov"+appleFolder+"aapl-20240928_htm.xml" {
 		t.Errorf("details = %v", b)
 	}
 	if len(d.Links) != 4 {
@@ -669,7 +670,7 @@ func TestDetails(t *testing.T) {
 	// details of a fact record finds the filing in the submissions list
 	fpage := mustExecute(t, c, providers.ModeLive, `{"company":{"cik":"320193"},"view":"revenue_breakdown","accession":"`+appleAcc+`"}`)
 	fd := action(t, c, providers.ModeLive, prepare(t, body), "details", &fpage.Records[0])
-	if fd.Body.(map[string]any)["form"] != "10-K" {
+	if fd.Body.(*FilingDetail).Form != "10-K" {
 		t.Errorf("details of a fact record = %v", fd.Body)
 	}
 	// an old filing found in the older page, whose folder EDGAR does not have
@@ -742,11 +743,11 @@ func TestUpstreamErrors(t *testing.T) {
 		delete(h.sec.routes, appleFolder+"aapl-20240928_lab.xml")
 		c := h.client(t)
 		page := mustExecute(t, c, providers.ModeLive, factBody)
-		if page.Records[0].Fields["label"] != nil || !strings.Contains(strings.Join(page.Notes, " "), "labels are null") {
+		if providertest.Native(&page.Records[0])["label"] != nil || !strings.Contains(strings.Join(page.Notes, " "), "labels are null") {
 			t.Errorf("page = %v", page.Notes)
 		}
 		d := action(t, c, providers.ModeLive, prepare(t, factBody), viewFinancials, &page.Records[0])
-		if docs := d.Body.(map[string]any)["source_documents"].(map[string]any); len(docs) != 1 {
+		if docs := d.Body.(*FactsDetail).SourceDocuments; docs.Labels != "" || docs.Instance == "" {
 			t.Errorf("source_documents = %v", docs)
 		}
 	})
@@ -873,7 +874,7 @@ func TestExamples(t *testing.T) {
 				}
 				if name != "details" {
 					checkDetailKeys(t, d)
-					if b := d.Body.(map[string]any); b["fact_count"].(int) == 0 || b["source_documents"].(map[string]any)["labels"] == nil {
+					if b := d.Body.(*FactsDetail); b.FactCount == 0 || b.SourceDocuments.Labels == "" {
 						t.Errorf("%s: %v", name, b)
 					}
 				}
@@ -896,12 +897,12 @@ func TestSandbox(t *testing.T) {
 	page := mustExecute(t, c, providers.ModeTest, body)
 	d := action(t, c, providers.ModeTest, prepare(t, body), viewRevenueBreakdown, &page.Records[0])
 	providertest.Golden(t, "sandbox_revenue_breakdown_detail", roundTrip(t, d))
-	b := d.Body.(map[string]any)
-	if b["fact_count"] != 30 || b["truncated"] != false {
-		t.Errorf("sandbox revenue facts: %v", b["fact_count"])
+	b := d.Body.(*FactsDetail)
+	if b.FactCount != 30 || b.Truncated {
+		t.Errorf("sandbox revenue facts: %v", b.FactCount)
 	}
-	for _, f := range b["facts"].([]map[string]any) {
-		if f["conflicting_values"] != false {
+	for _, f := range b.Facts {
+		if f.ConflictingValues {
 			t.Errorf("the sandbox filing has a conflicting fact: %v", f)
 		}
 	}

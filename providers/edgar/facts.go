@@ -251,36 +251,27 @@ func (ff *filingFacts) sourceURL(f *fact) string {
 
 func (ff *filingFacts) label(qname string) (string, bool) { return ff.labels.label(qname) }
 
-func (ff *filingFacts) dimensionObjects(c *xbrlContext) []map[string]any {
-	out := make([]map[string]any, 0, len(c.dims))
+func (ff *filingFacts) dimensionObjects(c *xbrlContext) []Dimension {
+	out := make([]Dimension, 0, len(c.dims))
 	for _, d := range c.dims {
-		o := map[string]any{"dimension": d.dimension}
-		if l, ok := ff.label(d.dimension); ok {
-			o["dimension_label"] = l
-		}
+		o := Dimension{Dimension: d.dimension}
+		o.DimensionLabel, _ = ff.label(d.dimension)
 		if d.typed {
-			o["typed_element"] = d.typedElement
-			if d.typedValue != nil {
-				o["value"] = *d.typedValue
-			} else {
-				o["value"] = nil
-			}
+			o.TypedElement, o.Value = d.typedElement, nullableJSON(d.typedValue)
 		} else {
-			o["member"] = d.member
-			if l, ok := ff.label(d.member); ok {
-				o["member_label"] = l
-			}
+			o.Member = d.member
+			o.MemberLabel, _ = ff.label(d.member)
 		}
 		if d.scenario {
-			o["container"] = "scenario"
+			o.Container = "scenario"
 		}
 		out = append(out, o)
 	}
 	return out
 }
 
-func unitObject(u *xbrlUnit) map[string]any {
-	return map[string]any{"numerator": u.numerator, "denominator": u.denominator}
+func unitObject(u *xbrlUnit) *Unit {
+	return &Unit{Numerator: u.numerator, Denominator: u.denominator}
 }
 
 func nullable(s string) any {
@@ -306,31 +297,31 @@ func (ff *filingFacts) conflicting(f *fact) bool {
 }
 
 // factObject is a fact as the financials and revenue_breakdown details show it (spec 4.20).
-func (ff *filingFacts) factObject(f *fact) map[string]any {
+func (ff *filingFacts) factObject(f *fact) Fact {
 	c := ff.inst.contexts[f.contextRef]
-	var label any
+	var label *string
 	if l, ok := ff.label(f.concept); ok {
-		label = l
+		label = &l
 	}
-	var value any
+	var value *string
 	if !f.isNil {
-		value = f.value
+		value = &f.value
 	}
-	return map[string]any{
-		"entity":             map[string]any{"scheme": c.scheme, "identifier": c.identifier},
-		"period":             map[string]any{"start": nullable(c.start), "end": nullable(c.end), "instant": nullable(c.instant)},
-		"dimensions":         ff.dimensionObjects(c),
-		"concept":            f.concept,
-		"label":              label,
-		"fact_id":            nullable(f.id),
-		"context_id":         f.contextRef,
-		"unit":               unitObject(ff.inst.units[f.unitRef]),
-		"value":              value,
-		"decimals":           nullable(f.decimals),
-		"precision":          nullable(f.precision),
-		"source_url":         ff.sourceURL(f),
-		"duplicate_fact_ids": ff.duplicateIDs(f),
-		"conflicting_values": ff.conflicting(f),
+	return Fact{
+		Entity:            Entity{Scheme: c.scheme, Identifier: c.identifier},
+		Period:            FactPeriod{Start: nullStr(c.start), End: nullStr(c.end), Instant: nullStr(c.instant)},
+		Dimensions:        ff.dimensionObjects(c),
+		Concept:           f.concept,
+		Label:             label,
+		FactID:            nullStr(f.id),
+		ContextID:         f.contextRef,
+		Unit:              unitObject(ff.inst.units[f.unitRef]),
+		Value:             value,
+		Decimals:          nullStr(f.decimals),
+		Precision:         nullStr(f.precision),
+		SourceURL:         ff.sourceURL(f),
+		DuplicateFactIDs:  ff.duplicateIDs(f),
+		ConflictingValues: ff.conflicting(f),
 	}
 }
 
@@ -340,32 +331,23 @@ func (ff *filingFacts) factObject(f *fact) map[string]any {
 func (ff *filingFacts) factRecord(f *fact) providers.Record {
 	c := ff.inst.contexts[f.contextRef]
 	u := ff.inst.units[f.unitRef]
-	fields := map[string]any{"cik": ff.cik, "accession": ff.accession, "source": sourceName,
-		"unit": unitObject(u), "dimensions": ff.dimensionObjects(c), "concept": f.concept, "context_id": f.contextRef,
-		"conflicting_values": ff.conflicting(f)}
-	period := map[string]any{}
-	lenient.SetStr(period, "start", c.start)
-	lenient.SetStr(period, "end", c.end)
-	lenient.SetStr(period, "instant", c.instant)
-	fields["period"] = period
-	lenient.SetStr(fields, "fact_id", f.id)
-	lenient.SetStr(fields, "decimals", f.decimals)
-	lenient.SetStr(fields, "precision", f.precision)
-	label, hasLabel := ff.label(f.concept)
-	if hasLabel {
-		fields["label"] = label
-	}
+	conflicting := ff.conflicting(f)
+	label, _ := ff.label(f.concept)
+	fields := &FilingRecord{CIK: ff.cik, Accession: ff.accession, Source: sourceName,
+		Unit: unitObject(u), Dimensions: ff.dimensionObjects(c), Concept: f.concept, ContextID: f.contextRef,
+		ConflictingValues: &conflicting, Period: &Period{Start: c.start, End: c.end, Instant: c.instant},
+		FactID: f.id, Decimals: f.decimals, Precision: f.precision, Label: label}
 	if !f.isNil {
 		if jsonNumber.MatchString(f.value) {
-			fields["value"] = json.Number(f.value)
+			fields.Value = json.Number(f.value)
 		} else if f.value != "" {
-			fields["value"] = f.value
+			fields.Value = f.value
 		}
 	}
 	if ids := ff.duplicateIDs(f); len(ids) > 0 {
-		fields["duplicate_fact_ids"] = ids
+		fields.DuplicateFactIDs = ids
 	}
-	rec := providers.Record{Title: f.concept, URL: ff.sourceURL(f), Snippet: ff.snippet(f, c, u, label), Fields: fields}
+	rec := providers.Record{Title: f.concept, URL: ff.sourceURL(f), Snippet: ff.snippet(f, c, u, label), Data: fields}
 	rec.Ref, _ = json.Marshal(filingRef{CIK: ff.cik, Accession: ff.accession})
 	return rec
 }
@@ -510,7 +492,7 @@ func factsAction(view string) func(ctx context.Context, call *providers.Call, re
 // detail is the financials / revenue_breakdown detail with exactly the spec's keys.
 func (ff *filingFacts) detail(view string, facts []*fact, offset int) *providers.Detail {
 	shown := window(facts, offset)
-	objects := make([]map[string]any, 0, len(shown))
+	objects := make([]Fact, 0, len(shown))
 	for _, f := range shown {
 		objects = append(objects, ff.factObject(f))
 	}
@@ -519,14 +501,8 @@ func (ff *filingFacts) detail(view string, facts []*fact, offset int) *providers
 	if truncated {
 		next = offset + len(shown)
 	}
-	body := map[string]any{"company": map[string]any{"cik": ff.cik}, "view": view, "accession": ff.accession}
-	if next > 0 {
-		body["fact_offset"] = next
-	}
-	docs := map[string]any{"instance": ff.instanceURL}
-	if ff.labelsURL != "" {
-		docs["labels"] = ff.labelsURL
-	}
+	body := ContinuationBody{Company: CompanyCIK{CIK: ff.cik}, View: view, Accession: ff.accession, FactOffset: next}
+	docs := SourceDocuments{Instance: ff.instanceURL, Labels: ff.labelsURL}
 	notes := ff.viewNotes(view, shown, len(facts), offset)
 	if truncated {
 		notes = append(notes, fmt.Sprintf("truncated at %d facts: execute continuation.body with companies.financials for the next", maxFacts))
@@ -538,19 +514,19 @@ func (ff *filingFacts) detail(view string, facts []*fact, offset int) *providers
 		links = append(links, providers.Link{Label: "XBRL label linkbase", URL: ff.labelsURL})
 	}
 	links = append(links, providers.Link{Label: "EDGAR filing index", URL: indexPageURL(ff.cik, ff.accession)})
-	return &providers.Detail{Body: map[string]any{
-		"cik":               ff.cik,
-		"accession":         ff.accession,
-		"source":            sourceName,
-		"source_documents":  docs,
-		"content_sha256":    ff.sha256,
-		"retrieved_at":      ff.retrievedAt,
-		"extraction_status": "selected_reported_facts",
-		"facts":             objects,
-		"fact_count":        len(facts),
-		"truncated":         truncated,
-		"continuation":      map[string]any{"capability": capabilityID, "body": body},
-		"notes":             notes,
+	return &providers.Detail{Body: &FactsDetail{
+		CIK:              ff.cik,
+		Accession:        ff.accession,
+		Source:           sourceName,
+		SourceDocuments:  docs,
+		ContentSHA256:    ff.sha256,
+		RetrievedAt:      ff.retrievedAt,
+		ExtractionStatus: "selected_reported_facts",
+		Facts:            objects,
+		FactCount:        len(facts),
+		Truncated:        truncated,
+		Continuation:     Continuation{Capability: capabilityID, Body: body},
+		Notes:            notes,
 	}, Links: links}
 }
 

@@ -441,16 +441,12 @@ func primaryURL(cik string, f filing) string {
 // filingRecord maps one filing row. The record's actions need the XBRL instance for the fact
 // actions, so a filing EDGAR marks as without XBRL offers details only.
 func filingRecord(cik, issuer string, f filing) providers.Record {
-	fields := map[string]any{"cik": cik, "accession": f.Accession, "source": sourceName,
-		"accepted_at": nil, "is_amendment": strings.HasSuffix(f.Form, "/A")}
-	lenient.SetStr(fields, "issuer", issuer)
-	lenient.SetStr(fields, "form", f.Form)
-	lenient.SetStr(fields, "filed_at", f.FilingDate)
-	lenient.SetStr(fields, "report_date", f.ReportDate)
-	lenient.SetStr(fields, "primary_document", f.PrimaryDocument)
-	lenient.SetStr(fields, "primary_url", primaryURL(cik, f))
+	amendment := strings.HasSuffix(f.Form, "/A")
+	fields := &FilingRecord{CIK: cik, Accession: f.Accession, Source: sourceName, AcceptedAt: nullableJSON(nil),
+		IsAmendment: &amendment, Issuer: issuer, Form: f.Form, FiledAt: f.FilingDate, ReportDate: f.ReportDate,
+		PrimaryDocument: f.PrimaryDocument, PrimaryURL: primaryURL(cik, f)}
 	if at, ok := easternAcceptance(f.AcceptanceDateTime); ok {
-		fields["accepted_at"] = at
+		fields.AcceptedAt = nullableJSON(&at)
 	}
 	name := issuer
 	if name == "" {
@@ -476,7 +472,7 @@ func filingRecord(cik, issuer string, f filing) providers.Record {
 	default:
 		parts = append(parts, "no XBRL")
 	}
-	rec := providers.Record{Title: title, URL: indexPageURL(cik, f.Accession), Snippet: strings.Join(parts, "; "), Fields: fields}
+	rec := providers.Record{Title: title, URL: indexPageURL(cik, f.Accession), Snippet: strings.Join(parts, "; "), Data: fields}
 	rec.Ref, _ = json.Marshal(filingRef{CIK: cik, Accession: f.Accession})
 	if !f.IsXBRL {
 		rec.Actions = []string{"details"}
@@ -589,56 +585,50 @@ func filingDetails(ctx context.Context, call *providers.Call, rec *providers.Rec
 		return nil, err
 	}
 	folder := publicBase + folderPath(ref.CIK, ref.Accession)
-	body := map[string]any{"cik": ref.CIK, "accession": ref.Accession, "source": sourceName,
-		"filing_index_url": indexPageURL(ref.CIK, ref.Accession), "folder_url": folder}
+	body := &FilingDetail{CIK: ref.CIK, Accession: ref.Accession, Source: sourceName,
+		FilingIndexURL: indexPageURL(ref.CIK, ref.Accession), FolderURL: folder}
 	links := []providers.Link{{Label: "EDGAR filing index", URL: indexPageURL(ref.CIK, ref.Accession)}}
 	var notes []string
 	if s != nil {
-		lenient.SetStr(body, "issuer", string(s.Name))
+		body.Issuer = string(s.Name)
 	}
 	if f != nil {
-		lenient.SetStr(body, "form", f.Form)
-		lenient.SetStr(body, "filed_at", f.FilingDate)
-		lenient.SetStr(body, "report_date", f.ReportDate)
-		body["accepted_at"] = nil
+		body.Form, body.FiledAt, body.ReportDate = f.Form, f.FilingDate, f.ReportDate
+		body.AcceptedAt = nullableJSON(nil)
 		if at, ok := easternAcceptance(f.AcceptanceDateTime); ok {
-			body["accepted_at"] = at
+			body.AcceptedAt = nullableJSON(&at)
 		}
-		body["is_amendment"] = strings.HasSuffix(f.Form, "/A")
-		body["is_xbrl"] = f.IsXBRL
-		body["is_inline_xbrl"] = f.IsInlineXBRL
-		lenient.SetStr(body, "primary_document", f.PrimaryDocument)
-		lenient.SetStr(body, "primary_document_description", f.PrimaryDocDesc)
+		amendment, xbrl, inline := strings.HasSuffix(f.Form, "/A"), f.IsXBRL, f.IsInlineXBRL
+		body.IsAmendment, body.IsXBRL, body.IsInlineXBRL = &amendment, &xbrl, &inline
+		body.PrimaryDocument, body.PrimaryDocumentDescription = f.PrimaryDocument, f.PrimaryDocDesc
 		if u := primaryURL(ref.CIK, *f); u != "" {
-			body["primary_url"] = u
+			body.PrimaryURL = u
 			links = append(links, providers.Link{Label: "Primary document", URL: u})
 		}
 	} else {
 		notes = append(notes, "the filing is not in the filer's EDGAR submissions list; identity fields come from the filing folder only")
 	}
-	docs := make([]map[string]any, 0, len(items))
+	body.Documents = make([]Document, 0, len(items))
 	for _, it := range items {
-		d := map[string]any{"name": string(it.Name), "url": folder + url.PathEscape(string(it.Name))}
+		d := Document{Name: string(it.Name), URL: folder + url.PathEscape(string(it.Name)), LastModified: string(it.LastModified)}
 		if n, err := strconv.ParseInt(string(it.Size), 10, 64); err == nil {
-			d["size"] = n
+			d.Size = &n
 		}
-		lenient.SetStr(d, "last_modified", string(it.LastModified))
-		docs = append(docs, d)
+		body.Documents = append(body.Documents, d)
 	}
-	body["documents"] = docs
 	var primary string
 	if f != nil {
 		primary = f.PrimaryDocument
 	}
 	if inst, labels := pickXBRL(items, primary); inst != "" {
-		body["xbrl_instance_url"] = folder + url.PathEscape(inst)
+		body.XBRLInstanceURL = folder + url.PathEscape(inst)
 		links = append(links, providers.Link{Label: "XBRL instance", URL: folder + url.PathEscape(inst)})
 		if labels != "" {
-			body["label_linkbase_url"] = folder + url.PathEscape(labels)
+			body.LabelLinkbaseURL = folder + url.PathEscape(labels)
 			links = append(links, providers.Link{Label: "XBRL label linkbase", URL: folder + url.PathEscape(labels)})
 		}
 	}
-	body["notes"] = orEmpty(notes)
+	body.Notes = orEmpty(notes)
 	return &providers.Detail{Body: body, Links: links}, nil
 }
 

@@ -102,6 +102,7 @@ var Financials = &providers.Capability{
 		{Title: "Revenue by segment and product as filed", Body: map[string]any{
 			"company": map[string]any{"ticker": "AAPL"}, "view": viewRevenueBreakdown, "accession": "0000320193-24-000123", "num": 10}},
 	},
+	Record:  FilingRecord{},
 	Execute: execute,
 }
 

@@ -103,8 +103,8 @@ func searchEU(ctx context.Context, call *providers.Call, s providers.Request, nu
 	}
 	seen := map[string]bool{}
 	for _, row := range rows {
-		if rec, ok := euRecord(row, lang); ok && !seen[rec.Fields["identifier"].(string)] {
-			seen[rec.Fields["identifier"].(string)] = true
+		if rec, ok := euRecord(row, lang); ok && !seen[rec.Data.(*LegalRecord).Identifier] {
+			seen[rec.Data.(*LegalRecord).Identifier] = true
 			out.Records = append(out.Records, rec)
 		}
 	}
@@ -131,43 +131,20 @@ func euRecord(b map[string]sparqlTerm, lang string) (providers.Record, bool) {
 	date := datePrefix.FindString(strings.TrimSpace(b["date"].Value))
 	page := eurlexSite + lang + "/TXT/?uri=CELEX:" + url.QueryEscape(celex)
 
-	fields := map[string]any{
-		"identifier":   celex,
-		"source":       euSource,
-		"source_class": euSourceClass,
-		"language":     lang,
-	}
-	lenient.SetStr(fields, "ecli", ecli)
-	lenient.SetStr(fields, "document_kind", kind)
-	lenient.SetStr(fields, "date", date)
-	var read map[string]any
+	var read *ReadRequest
 	if celexPattern.MatchString(celex) {
-		read = readRequest(map[string]any{"source": "eurlex", "celex": celex, "language": lang})
-		fields["full_text"] = read
+		read = readRequest(ReadDocument{Source: "eurlex", Celex: celex, Language: lang})
 	}
-	rec := providers.Record{Title: providers.Clip(firstOf(short, celex), maxTitle), URL: page, Fields: fields}
+	fields := &LegalRecord{Identifier: celex, Source: euSource, SourceClass: euSourceClass, Language: lang, ECLI: ecli,
+		DocumentKind: kind, Date: date, FullText: read}
+	rec := providers.Record{Title: providers.Clip(firstOf(short, celex), maxTitle), URL: page, Data: fields}
 
-	detail := map[string]any{
-		"jurisdiction": "eu",
-		"source":       euSource,
-		"source_class": euSourceClass,
-		"identifier":   celex,
-		"celex":        celex,
-		"language":     lang,
-		"url":          page,
-	}
-	lenient.SetStr(detail, "title", title)
-	lenient.SetStr(detail, "ecli", ecli)
-	lenient.SetStr(detail, "document_kind", kind)
-	lenient.SetStr(detail, "resource_type", rtype)
-	lenient.SetStr(detail, "date", date)
+	detail := &LegalDetail{Jurisdiction: "eu", Source: euSource, SourceClass: euSourceClass, Identifier: celex, Celex: celex,
+		Language: lang, URL: page, Title: title, ECLI: ecli, DocumentKind: kind, ResourceType: rtype, Date: date, LegalRead: read}
 	links := []providers.Link{{Label: "EUR-Lex", URL: page}}
 	if w := b["work"]; w.Type == "uri" && strings.HasPrefix(w.Value, "http://publications.europa.eu/resource/cellar/") {
-		detail["cellar_work"] = w.Value
+		detail.CellarWork = w.Value
 		links = append(links, providers.Link{Label: "CELLAR work", URL: w.Value})
-	}
-	if read != nil {
-		detail["legal_read"] = read
 	}
 	rec.Stored = map[string]*providers.Detail{"details": {Body: detail, Links: links}}
 	return rec, true

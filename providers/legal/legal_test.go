@@ -240,7 +240,7 @@ func TestUSPaging(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range page.Records {
-			got = append(got, r.Fields["identifier"].(string))
+			got = append(got, r.Data.(*LegalRecord).Identifier)
 		}
 		if !page.HasMore {
 			if page.Next != nil {
@@ -396,15 +396,15 @@ func TestUSReadRequests(t *testing.T) {
 			t.Errorf("%v: item %q, want %q", tc.citations, item, tc.item)
 			continue
 		}
-		scholar := readRequest(map[string]any{"source": "scholar", "caselaw_id": "107082"})
+		scholar := readRequest(ReadDocument{Source: "scholar", CaselawID: "107082"})
 		if tc.item == "" {
 			if !reflect.DeepEqual(read, scholar) || alts != nil {
 				t.Errorf("%v: read %v alternatives %v, want scholar only", tc.citations, read, alts)
 			}
 			continue
 		}
-		want := readRequest(map[string]any{"source": "us_reports", "item_id": tc.item})
-		if !reflect.DeepEqual(read, want) || !reflect.DeepEqual(alts, []map[string]any{scholar}) {
+		want := readRequest(ReadDocument{Source: "us_reports", ItemID: tc.item})
+		if !reflect.DeepEqual(read, want) || !reflect.DeepEqual(alts, []ReadRequest{*scholar}) {
 			t.Errorf("%v: read %v alternatives %v", tc.citations, read, alts)
 		}
 	}
@@ -669,12 +669,13 @@ func TestExamples(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", a.Name, err)
 				}
-				body := d.Body.(map[string]any)
-				if body["identifier"] != page.Records[0].Fields["identifier"] || body["jurisdiction"] != jur || len(d.Links) == 0 {
-					t.Errorf("%s = %v %v", a.Name, body, d.Links)
+				body := d.Body.(*LegalDetail)
+				rec := page.Records[0].Data.(*LegalRecord)
+				if body.Identifier != rec.Identifier || body.Jurisdiction != jur || len(d.Links) == 0 {
+					t.Errorf("%s = %+v %v", a.Name, body, d.Links)
 				}
-				if body["legal_read"] == nil || !reflect.DeepEqual(body["legal_read"], page.Records[0].Fields["full_text"]) {
-					t.Errorf("legal_read %v, full_text %v", body["legal_read"], page.Records[0].Fields["full_text"])
+				if body.LegalRead == nil || !reflect.DeepEqual(body.LegalRead, rec.FullText) {
+					t.Errorf("legal_read %v, full_text %v", body.LegalRead, rec.FullText)
 				}
 			}
 			for p, n := page, 1; p.HasMore; n++ {

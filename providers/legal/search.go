@@ -65,6 +65,7 @@ var Search = &providers.Capability{
 			"search": map[string]any{"jurisdiction": "eu", "query": "processing of personal data", "kind": "legislation"},
 			"num":    5}},
 	},
+	Record:  LegalRecord{},
 	Execute: search,
 }
 
@@ -215,8 +216,8 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 }
 
 // readRequest is the typed legal.read request a record's full_text and details carry.
-func readRequest(document map[string]any) map[string]any {
-	return map[string]any{"capability": "legal.read", "params": map[string]any{"document": document}}
+func readRequest(document ReadDocument) *ReadRequest {
+	return &ReadRequest{Capability: "legal.read", Params: ReadParams{Document: document}}
 }
 
 // maxTitle bounds a record title (in runes); details keep the full title.

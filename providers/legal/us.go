@@ -180,71 +180,38 @@ func usRecord(r clResult) (providers.Record, bool) {
 		}
 	}
 	read, alternatives, itemID := usReadRequests(id, citations)
-	fields := map[string]any{
-		"identifier":    id,
-		"source":        usSource,
-		"source_class":  usSourceClass,
-		"document_kind": usKind,
-		"full_text":     read,
-	}
-	lenient.SetStr(fields, "court", string(r.Court))
 	date := datePrefix.FindString(string(r.DateFiled))
-	lenient.SetStr(fields, "date", date)
-	if len(citations) > 0 {
-		fields["citations"] = citations
-	}
-	lenient.SetStr(fields, "docket_number", string(r.DocketNumber))
+	fields := &LegalRecord{Identifier: id, Source: usSource, SourceClass: usSourceClass, DocumentKind: usKind, FullText: read,
+		Court: string(r.Court), Date: date, Citations: citations, DocketNumber: string(r.DocketNumber)}
 
-	rec := providers.Record{Title: providers.Clip(title, maxTitle), Fields: fields}
+	rec := providers.Record{Title: providers.Clip(title, maxTitle), Data: fields}
 	if p := string(r.AbsoluteURL); strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") {
 		rec.URL = clSite + p
 	}
 
-	detail := map[string]any{
-		"jurisdiction":  "us",
-		"source":        usSource,
-		"source_class":  usSourceClass,
-		"identifier":    id,
-		"cluster_id":    id,
-		"title":         title,
-		"document_kind": usKind,
-		"legal_read":    read,
+	detail := &LegalDetail{Jurisdiction: "us", Source: usSource, SourceClass: usSourceClass, Identifier: id, ClusterID: id,
+		Title: title, DocumentKind: usKind, LegalRead: read, LegalReadAlternatives: alternatives,
+		CaseNameFull: string(r.CaseNameFull), Court: string(r.Court), CourtID: string(r.CourtID),
+		CourtCitationString: string(r.CourtCitation), DateFiled: date,
+		DateArgued: datePrefix.FindString(string(r.DateArgued)), DocketNumber: string(r.DocketNumber),
+		DocketID: string(r.DocketID), Judges: string(r.Judge), PrecedentialStatus: string(r.Status),
+		NatureOfSuit: string(r.SuitNature), Citations: citations}
+	if r.CiteCount.OK {
+		detail.CiteCount = &r.CiteCount.V
 	}
-	if len(alternatives) > 0 {
-		detail["legal_read_alternatives"] = alternatives
-	}
-	lenient.SetStr(detail, "case_name_full", string(r.CaseNameFull))
-	lenient.SetStr(detail, "court", string(r.Court))
-	lenient.SetStr(detail, "court_id", string(r.CourtID))
-	lenient.SetStr(detail, "court_citation_string", string(r.CourtCitation))
-	lenient.SetStr(detail, "date_filed", date)
-	lenient.SetStr(detail, "date_argued", datePrefix.FindString(string(r.DateArgued)))
-	lenient.SetStr(detail, "docket_number", string(r.DocketNumber))
-	lenient.SetStr(detail, "docket_id", string(r.DocketID))
-	lenient.SetStr(detail, "judges", string(r.Judge))
-	lenient.SetStr(detail, "precedential_status", string(r.Status))
-	lenient.SetStr(detail, "nature_of_suit", string(r.SuitNature))
-	lenient.SetInt(detail, "cite_count", r.CiteCount)
-	if len(citations) > 0 {
-		detail["citations"] = citations
-	}
-	var opinions []map[string]any
 	for _, o := range r.Opinions {
 		if o.ID == "" {
 			continue
 		}
-		op := map[string]any{"id": string(o.ID)}
-		lenient.SetStr(op, "type", string(o.Type))
-		lenient.SetStr(op, "author_id", string(o.AuthorID))
-		lenient.SetBool(op, "per_curiam", o.PerCuriam)
-		opinions = append(opinions, op)
-	}
-	if len(opinions) > 0 {
-		detail["opinions"] = opinions
+		op := Opinion{ID: string(o.ID), Type: string(o.Type), AuthorID: string(o.AuthorID)}
+		if o.PerCuriam.OK {
+			op.PerCuriam = &o.PerCuriam.V
+		}
+		detail.Opinions = append(detail.Opinions, op)
 	}
 	links := []providers.Link{}
 	if rec.URL != "" {
-		detail["url"] = rec.URL
+		detail.URL = rec.URL
 		links = append(links, providers.Link{Label: "CourtListener", URL: rec.URL})
 	}
 	if itemID != "" {
@@ -258,13 +225,13 @@ func usRecord(r clResult) (providers.Record, bool) {
 // us_reports, free) when a citation "VVV U.S. PPP" falls in the Library of Congress collection
 // (volumes 1-542, pages up to 999), else CourtListener's own text of the cluster (source scholar).
 // alternatives holds the other request when there is one; itemID is the us_reports item.
-func usReadRequests(clusterID string, citations []string) (read map[string]any, alternatives []map[string]any, itemID string) {
-	scholar := readRequest(map[string]any{"source": "scholar", "caselaw_id": clusterID})
+func usReadRequests(clusterID string, citations []string) (read *ReadRequest, alternatives []ReadRequest, itemID string) {
+	scholar := readRequest(ReadDocument{Source: "scholar", CaselawID: clusterID})
 	itemID = usReportsItem(citations)
 	if itemID == "" {
 		return scholar, nil, ""
 	}
-	return readRequest(map[string]any{"source": "us_reports", "item_id": itemID}), []map[string]any{scholar}, itemID
+	return readRequest(ReadDocument{Source: "us_reports", ItemID: itemID}), []ReadRequest{*scholar}, itemID
 }
 
 // usReportsItem is the Library of Congress item id (usrepVVVPPP) of the first U.S. Reports

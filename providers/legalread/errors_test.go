@@ -212,8 +212,8 @@ func TestScraperCharges(t *testing.T) {
 			if page.Credits == nil || *page.Credits != tc.want {
 				t.Fatalf("credits %v, want %d", page.Credits, tc.want)
 			}
-			if page.Records[0].Fields["extraction_method"] != "html_parse_via_scraper" {
-				t.Fatalf("method %v", page.Records[0].Fields["extraction_method"])
+			if providertest.Native(&page.Records[0])["extraction_method"] != "html_parse_via_scraper" {
+				t.Fatalf("method %v", providertest.Native(&page.Records[0])["extraction_method"])
 			}
 		})
 	}

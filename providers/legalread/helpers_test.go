@@ -91,12 +91,12 @@ func checkSections(t *testing.T, page *providers.Page) {
 			}
 		}
 		for _, k := range []string{"identifier", "source_class", "section", "total_sections", "extraction_method", "language"} {
-			if _, ok := r.Fields[k]; !ok {
+			if _, ok := providertest.Native(&r)[k]; !ok {
 				t.Errorf("section %d: record key %s missing", i+1, k)
 			}
 		}
-		if r.Fields["section"] != i+1 || r.Fields["total_sections"] != n {
-			t.Errorf("section %d: section %v of %v", i+1, r.Fields["section"], r.Fields["total_sections"])
+		if providertest.Native(&r)["section"] != i+1 || providertest.Native(&r)["total_sections"] != n {
+			t.Errorf("section %d: section %v of %v", i+1, providertest.Native(&r)["section"], providertest.Native(&r)["total_sections"])
 		}
 		if c := utf8.RuneCountInString(r.Snippet); c == 0 || c > maxChunkRunes {
 			t.Errorf("section %d holds %d characters (bound %d)", i+1, c, maxChunkRunes)
@@ -132,7 +132,7 @@ func checkSections(t *testing.T, page *providers.Page) {
 
 // anchorsOf returns a record's paragraph_anchors.
 func anchorsOf(r providers.Record) []string {
-	a, _ := r.Fields["paragraph_anchors"].([]string)
+	a, _ := providertest.Native(&r)["paragraph_anchors"].([]string)
 	return a
 }
 

@@ -41,8 +41,8 @@ func TestExamplesInSandbox(t *testing.T) {
 				t.Fatalf("%d sections for pages of %d: more would not be offered", len(page.Records), num)
 			}
 			more := page.Records[num:min(2*num, len(page.Records))]
-			if more[0].Fields["section"] != num+1 {
-				t.Fatalf("more starts at section %v, want %d", more[0].Fields["section"], num+1)
+			if providertest.Native(&more[0])["section"] != num+1 {
+				t.Fatalf("more starts at section %v, want %d", providertest.Native(&more[0])["section"], num+1)
 			}
 			if page.Credits != nil && *page.Credits != 0 && ex.Body["document"].(map[string]any)["source"] != sourceScholar {
 				t.Fatalf("a direct read costs %d credits", *page.Credits)
@@ -77,10 +77,10 @@ func TestSandboxChargesAndPages(t *testing.T) {
 	}
 	// The first section begins with the case heading, before the first star page: no page is
 	// claimed for it; the second begins at *478.
-	if got, ok := scholar.Records[0].Fields["printed_page"]; ok {
+	if got, ok := providertest.Native(&scholar.Records[0])["printed_page"]; ok {
 		t.Errorf("first scholar section claims page %v", got)
 	}
-	if got := scholar.Records[1].Fields["printed_page"]; got != "478" {
+	if got := providertest.Native(&scholar.Records[1])["printed_page"]; got != "478" {
 		t.Errorf("second scholar section begins on page %v, want 478", got)
 	}
 
@@ -95,8 +95,8 @@ func TestSandboxChargesAndPages(t *testing.T) {
 	}
 	for i, r := range reports.Records {
 		wantPrinted := []string{"438", "439", "440", "441"}[i]
-		if r.Fields["pdf_page"] != i+1 || r.Fields["printed_page"] != wantPrinted {
-			t.Errorf("section %d: pdf_page %v printed_page %v, want %d and %s", i+1, r.Fields["pdf_page"], r.Fields["printed_page"], i+1, wantPrinted)
+		if providertest.Native(&r)["pdf_page"] != i+1 || providertest.Native(&r)["printed_page"] != wantPrinted {
+			t.Errorf("section %d: pdf_page %v printed_page %v, want %d and %s", i+1, providertest.Native(&r)["pdf_page"], providertest.Native(&r)["printed_page"], i+1, wantPrinted)
 		}
 	}
 
@@ -139,7 +139,7 @@ func TestEurlexLive(t *testing.T) {
 	}
 	checkSections(t, page)
 	r := page.Records[0]
-	if r.Fields["language"] != "EN" || r.Fields["source_class"] != classOfficial || r.Fields["extraction_method"] != "html_parse" {
+	if providertest.Native(&r)["language"] != "EN" || providertest.Native(&r)["source_class"] != classOfficial || providertest.Native(&r)["extraction_method"] != "html_parse" {
 		t.Fatalf("fields %v", r.Fields)
 	}
 	if !strings.HasPrefix(r.Title, "DIRECTIVE 2002/58/EC OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL of 12 July 2002 concerning") {
@@ -202,8 +202,8 @@ func TestUSReportsLive(t *testing.T) {
 	}{{1, nil}, {2, "347"}, {3, "348"}, {4, "349"}}
 	for i, w := range want {
 		r := page.Records[i]
-		if r.Fields["pdf_page"] != w.pdf || r.Fields["printed_page"] != w.printed {
-			t.Errorf("section %d: pdf_page %v printed_page %v, want %d and %v", i+1, r.Fields["pdf_page"], r.Fields["printed_page"], w.pdf, w.printed)
+		if providertest.Native(&r)["pdf_page"] != w.pdf || providertest.Native(&r)["printed_page"] != w.printed {
+			t.Errorf("section %d: pdf_page %v printed_page %v, want %d and %v", i+1, providertest.Native(&r)["pdf_page"], providertest.Native(&r)["printed_page"], w.pdf, w.printed)
 		}
 		if !strings.HasSuffix(r.URL, "#page="+string(rune('0'+w.pdf))) {
 			t.Errorf("section %d url %s", i+1, r.URL)
@@ -263,10 +263,10 @@ func TestScholarLive(t *testing.T) {
 	}
 	checkSections(t, page)
 	first, last := page.Records[0], page.Records[len(page.Records)-1]
-	if first.Fields["extraction_method"] != "courtlistener_plain_text" || !slices.Contains(anchorsOf(first), "opinion_107564") {
+	if providertest.Native(&first)["extraction_method"] != "courtlistener_plain_text" || !slices.Contains(anchorsOf(first), "opinion_107564") {
 		t.Errorf("the lead opinion comes first: %v", first.Fields)
 	}
-	if last.Fields["extraction_method"] != "courtlistener_html_with_citations" || last.Fields["printed_page"] != "360" ||
+	if providertest.Native(&last)["extraction_method"] != "courtlistener_html_with_citations" || providertest.Native(&last)["printed_page"] != "360" ||
 		!slices.Contains(anchorsOf(last), "opinion_9422117") || !slices.Contains(anchorsOf(last), "b379-5") {
 		t.Errorf("the concurrence: %v", last.Fields)
 	}
@@ -313,7 +313,7 @@ func TestHistoricalFallback(t *testing.T) {
 	}
 	checkSections(t, got)
 	for _, r := range got.Records {
-		if r.Fields["extraction_method"] != "html_parse_via_scraper" || r.Fields["source_class"] != classTranscription {
+		if providertest.Native(&r)["extraction_method"] != "html_parse_via_scraper" || providertest.Native(&r)["source_class"] != classTranscription {
 			t.Fatalf("fields %v", r.Fields)
 		}
 	}

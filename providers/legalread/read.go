@@ -90,7 +90,21 @@ var Read = &providers.Capability{
 		{Title: "Warren and Brandeis, \"The Right to Privacy\" (1890)", Body: map[string]any{
 			"document": map[string]any{"source": sourceHistorical, "work_id": historicalWorkID}, "num": 2}},
 	},
+	Record:  SectionRecord{},
 	Execute: read,
+}
+
+// SectionRecord is a legal.read record: one section of the document read.
+type SectionRecord struct {
+	Identifier       string   `json:"identifier" doc:"the document's identifier at its source (CELEX, U.S. Reports citation, ...)"`
+	SourceClass      string   `json:"source_class" doc:"what kind of text this is: official, transcription, ..."`
+	Language         string   `json:"language"`
+	Section          int      `json:"section" doc:"1-based"`
+	TotalSections    int      `json:"total_sections"`
+	ExtractionMethod string   `json:"extraction_method" doc:"how the text was extracted (html_parse, pdf text, ...)"`
+	PDFPage          int      `json:"pdf_page,omitempty" doc:"the PDF page the section starts on"`
+	PrintedPage      string   `json:"printed_page,omitempty" doc:"the printed page number the section starts on"`
+	ParagraphAnchors []string `json:"paragraph_anchors,omitempty"`
 }
 
 const requestSchema = `{
@@ -309,22 +323,10 @@ func (d *document) records(chunks []chunk) []providers.Record {
 	out := make([]providers.Record, 0, len(chunks))
 	for i, c := range chunks {
 		n := i + 1
-		fields := map[string]any{
-			"identifier":        d.identifier,
-			"source_class":      d.sourceClass,
-			"language":          d.language,
-			"section":           n,
-			"total_sections":    len(chunks),
-			"extraction_method": c.method,
-		}
+		fields := &SectionRecord{Identifier: d.identifier, SourceClass: d.sourceClass, Language: d.language, Section: n,
+			TotalSections: len(chunks), ExtractionMethod: c.method, PrintedPage: c.printed, ParagraphAnchors: c.anchors}
 		if c.pdfPage > 0 {
-			fields["pdf_page"] = c.pdfPage
-		}
-		if c.printed != "" {
-			fields["printed_page"] = c.printed
-		}
-		if len(c.anchors) > 0 {
-			fields["paragraph_anchors"] = c.anchors
+			fields.PDFPage = c.pdfPage
 		}
 		det := &detail{
 			Title: d.title, Identifier: d.identifier, Source: d.source, SourceClass: d.sourceClass,
@@ -341,7 +343,7 @@ func (d *document) records(chunks []chunk) []providers.Record {
 			Title:   title + ", section " + strconv.Itoa(n) + " of " + strconv.Itoa(len(chunks)),
 			URL:     url,
 			Snippet: c.text,
-			Fields:  fields,
+			Data:    fields,
 			Stored:  map[string]*providers.Detail{"details": {Body: det, Links: d.links}},
 		})
 	}

@@ -245,7 +245,7 @@ func deezerTrackRecord(t dzTrack) (providers.Record, bool) {
 		}
 		title = "Deezer track " + string(t.ID)
 	}
-	f := map[string]any{"kind": "track"}
+	f := &MusicRecord{Kind: "track"}
 	var artist, album string
 	if a := t.Artist.V; a != nil {
 		artist = string(a.Name)
@@ -253,16 +253,15 @@ func deezerTrackRecord(t dzTrack) (providers.Record, bool) {
 	if al := t.Album.V; al != nil {
 		album = string(al.Title)
 	}
-	lenient.SetStr(f, "artist", artist)
-	lenient.SetStr(f, "album", album)
+	f.Artist, f.Album = artist, album
 	var dur string
 	if t.Duration.OK && t.Duration.V > 0 {
 		dur = clock(t.Duration.V)
-		f["duration"] = dur
+		f.Duration = dur
 	}
-	lenient.SetBool(f, "explicit", t.ExplicitLyrics)
-	lenient.SetStr(f, "preview_url", string(t.Preview))
-	return withRef(providers.Record{Title: title, URL: string(t.Link), Snippet: joinNonEmpty(" · ", artist, album, dur), Fields: f},
+	f.Explicit = boolPtr(t.ExplicitLyrics)
+	f.PreviewURL = string(t.Preview)
+	return withRef(providers.Record{Title: title, URL: string(t.Link), Snippet: joinNonEmpty(" · ", artist, album, dur), Data: f},
 		"track", deezerID, t.ID), true
 }
 
@@ -274,10 +273,8 @@ func deezerArtistRecord(a dzArtist) (providers.Record, bool) {
 		}
 		title = "Deezer artist " + string(a.ID)
 	}
-	f := map[string]any{"kind": "artist"}
-	lenient.SetInt(f, "fans", a.NbFan)
-	lenient.SetInt(f, "albums", a.NbAlbum)
-	lenient.SetStr(f, "picture", deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL))
+	f := &MusicRecord{Kind: "artist", Fans: intPtr(a.NbFan), Albums: intPtr(a.NbAlbum),
+		Picture: deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL)}
 	var parts []string
 	if a.NbFan.OK {
 		parts = append(parts, plural(a.NbFan.V, "fan"))
@@ -285,7 +282,7 @@ func deezerArtistRecord(a dzArtist) (providers.Record, bool) {
 	if a.NbAlbum.OK {
 		parts = append(parts, plural(a.NbAlbum.V, "album"))
 	}
-	return withRef(providers.Record{Title: title, URL: string(a.Link), Snippet: strings.Join(parts, " · "), Fields: f},
+	return withRef(providers.Record{Title: title, URL: string(a.Link), Snippet: strings.Join(parts, " · "), Data: f},
 		"artist", deezerID, a.ID), true
 }
 
@@ -297,21 +294,18 @@ func deezerAlbumRecord(a dzAlbum) (providers.Record, bool) {
 		}
 		title = "Deezer album " + string(a.ID)
 	}
-	f := map[string]any{"kind": "album"}
 	var artist string
 	if ar := a.Artist.V; ar != nil {
 		artist = string(ar.Name)
 	}
-	lenient.SetStr(f, "artist", artist)
-	lenient.SetInt(f, "tracks", a.NbTracks)
-	lenient.SetStr(f, "type", string(a.RecordType))
-	lenient.SetStr(f, "cover", deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL))
-	lenient.SetBool(f, "explicit", a.ExplicitLyrics)
+	f := &MusicRecord{Kind: "album", Artist: artist, Tracks: intPtr(a.NbTracks), Type: string(a.RecordType),
+		Cover:    deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL),
+		Explicit: boolPtr(a.ExplicitLyrics)}
 	var tracks string
 	if a.NbTracks.OK {
 		tracks = plural(a.NbTracks.V, "track")
 	}
-	return withRef(providers.Record{Title: title, URL: string(a.Link), Snippet: joinNonEmpty(" · ", artist, string(a.RecordType), tracks), Fields: f},
+	return withRef(providers.Record{Title: title, URL: string(a.Link), Snippet: joinNonEmpty(" · ", artist, string(a.RecordType), tracks), Data: f},
 		"album", deezerID, a.ID), true
 }
 
@@ -321,7 +315,7 @@ func deezerDetail(ctx context.Context, u *providers.Upstream, ref recordRef) (*p
 	if err != nil {
 		return nil, err
 	}
-	var body map[string]any
+	var body *MusicDetail
 	var links []providers.Link
 	switch ref.Kind {
 	case "artist":
@@ -354,122 +348,83 @@ func detailError(err error) error {
 	return err
 }
 
-func deezerTrackDetail(t dzTrack) (map[string]any, []providers.Link) {
-	d := map[string]any{"kind": "track", "source": deezerID}
-	lenient.SetStr(d, "title", firstOf(t.Title, t.TitleShort))
+func deezerTrackDetail(t dzTrack) (*MusicDetail, []providers.Link) {
+	d := &MusicDetail{Kind: "track", Source: deezerID, Title: firstOf(t.Title, t.TitleShort)}
 	links := appendLink(appendLink([]providers.Link{}, "Track on Deezer", string(t.Link)), "30-second preview", string(t.Preview))
 	if a := t.Artist.V; a != nil {
-		lenient.SetStr(d, "artist", string(a.Name))
+		d.Artist = string(a.Name)
 	}
 	if al := t.Album.V; al != nil {
-		lenient.SetStr(d, "album", string(al.Title))
-		lenient.SetStr(d, "cover", deezerImage(al.Cover, al.CoverSmall, al.CoverMedium, al.CoverBig, al.CoverXL))
+		d.Album = string(al.Title)
+		d.Cover = deezerImage(al.Cover, al.CoverSmall, al.CoverMedium, al.CoverBig, al.CoverXL)
 		links = appendLink(links, "Album on Deezer", string(al.Link))
 	}
 	if t.Duration.OK && t.Duration.V > 0 {
-		d["duration"] = clock(t.Duration.V)
-		d["duration_seconds"] = t.Duration.V
+		d.Duration, d.DurationSeconds = clock(t.Duration.V), &t.Duration.V
 	}
-	lenient.SetStr(d, "release", string(t.ReleaseDate))
-	lenient.SetStr(d, "preview_url", string(t.Preview))
-	lenient.SetBool(d, "explicit", t.ExplicitLyrics)
-	lenient.SetStr(d, "url", string(t.Link))
-	m := map[string]any{"deezer_id": string(t.ID)}
-	lenient.SetStr(m, "isrc", string(t.ISRC))
+	d.Release, d.PreviewURL, d.URL = string(t.ReleaseDate), string(t.Preview), string(t.Link)
+	d.Explicit = boolPtr(t.ExplicitLyrics)
+	m := Metadata{DeezerID: string(t.ID), ISRC: string(t.ISRC), Gain: floatPtr(t.Gain), Rank: intPtr(t.Rank),
+		TrackPosition: intPtr(t.TrackPosition), DiskNumber: intPtr(t.DiskNumber), Readable: boolPtr(t.Readable),
+		Contributors: contributors(t.Contributors)}
 	if t.BPM.OK && t.BPM.V > 0 { // Deezer reports 0 when it has no tempo
-		m["bpm"] = t.BPM.V
+		m.BPM = &t.BPM.V
 	}
-	if t.Gain.OK {
-		m["gain"] = t.Gain.V
-	}
-	lenient.SetInt(m, "rank", t.Rank)
-	lenient.SetInt(m, "track_position", t.TrackPosition)
-	lenient.SetInt(m, "disk_number", t.DiskNumber)
-	lenient.SetBool(m, "readable", t.Readable)
-	if c := contributors(t.Contributors); len(c) > 0 {
-		m["contributors"] = c
-	}
-	d["metadata"] = m
+	d.Metadata = m
 	return d, links
 }
 
-func deezerArtistDetail(a dzArtist) (map[string]any, []providers.Link) {
-	d := map[string]any{"kind": "artist", "source": deezerID}
+func deezerArtistDetail(a dzArtist) (*MusicDetail, []providers.Link) {
 	// The spec: artist details carry both title and name, equal.
-	lenient.SetStr(d, "title", string(a.Name))
-	lenient.SetStr(d, "name", string(a.Name))
-	lenient.SetInt(d, "fans", a.NbFan)
-	lenient.SetInt(d, "albums", a.NbAlbum)
-	lenient.SetStr(d, "picture", deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL))
-	lenient.SetStr(d, "url", string(a.Link))
-	m := map[string]any{"deezer_id": string(a.ID)}
-	lenient.SetBool(m, "radio", a.Radio)
-	d["metadata"] = m
+	d := &MusicDetail{Kind: "artist", Source: deezerID, Title: string(a.Name), Name: string(a.Name),
+		Fans: intPtr(a.NbFan), Albums: intPtr(a.NbAlbum), URL: string(a.Link),
+		Picture: deezerImage(a.Picture, a.PictureSmall, a.PictureMedium, a.PictureBig, a.PictureXL)}
+	d.Metadata = Metadata{DeezerID: string(a.ID), Radio: boolPtr(a.Radio)}
 	return d, appendLink([]providers.Link{}, "Artist on Deezer", string(a.Link))
 }
 
-func deezerAlbumDetail(a dzAlbum) (map[string]any, []providers.Link) {
-	d := map[string]any{"kind": "album", "source": deezerID}
-	lenient.SetStr(d, "title", string(a.Title))
+func deezerAlbumDetail(a dzAlbum) (*MusicDetail, []providers.Link) {
+	d := &MusicDetail{Kind: "album", Source: deezerID, Title: string(a.Title), Release: string(a.ReleaseDate),
+		Tracks: intPtr(a.NbTracks), Type: string(a.RecordType), Explicit: boolPtr(a.ExplicitLyrics), URL: string(a.Link),
+		Cover: deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL)}
 	if ar := a.Artist.V; ar != nil {
-		lenient.SetStr(d, "artist", string(ar.Name))
+		d.Artist = string(ar.Name)
 	}
-	lenient.SetStr(d, "release", string(a.ReleaseDate))
 	if a.Duration.OK && a.Duration.V > 0 {
-		d["duration"] = clock(a.Duration.V)
-		d["duration_seconds"] = a.Duration.V
+		d.Duration, d.DurationSeconds = clock(a.Duration.V), &a.Duration.V
 	}
-	lenient.SetInt(d, "tracks", a.NbTracks)
-	lenient.SetStr(d, "type", string(a.RecordType))
-	lenient.SetStr(d, "cover", deezerImage(a.Cover, a.CoverSmall, a.CoverMedium, a.CoverBig, a.CoverXL))
-	lenient.SetBool(d, "explicit", a.ExplicitLyrics)
-	lenient.SetStr(d, "url", string(a.Link))
 	if tl := a.Tracks.V; tl != nil && len(tl.Data) > 0 {
-		tracks := make([]map[string]any, 0, len(tl.Data))
+		d.Tracklist = make([]TrackEntry, 0, len(tl.Data))
 		for i, t := range tl.Data {
-			e := map[string]any{"position": i + 1}
-			lenient.SetStr(e, "title", firstOf(t.Title, t.TitleShort))
+			e := TrackEntry{Position: i + 1, Title: firstOf(t.Title, t.TitleShort), Explicit: boolPtr(t.ExplicitLyrics),
+				PreviewURL: string(t.Preview)}
 			if t.Duration.OK && t.Duration.V > 0 {
-				e["duration"] = clock(t.Duration.V)
+				e.Duration = clock(t.Duration.V)
 			}
-			lenient.SetBool(e, "explicit", t.ExplicitLyrics)
-			lenient.SetStr(e, "preview_url", string(t.Preview))
-			tracks = append(tracks, e)
+			d.Tracklist = append(d.Tracklist, e)
 		}
-		d["tracklist"] = tracks
 	}
-	m := map[string]any{"deezer_id": string(a.ID)}
-	lenient.SetStr(m, "upc", string(a.UPC))
-	lenient.SetStr(m, "label", string(a.Label))
-	lenient.SetInt(m, "fans", a.Fans)
+	m := Metadata{DeezerID: string(a.ID), UPC: string(a.UPC), Label: string(a.Label), Fans: intPtr(a.Fans),
+		Contributors: contributors(a.Contributors)}
 	if g := a.Genres.V; g != nil {
-		var names []string
 		for _, x := range g.Data {
 			if x.Name != "" {
-				names = append(names, string(x.Name))
+				m.Genres = append(m.Genres, string(x.Name))
 			}
 		}
-		if len(names) > 0 {
-			m["genres"] = names
-		}
 	}
-	if c := contributors(a.Contributors); len(c) > 0 {
-		m["contributors"] = c
-	}
-	d["metadata"] = m
+	d.Metadata = m
 	return d, appendLink([]providers.Link{}, "Album on Deezer", string(a.Link))
 }
 
 // contributors lists credited artists with their roles.
-func contributors(cs lenient.List[dzArtist]) []map[string]any {
-	var out []map[string]any
+func contributors(cs lenient.List[dzArtist]) []Contributor {
+	var out []Contributor
 	for _, c := range cs {
 		if c.Name == "" {
 			continue
 		}
-		e := map[string]any{"name": string(c.Name)}
-		lenient.SetStr(e, "role", string(c.Role))
-		out = append(out, e)
+		out = append(out, Contributor{Name: string(c.Name), Role: string(c.Role)})
 	}
 	return out
 }

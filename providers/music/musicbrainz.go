@@ -272,24 +272,20 @@ func mbRecordingRecord(r mbRecording) (providers.Record, bool) {
 	if title == "" {
 		title = "MusicBrainz recording " + string(r.ID)
 	}
-	f := map[string]any{"kind": "track", "musicbrainz_id": string(r.ID)}
 	artist := credit(r.ArtistCredit)
-	lenient.SetStr(f, "artist", artist)
-	var album string
+	f := &MusicRecord{Kind: "track", MusicBrainzID: string(r.ID), Artist: artist, Disambiguation: string(r.Disambiguation)}
 	if len(r.Releases) > 0 {
 		// The first release MusicBrainz lists stands for the recording's album and country.
-		album = string(r.Releases[0].Title)
-		lenient.SetStr(f, "country", string(r.Releases[0].Country))
+		f.Album, f.Country = string(r.Releases[0].Title), string(r.Releases[0].Country)
 	}
-	lenient.SetStr(f, "album", album)
+	album := f.Album
 	var dur string
 	if s, ok := seconds(r.Length); ok {
 		dur = clock(s)
-		f["duration"] = dur
+		f.Duration = dur
 	}
-	lenient.SetStr(f, "disambiguation", string(r.Disambiguation))
 	return withRef(providers.Record{Title: title, URL: mbWebsite + "recording/" + string(r.ID),
-		Snippet: joinNonEmpty(" · ", artist, album, dur), Fields: f}, "track", musicbrainzID, r.ID), true
+		Snippet: joinNonEmpty(" · ", artist, album, dur), Data: f}, "track", musicbrainzID, r.ID), true
 }
 
 func mbArtistRecord(a mbArtist) (providers.Record, bool) {
@@ -300,9 +296,8 @@ func mbArtistRecord(a mbArtist) (providers.Record, bool) {
 	if title == "" {
 		title = "MusicBrainz artist " + string(a.ID)
 	}
-	f := map[string]any{"kind": "artist", "musicbrainz_id": string(a.ID)}
-	lenient.SetStr(f, "country", string(a.Country))
-	lenient.SetStr(f, "disambiguation", string(a.Disambiguation))
+	f := &MusicRecord{Kind: "artist", MusicBrainzID: string(a.ID), Country: string(a.Country),
+		Disambiguation: string(a.Disambiguation)}
 	var area, span string
 	if a.Area.V != nil {
 		area = string(a.Area.V.Name)
@@ -311,7 +306,7 @@ func mbArtistRecord(a mbArtist) (providers.Record, bool) {
 		span = string(ls.Begin) + "–" + string(ls.End)
 	}
 	return withRef(providers.Record{Title: title, URL: mbWebsite + "artist/" + string(a.ID),
-		Snippet: joinNonEmpty(" · ", string(a.Type), area, span), Fields: f}, "artist", musicbrainzID, a.ID), true
+		Snippet: joinNonEmpty(" · ", string(a.Type), area, span), Data: f}, "artist", musicbrainzID, a.ID), true
 }
 
 // releaseType is the release group's primary type in the primary source's lower case ("album").
@@ -344,16 +339,12 @@ func mbReleaseRecord(r mbRelease) (providers.Record, bool) {
 	if title == "" {
 		title = "MusicBrainz release " + string(r.ID)
 	}
-	f := map[string]any{"kind": "album", "musicbrainz_id": string(r.ID)}
 	artist := credit(r.ArtistCredit)
-	lenient.SetStr(f, "artist", artist)
-	lenient.SetInt(f, "tracks", trackCount(r))
 	typ := releaseType(r)
-	lenient.SetStr(f, "type", typ)
-	lenient.SetStr(f, "country", string(r.Country))
-	lenient.SetStr(f, "disambiguation", string(r.Disambiguation))
+	f := &MusicRecord{Kind: "album", MusicBrainzID: string(r.ID), Artist: artist, Tracks: intPtr(trackCount(r)), Type: typ,
+		Country: string(r.Country), Disambiguation: string(r.Disambiguation)}
 	return withRef(providers.Record{Title: title, URL: mbWebsite + "release/" + string(r.ID),
-		Snippet: joinNonEmpty(" · ", artist, string(r.Date), typ), Fields: f}, "album", musicbrainzID, r.ID), true
+		Snippet: joinNonEmpty(" · ", artist, string(r.Date), typ), Data: f}, "album", musicbrainzID, r.ID), true
 }
 
 // musicbrainzDetail looks up a recording, artist or release for the details action.
@@ -366,7 +357,7 @@ func musicbrainzDetail(ctx context.Context, u *providers.Upstream, ref recordRef
 	}
 	page := mbWebsite + entity + "/" + ref.ID
 	links := []providers.Link{{Label: "Open on MusicBrainz", URL: page}}
-	var body map[string]any
+	var body *MusicDetail
 	switch ref.Kind {
 	case "artist":
 		var a mbArtist
@@ -380,8 +371,8 @@ func musicbrainzDetail(ctx context.Context, u *providers.Upstream, ref recordRef
 			return nil, err
 		}
 		body = mbReleaseDetail(r)
-		if c, ok := body["cover"].(string); ok {
-			links = append(links, providers.Link{Label: "Cover art", URL: c})
+		if body.Cover != "" {
+			links = append(links, providers.Link{Label: "Cover art", URL: body.Cover})
 		}
 	default:
 		var r mbRecording
@@ -390,7 +381,7 @@ func musicbrainzDetail(ctx context.Context, u *providers.Upstream, ref recordRef
 		}
 		body = mbRecordingDetail(r)
 	}
-	body["url"] = page
+	body.URL = page
 	return &providers.Detail{Body: body, Links: links}, nil
 }
 
@@ -404,158 +395,102 @@ func genreNames(gs lenient.List[mbTag]) []string {
 	return out
 }
 
-func mbRecordingDetail(r mbRecording) map[string]any {
-	d := map[string]any{"kind": "track", "source": musicbrainzID, "musicbrainz_id": string(r.ID)}
-	lenient.SetStr(d, "title", string(r.Title))
-	lenient.SetStr(d, "artist", credit(r.ArtistCredit))
+func mbRecordingDetail(r mbRecording) *MusicDetail {
+	d := &MusicDetail{Kind: "track", Source: musicbrainzID, MusicBrainzID: string(r.ID), Title: string(r.Title),
+		Artist: credit(r.ArtistCredit), Release: string(r.FirstReleaseDate), Disambiguation: string(r.Disambiguation)}
 	if len(r.Releases) > 0 {
-		lenient.SetStr(d, "album", string(r.Releases[0].Title))
-		lenient.SetStr(d, "country", string(r.Releases[0].Country))
+		d.Album, d.Country = string(r.Releases[0].Title), string(r.Releases[0].Country)
 	}
 	if s, ok := seconds(r.Length); ok {
-		d["duration"] = clock(s)
-		d["duration_seconds"] = s
+		d.Duration, d.DurationSeconds = clock(s), &s
 	}
-	lenient.SetStr(d, "release", string(r.FirstReleaseDate))
-	lenient.SetStr(d, "disambiguation", string(r.Disambiguation))
-	m := map[string]any{}
-	var isrcs []string
+	m := Metadata{Genres: genreNames(r.Genres), Video: boolPtr(r.Video)}
 	for _, i := range r.ISRCs {
 		if i != "" {
-			isrcs = append(isrcs, string(i))
+			m.ISRCs = append(m.ISRCs, string(i))
 		}
 	}
-	if len(isrcs) > 0 {
-		m["isrcs"] = isrcs
-	}
-	if g := genreNames(r.Genres); len(g) > 0 {
-		m["genres"] = g
-	}
-	lenient.SetBool(m, "video", r.Video)
 	if len(r.Releases) > 0 {
-		rels := make([]map[string]any, 0, len(r.Releases))
+		m.Releases = make([]ReleaseRef, 0, len(r.Releases))
 		for _, rel := range r.Releases {
-			e := map[string]any{}
-			lenient.SetStr(e, "title", string(rel.Title))
-			lenient.SetStr(e, "date", string(rel.Date))
-			lenient.SetStr(e, "country", string(rel.Country))
-			lenient.SetStr(e, "status", string(rel.Status))
-			lenient.SetStr(e, "musicbrainz_id", string(rel.ID))
-			rels = append(rels, e)
+			m.Releases = append(m.Releases, ReleaseRef{Title: string(rel.Title), Date: string(rel.Date),
+				Country: string(rel.Country), Status: string(rel.Status), MusicBrainzID: string(rel.ID)})
 		}
-		m["releases"] = rels
 	}
-	d["metadata"] = m
+	d.Metadata = m
 	return d
 }
 
-func mbArtistDetail(a mbArtist) map[string]any {
-	d := map[string]any{"kind": "artist", "source": musicbrainzID, "musicbrainz_id": string(a.ID)}
+func mbArtistDetail(a mbArtist) *MusicDetail {
 	// The spec: artist details carry both title and name, equal.
-	lenient.SetStr(d, "title", string(a.Name))
-	lenient.SetStr(d, "name", string(a.Name))
-	lenient.SetStr(d, "country", string(a.Country))
-	lenient.SetStr(d, "disambiguation", string(a.Disambiguation))
-	m := map[string]any{}
-	lenient.SetStr(m, "sort_name", string(a.SortName))
-	lenient.SetStr(m, "type", string(a.Type))
-	lenient.SetStr(m, "gender", string(a.Gender))
+	d := &MusicDetail{Kind: "artist", Source: musicbrainzID, MusicBrainzID: string(a.ID), Title: string(a.Name),
+		Name: string(a.Name), Country: string(a.Country), Disambiguation: string(a.Disambiguation)}
+	m := Metadata{SortName: string(a.SortName), Type: string(a.Type), Gender: string(a.Gender), Genres: genreNames(a.Genres)}
 	if a.Area.V != nil {
-		lenient.SetStr(m, "area", string(a.Area.V.Name))
+		m.Area = string(a.Area.V.Name)
 	}
 	for _, ba := range []*mbArea{a.BeginAreaLU.V, a.BeginArea.V} {
 		if ba != nil && ba.Name != "" {
-			m["begin_area"] = string(ba.Name)
+			m.BeginArea = string(ba.Name)
 			break
 		}
 	}
 	if ls := a.LifeSpan.V; ls != nil {
-		span := map[string]any{}
-		lenient.SetStr(span, "begin", string(ls.Begin))
-		lenient.SetStr(span, "end", string(ls.End))
-		lenient.SetBool(span, "ended", ls.Ended)
-		if len(span) > 0 {
-			m["life_span"] = span
+		span := LifeSpan{Begin: string(ls.Begin), End: string(ls.End), Ended: boolPtr(ls.Ended)}
+		if span != (LifeSpan{}) {
+			m.LifeSpan = &span
 		}
 	}
-	if g := genreNames(a.Genres); len(g) > 0 {
-		m["genres"] = g
-	}
-	d["metadata"] = m
+	d.Metadata = m
 	return d
 }
 
-func mbReleaseDetail(r mbRelease) map[string]any {
-	d := map[string]any{"kind": "album", "source": musicbrainzID, "musicbrainz_id": string(r.ID)}
-	lenient.SetStr(d, "title", string(r.Title))
-	lenient.SetStr(d, "artist", credit(r.ArtistCredit))
-	lenient.SetStr(d, "release", string(r.Date))
-	lenient.SetStr(d, "country", string(r.Country))
-	lenient.SetInt(d, "tracks", trackCount(r))
-	lenient.SetStr(d, "type", releaseType(r))
-	lenient.SetStr(d, "disambiguation", string(r.Disambiguation))
+func mbReleaseDetail(r mbRelease) *MusicDetail {
+	d := &MusicDetail{Kind: "album", Source: musicbrainzID, MusicBrainzID: string(r.ID), Title: string(r.Title),
+		Artist: credit(r.ArtistCredit), Release: string(r.Date), Country: string(r.Country), Tracks: intPtr(trackCount(r)),
+		Type: releaseType(r), Disambiguation: string(r.Disambiguation)}
 	if ca := r.CoverArtArchive.V; ca != nil && ca.Front.OK && ca.Front.V {
-		d["cover"] = "https://coverartarchive.org/release/" + string(r.ID) + "/front"
+		d.Cover = "https://coverartarchive.org/release/" + string(r.ID) + "/front"
 	}
-	var tracks []map[string]any
 	var totalMS int64
 	complete := true
 	for _, m := range r.Media {
 		for _, t := range m.Tracks {
-			e := map[string]any{}
-			lenient.SetInt(e, "disc", m.Position)
-			lenient.SetStr(e, "number", string(t.Number))
-			lenient.SetStr(e, "title", string(t.Title))
+			e := TrackEntry{Disc: intPtr(m.Position), Number: string(t.Number), Title: string(t.Title)}
 			if s, ok := seconds(t.Length); ok {
-				e["duration"] = clock(s)
+				e.Duration = clock(s)
 				totalMS += t.Length.V
 			} else {
 				complete = false
 			}
-			tracks = append(tracks, e)
+			d.Tracklist = append(d.Tracklist, e)
 		}
 	}
-	if len(tracks) > 0 {
-		d["tracklist"] = tracks
+	if len(d.Tracklist) > 0 {
 		// The release's length is only known when every track's is.
 		if s, ok := seconds(lenient.Int{V: totalMS, OK: complete}); ok {
-			d["duration"] = clock(s)
-			d["duration_seconds"] = s
+			d.Duration, d.DurationSeconds = clock(s), &s
 		}
 	}
-	m := map[string]any{}
-	lenient.SetStr(m, "status", string(r.Status))
-	lenient.SetStr(m, "barcode", string(r.Barcode))
-	lenient.SetStr(m, "packaging", string(r.Packaging))
-	var labels []map[string]any
+	m := Metadata{Status: string(r.Status), Barcode: string(r.Barcode), Packaging: string(r.Packaging),
+		Genres: genreNames(r.Genres)}
 	for _, li := range r.LabelInfo {
-		e := map[string]any{}
+		e := LabelInfo{CatalogNumber: string(li.CatalogNumber)}
 		if li.Label.V != nil {
-			lenient.SetStr(e, "name", string(li.Label.V.Name))
+			e.Name = string(li.Label.V.Name)
 		}
-		lenient.SetStr(e, "catalog_number", string(li.CatalogNumber))
-		if len(e) > 0 {
-			labels = append(labels, e)
+		if e != (LabelInfo{}) {
+			m.Labels = append(m.Labels, e)
 		}
-	}
-	if len(labels) > 0 {
-		m["labels"] = labels
 	}
 	if rg := r.ReleaseGroup.V; rg != nil {
-		lenient.SetStr(m, "first_release_date", string(rg.FirstReleaseDate))
-		var sec []string
+		m.FirstReleaseDate = string(rg.FirstReleaseDate)
 		for _, s := range rg.SecondaryTypes {
 			if s != "" {
-				sec = append(sec, string(s))
+				m.SecondaryTypes = append(m.SecondaryTypes, string(s))
 			}
 		}
-		if len(sec) > 0 {
-			m["secondary_types"] = sec
-		}
 	}
-	if g := genreNames(r.Genres); len(g) > 0 {
-		m["genres"] = g
-	}
-	d["metadata"] = m
+	d.Metadata = m
 	return d
 }

@@ -47,10 +47,10 @@ func TestSandboxMusicBrainzConsistency(t *testing.T) {
 				if !strings.Contains(strings.ToLower(rec.Title), first) {
 					t.Errorf("%s: %q", body, rec.Title)
 				}
-				if a, _ := rec.Fields["artist"].(string); artist != "" && kind != "artist" && a != artist {
+				if a := rec.Data.(*MusicRecord).Artist; artist != "" && kind != "artist" && a != artist {
 					t.Errorf("%s: %q by %q", body, rec.Title, a)
 				}
-				if s := fmt.Sprint(rec.Title, rec.Fields); strings.Contains(s, "Daft Punk") || strings.Contains(s, "Discovery") {
+				if s := fmt.Sprint(rec.Title, providertest.Native(&rec)); strings.Contains(s, "Daft Punk") || strings.Contains(s, "Discovery") {
 					t.Errorf("%s: the recorded identity: %s", body, s)
 				}
 			}

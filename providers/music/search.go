@@ -83,6 +83,7 @@ var Search = &providers.Capability{
 		{Title: "Artists by name", Body: map[string]any{"query": "Daft Punk", "kind": "artist"}},
 		{Title: "Albums by title", Body: map[string]any{"query": "Discovery", "kind": "album", "num": 5}},
 	},
+	Record:  MusicRecord{},
 	Execute: execute,
 }
 

@@ -190,7 +190,7 @@ func checkExamplePage(t *testing.T, page *providers.Page, body map[string]any) {
 		kind = "track"
 	}
 	for _, r := range page.Records {
-		if r.Title == "" || r.Fields["kind"] != kind || len(r.Ref) == 0 {
+		if r.Title == "" || r.Data.(*MusicRecord).Kind != kind || len(r.Ref) == 0 {
 			t.Errorf("record %+v", r)
 		}
 	}
@@ -461,11 +461,11 @@ func TestFallback(t *testing.T) {
 			t.Fatal("no fallback records")
 		}
 		for _, r := range page.Records {
-			if _, ok := r.Fields["musicbrainz_id"]; !ok {
+			if r.Data.(*MusicRecord).MusicBrainzID == "" {
 				t.Errorf("record %q is not from MusicBrainz", r.Title)
 			}
 			for _, k := range []string{"explicit", "preview_url"} {
-				if _, ok := r.Fields[k]; ok {
+				if _, ok := providertest.Native(&r)[k]; ok {
 					t.Errorf("fallback record has %s", k)
 				}
 			}
@@ -657,9 +657,9 @@ func TestDetails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := d.Body.(map[string]any)
-			if b["title"] == nil || b["title"] != b["name"] {
-				t.Errorf("%s: title %v, name %v", ref, b["title"], b["name"])
+			b := d.Body.(*MusicDetail)
+			if b.Title == "" || b.Title != b.Name {
+				t.Errorf("%s: title %q, name %q", ref, b.Title, b.Name)
 			}
 		}
 	})

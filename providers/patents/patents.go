@@ -83,7 +83,65 @@ var Search = &providers.Capability{
 		{Title: "Design patents of an assignee filed before 2023", Body: map[string]any{
 			"query": "drone", "assignee": "Amazon Technologies", "patent_type": "DESIGN", "before": "filing:20221231"}},
 	},
+	Record:  PatentRecord{},
 	Execute: search,
+}
+
+// PatentRecord is a patents.search record; a key Google Patents does not supply is absent.
+type PatentRecord struct {
+	PublicationNumber string `json:"publication_number" doc:"e.g. US10123456B2"`
+	Source            string `json:"source"`
+	PriorityDate      string `json:"priority_date,omitempty"`
+	FilingDate        string `json:"filing_date,omitempty"`
+	PublicationDate   string `json:"publication_date,omitempty"`
+	Inventor          string `json:"inventor,omitempty"`
+	Assignee          string `json:"assignee,omitempty"`
+	Language          string `json:"language,omitempty"`
+	PDF               string `json:"pdf,omitempty" doc:"the patent's PDF"`
+}
+
+// PatentDetail is the details answer; fields in key order (a detail is written in declared order).
+type PatentDetail struct {
+	Abstract          string     `json:"abstract,omitempty"`
+	ApplicationNumber string     `json:"application_number,omitempty"`
+	Assignees         []string   `json:"assignees,omitempty"`
+	Citations         *Citations `json:"citations,omitempty"`
+	Claims            []string   `json:"claims,omitempty"`
+	ClaimsTotal       int        `json:"claims_total,omitempty"`
+	Country           string     `json:"country,omitempty"`
+	FamilyID          string     `json:"family_id,omitempty"`
+	FilingDate        string     `json:"filing_date,omitempty"`
+	Inventors         []string   `json:"inventors,omitempty"`
+	PatentID          string     `json:"patent_id"`
+	PriorityDate      string     `json:"priority_date,omitempty"`
+	PublicationDate   string     `json:"publication_date,omitempty"`
+	PublicationNumber string     `json:"publication_number,omitempty"`
+	Title             string     `json:"title,omitempty"`
+	Type              string     `json:"type,omitempty"`
+}
+
+// Citations are the patents a patent cites and those citing it.
+type Citations struct {
+	CitedBy         *CitationSummary `json:"cited_by,omitempty"`
+	PatentCitations *CitationSummary `json:"patent_citations,omitempty"`
+}
+
+// CitationSummary counts a citation list and shows its first entries.
+type CitationSummary struct {
+	Entries             []Citation `json:"entries"`
+	FamilyToFamilyTotal int        `json:"family_to_family_total"`
+	Total               int        `json:"total"`
+}
+
+// Citation is one cited or citing patent.
+type Citation struct {
+	Assignee          string `json:"assignee,omitempty"`
+	ExaminerCited     *bool  `json:"examiner_cited,omitempty"`
+	PriorityDate      string `json:"priority_date,omitempty"`
+	PublicationDate   string `json:"publication_date,omitempty"`
+	PublicationNumber string `json:"publication_number,omitempty"`
+	Title             string `json:"title,omitempty"`
+	URL               string `json:"url,omitempty"`
 }
 
 const requestSchema = `{
@@ -383,8 +441,11 @@ func patentRecord(raw json.RawMessage) (providers.Record, bool) {
 	rec := providers.Record{
 		Title:   text(r["title"]),
 		Snippet: text(r["snippet"]),
-		Fields:  map[string]any{"publication_number": number, "source": sourceName},
 	}
+	f := &PatentRecord{PublicationNumber: number, Source: sourceName, PriorityDate: text(r["priority_date"]),
+		FilingDate: text(r["filing_date"]), PublicationDate: text(r["publication_date"]), Inventor: text(r["inventor"]),
+		Assignee: text(r["assignee"]), Language: text(r["language"])}
+	rec.Data = f
 	if rec.Title == "" {
 		rec.Title = number
 	}
@@ -393,13 +454,8 @@ func patentRecord(raw json.RawMessage) (providers.Record, bool) {
 	} else if patentID != "" {
 		rec.URL = siteURL + "/" + patentID
 	}
-	for _, k := range []string{"priority_date", "filing_date", "publication_date", "inventor", "assignee", "language"} {
-		if s := text(r[k]); s != "" {
-			rec.Fields[k] = s
-		}
-	}
 	if pdf := stringOf(r["pdf"]); isWebURL(pdf) {
-		rec.Fields["pdf"] = pdf
+		f.PDF = pdf
 	}
 	if patentID != "" {
 		rec.Ref, _ = json.Marshal(patentRef{PatentID: patentID})
@@ -424,26 +480,23 @@ func details(ctx context.Context, call *providers.Call, rec *providers.Record) (
 		return nil, providers.Errorf(providers.CodeNotFound, "Google Patents has no details for %s", ref.PatentID)
 	}
 	d := patentDetail(ref.PatentID, body)
-	if len(d) <= 1 { // only the id: nothing usable came back
+	if d.onlyID() { // nothing usable came back
 		return nil, providers.Errorf(providers.CodeNotFound, "Google Patents has no details for %s", ref.PatentID)
 	}
 	return &providers.Detail{Body: d, Links: detailLinks(ref.PatentID, rec, body)}, nil
 }
 
 // patentDetail builds the detail body; keys are left out when Google Patents does not supply them.
-func patentDetail(patentID string, b map[string]json.RawMessage) map[string]any {
-	d := map[string]any{"patent_id": patentID}
-	for _, k := range []string{"publication_number", "title", "type", "country", "application_number",
-		"family_id", "priority_date", "filing_date", "publication_date", "abstract"} {
-		if s := text(b[k]); s != "" {
-			d[k] = s
-		}
-	}
+func patentDetail(patentID string, b map[string]json.RawMessage) *PatentDetail {
+	d := &PatentDetail{PatentID: patentID, PublicationNumber: text(b["publication_number"]), Title: text(b["title"]),
+		Type: text(b["type"]), Country: text(b["country"]), ApplicationNumber: text(b["application_number"]),
+		FamilyID: text(b["family_id"]), PriorityDate: text(b["priority_date"]), FilingDate: text(b["filing_date"]),
+		PublicationDate: text(b["publication_date"]), Abstract: text(b["abstract"])}
 	if names := names(b["inventors"]); len(names) > 0 {
-		d["inventors"] = names
+		d.Inventors = names
 	}
 	if names := names(b["assignees"]); len(names) > 0 {
-		d["assignees"] = names
+		d.Assignees = names
 	}
 	var claims []string
 	for _, c := range stringsOf(b["claims"]) {
@@ -452,24 +505,26 @@ func patentDetail(patentID string, b map[string]json.RawMessage) map[string]any 
 		}
 	}
 	if len(claims) > 0 {
-		d["claims_total"] = len(claims)
-		d["claims"] = claims[:min(len(claims), maxClaims)]
+		d.ClaimsTotal = len(claims)
+		d.Claims = claims[:min(len(claims), maxClaims)]
 	}
-	citations := map[string]any{}
-	for _, k := range []string{"patent_citations", "cited_by"} {
-		if c := citationSummary(b[k]); c != nil {
-			citations[k] = c
-		}
-	}
-	if len(citations) > 0 {
-		d["citations"] = citations
+	citations := Citations{PatentCitations: citationSummary(b["patent_citations"]), CitedBy: citationSummary(b["cited_by"])}
+	if citations.PatentCitations != nil || citations.CitedBy != nil {
+		d.Citations = &citations
 	}
 	return d
 }
 
+// onlyID tells whether the detail holds nothing but the patent id.
+func (d *PatentDetail) onlyID() bool {
+	return d.Abstract == "" && d.ApplicationNumber == "" && d.Assignees == nil && d.Citations == nil && d.Claims == nil &&
+		d.Country == "" && d.FamilyID == "" && d.FilingDate == "" && d.Inventors == nil && d.PriorityDate == "" &&
+		d.PublicationDate == "" && d.PublicationNumber == "" && d.Title == "" && d.Type == ""
+}
+
 // citationSummary reads {original: [...], family_to_family: [...]}: the count of each list and up
 // to maxCitations entries of original (or of family_to_family when original is empty).
-func citationSummary(raw json.RawMessage) map[string]any {
+func citationSummary(raw json.RawMessage) *CitationSummary {
 	var lists struct {
 		Original       []json.RawMessage `json:"original"`
 		FamilyToFamily []json.RawMessage `json:"family_to_family"`
@@ -477,48 +532,40 @@ func citationSummary(raw json.RawMessage) map[string]any {
 	if json.Unmarshal(raw, &lists) != nil || (len(lists.Original) == 0 && len(lists.FamilyToFamily) == 0) {
 		return nil
 	}
-	out := map[string]any{"total": len(lists.Original), "family_to_family_total": len(lists.FamilyToFamily)}
+	out := &CitationSummary{Total: len(lists.Original), FamilyToFamilyTotal: len(lists.FamilyToFamily), Entries: []Citation{}}
 	src := lists.Original
 	if len(src) == 0 {
 		src = lists.FamilyToFamily
 	}
-	entries := []map[string]any{}
 	for _, e := range src {
-		if len(entries) == maxCitations {
+		if len(out.Entries) == maxCitations {
 			break
 		}
-		if c := citation(e); c != nil {
-			entries = append(entries, c)
+		if c, ok := citation(e); ok {
+			out.Entries = append(out.Entries, c)
 		}
 	}
-	out["entries"] = entries
 	return out
 }
 
-func citation(raw json.RawMessage) map[string]any {
+func citation(raw json.RawMessage) (Citation, bool) {
 	var c map[string]json.RawMessage
 	if json.Unmarshal(raw, &c) != nil || c == nil {
-		return nil
+		return Citation{}, false
 	}
-	out := map[string]any{}
-	for _, k := range []string{"publication_number", "title", "priority_date", "publication_date"} {
-		if s := text(c[k]); s != "" {
-			out[k] = s
-		}
-	}
-	if s := text(c["assignee_original"]); s != "" {
-		out["assignee"] = s
-	}
+	out := Citation{PublicationNumber: text(c["publication_number"]), Title: text(c["title"]),
+		PriorityDate: text(c["priority_date"]), PublicationDate: text(c["publication_date"]),
+		Assignee: text(c["assignee_original"])}
 	if v, ok := boolOf(c["examiner_cited"]); ok {
-		out["examiner_cited"] = v
+		out.ExaminerCited = &v
 	}
 	if id := stringOf(c["patent_id"]); patentIDPattern.MatchString(id) {
-		out["url"] = siteURL + "/" + id
+		out.URL = siteURL + "/" + id
 	}
-	if out["publication_number"] == nil && out["title"] == nil {
-		return nil
+	if out.PublicationNumber == "" && out.Title == "" {
+		return Citation{}, false
 	}
-	return out
+	return out, true
 }
 
 // detailLinks are the patent's Google Patents page and its PDF.

@@ -303,10 +303,11 @@ func TestSearchMappingGolden(t *testing.T) {
 			}
 			providertest.Golden(t, tc.name, providertest.RecordsJSON(page))
 			for _, rec := range page.Records {
-				if rec.Title == "" || rec.Fields["publication_number"] == "" || rec.Fields["source"] != "google_patents" {
+				pr := rec.Data.(*PatentRecord)
+				if rec.Title == "" || pr.PublicationNumber == "" || pr.Source != "google_patents" {
 					t.Errorf("record misses an always key: %+v", rec)
 				}
-				for k, v := range rec.Fields {
+				for k, v := range providertest.Native(&rec) {
 					if v == "" || v == nil {
 						t.Errorf("%q: empty %s", rec.Title, k)
 					}
@@ -425,12 +426,12 @@ func TestPaging(t *testing.T) {
 				if err != nil {
 					t.Fatalf("step %d: %v", i, err)
 				}
-				if len(page.Records) != s.records || page.Records[0].Fields["publication_number"] != s.first {
+				if len(page.Records) != s.records || page.Records[0].Data.(*PatentRecord).PublicationNumber != s.first {
 					t.Fatalf("step %d: %d records starting %v, want %d starting %s", i, len(page.Records),
-						page.Records[0].Fields["publication_number"], s.records, s.first)
+						page.Records[0].Data.(*PatentRecord).PublicationNumber, s.records, s.first)
 				}
 				for _, r := range page.Records {
-					n := r.Fields["publication_number"].(string)
+					n := r.Data.(*PatentRecord).PublicationNumber
 					if seen[n] {
 						t.Errorf("step %d: %s repeated", i, n)
 					}
@@ -591,13 +592,13 @@ func TestDetails(t *testing.T) {
 		if got := reqs[0].URL.Query(); !reflect.DeepEqual(got, want) {
 			t.Errorf("query = %v, want %v", got, want)
 		}
-		body := d.Body.(map[string]any)
-		if claims := body["claims"].([]string); len(claims) != maxClaims || body["claims_total"] != 25 {
-			t.Errorf("%d claims, claims_total %v", len(claims), body["claims_total"])
+		body := d.Body.(*PatentDetail)
+		if len(body.Claims) != maxClaims || body.ClaimsTotal != 25 {
+			t.Errorf("%d claims, claims_total %v", len(body.Claims), body.ClaimsTotal)
 		}
-		cited := body["citations"].(map[string]any)["cited_by"].(map[string]any)
-		if cited["total"] != 23 || cited["family_to_family_total"] != 3 || len(cited["entries"].([]map[string]any)) != maxCitations {
-			t.Errorf("cited_by = %v", cited)
+		cited := body.Citations.CitedBy
+		if cited.Total != 23 || cited.FamilyToFamilyTotal != 3 || len(cited.Entries) != maxCitations {
+			t.Errorf("cited_by = %+v", cited)
 		}
 		wantLinks := []providers.Link{
 			{Label: "Google Patents page", URL: "https://patents.google.com/patent/US8110241B2/en"},
@@ -623,11 +624,11 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]any{
-			"patent_id": "patent/DE102015121471B4/de", "publication_number": "DE102015121471B4", "type": "patent",
-			"title": "Kaffeemaschine & Milchschaum", "inventors": []string{"Thomas Weber", "Anna Keller"}, "assignees": []string{"Melitta"},
-			"citations": map[string]any{"patent_citations": map[string]any{"total": 0, "family_to_family_total": 3,
-				"entries": []map[string]any{{"publication_number": "EP1A1"}}}},
+		want := &PatentDetail{
+			PatentID: "patent/DE102015121471B4/de", PublicationNumber: "DE102015121471B4", Type: "patent",
+			Title: "Kaffeemaschine & Milchschaum", Inventors: []string{"Thomas Weber", "Anna Keller"}, Assignees: []string{"Melitta"},
+			Citations: &Citations{PatentCitations: &CitationSummary{Total: 0, FamilyToFamilyTotal: 3,
+				Entries: []Citation{{PublicationNumber: "EP1A1"}}}},
 		}
 		if !reflect.DeepEqual(d.Body, want) {
 			t.Errorf("detail =\n%#v\nwant\n%#v", d.Body, want)
@@ -712,7 +713,7 @@ func TestRecordsWithoutPatentIDHaveNoDetails(t *testing.T) {
 func TestExamples(t *testing.T) {
 	providertest.Conformance{Providers: Providers(),
 		Detail: func(t *testing.T, _ providers.Example, _ string, _ *providers.Record, d *providers.Detail) {
-			if b := d.Body.(map[string]any); b["abstract"] == nil || b["claims"] == nil || len(d.Links) != 2 {
+			if b := d.Body.(*PatentDetail); b.Abstract == "" || b.Claims == nil || len(d.Links) != 2 {
 				t.Errorf("details = %v %v", b, d.Links)
 			}
 		},
@@ -721,10 +722,10 @@ func TestExamples(t *testing.T) {
 			seen := map[any]bool{}
 			for n, p := range pages {
 				for _, r := range p.Records {
-					if seen[r.Fields["publication_number"]] {
-						t.Errorf("page %d repeats %v", n+1, r.Fields["publication_number"])
+					if seen[r.Data.(*PatentRecord).PublicationNumber] {
+						t.Errorf("page %d repeats %v", n+1, r.Data.(*PatentRecord).PublicationNumber)
 					}
-					seen[r.Fields["publication_number"]] = true
+					seen[r.Data.(*PatentRecord).PublicationNumber] = true
 				}
 			}
 			if len(seen) == 0 {

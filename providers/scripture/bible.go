@@ -191,13 +191,8 @@ func passageVerses(p *bibleAPIPassage, code string) []verse {
 func bibleRecord(v verse, code string) providers.Record {
 	rec := providers.Record{
 		Title: fmt.Sprintf("%s %d:%d (%s)", v.Book, v.Chapter, v.Verse, v.Translation),
-		Fields: map[string]any{
-			"text": v.Text, "book": v.Book, "translation": v.Translation,
-			"chapter": v.Chapter, "verse": v.Verse,
-		},
-	}
-	if v.TranslationName != "" {
-		rec.Fields["translation_name"] = v.TranslationName
+		Data: &VerseRecord{Text: v.Text, Book: v.Book, Translation: v.Translation, Chapter: v.Chapter, Verse: v.Verse,
+			TranslationName: v.TranslationName},
 	}
 	b, known := bookByID[v.BookID]
 	if known && v.Chapter <= b.Chapters {

@@ -53,8 +53,8 @@ func TestBibleReference(t *testing.T) {
 		if len(p2.Records) != 2 || p2.HasMore || p2.Next != nil {
 			t.Fatalf("page 2: %d records, has_more %v, next %s", len(p2.Records), p2.HasMore, p2.Next)
 		}
-		if p2.Records[0].Fields["verse"] != 5 || p2.Records[1].Title != "Psalms 23:6 (KJV)" {
-			t.Errorf("page 2 = %v / %q", p2.Records[0].Fields, p2.Records[1].Title)
+		if providertest.Native(&p2.Records[0])["verse"] != 5 || p2.Records[1].Title != "Psalms 23:6 (KJV)" {
+			t.Errorf("page 2 = %v / %q", providertest.Native(&p2.Records[0]), p2.Records[1].Title)
 		}
 		past := mustRun(t, c, body, `{"offset":40}`)
 		if len(past.Records) != 0 || past.HasMore {
@@ -71,7 +71,7 @@ func TestBibleReference(t *testing.T) {
 	t.Run("phrase within a passage", func(t *testing.T) {
 		f := providertest.ServeFile(t, http.StatusOK, "sandbox/bibleapi_psa_23.json")
 		page := mustRun(t, fakes{bible: f, apiBible: nil}.client(t), `{"text":"bible","reference":"Psalm 23","query":"the lord","translation":"bbe"}`, "")
-		if len(page.Records) != 2 || page.Records[0].Fields["verse"] != 1 || page.Records[1].Fields["verse"] != 6 {
+		if len(page.Records) != 2 || providertest.Native(&page.Records[0])["verse"] != 1 || providertest.Native(&page.Records[1])["verse"] != 6 {
 			t.Fatalf("records = %+v", page.Records)
 		}
 		if len(page.Notes) != 1 || !strings.Contains(page.Notes[0], "2 of its 6 verses") {
@@ -91,13 +91,13 @@ func TestBibleReference(t *testing.T) {
 		if len(page.Records) != 3 {
 			t.Fatalf("%d records: %+v", len(page.Records), page.Records)
 		}
-		if rec := page.Records[1]; rec.Title != "John 3:17 (KJV)" || rec.Fields["book"] != "John" {
+		if rec := page.Records[1]; rec.Title != "John 3:17 (KJV)" || providertest.Native(&rec)["book"] != "John" {
 			t.Errorf("book name from the code: %+v", rec)
 		}
-		if rec := page.Records[2]; rec.Fields["book"] != "XYZ" || rec.Actions == nil || len(rec.Actions) != 0 {
+		if rec := page.Records[2]; providertest.Native(&rec)["book"] != "XYZ" || rec.Actions == nil || len(rec.Actions) != 0 {
 			t.Errorf("unknown book code: %+v", rec)
 		}
-		if _, ok := page.Records[0].Fields["translation_name"]; ok {
+		if _, ok := providertest.Native(&page.Records[0])["translation_name"]; ok {
 			t.Error("translation_name from a non-string value")
 		}
 	})
@@ -185,7 +185,7 @@ func TestAPIBibleSearch(t *testing.T) {
 			if p := f.Requests()[0].URL.Path; p != "/v1/bibles/"+id+"/search" {
 				t.Errorf("%s: path %s", code, p)
 			}
-			if got := page.Records[0].Fields["translation"]; got != strings.ToUpper(code) {
+			if got := providertest.Native(&page.Records[0])["translation"]; got != strings.ToUpper(code) {
 				t.Errorf("%s: translation %v", code, got)
 			}
 		}

@@ -49,31 +49,16 @@ func bibleChapter(ctx context.Context, c *providers.Call, ref recordRef) (*provi
 	if len(verses) == 0 {
 		return nil, providers.Errorf(providers.CodeNotFound, "bible-api.com returned no verses for %s %d in %s", b.Name, ref.Chapter, bibleLabel(code))
 	}
-	body := map[string]any{
-		"text":        textBible,
-		"book":        verses[0].Book,
-		"book_id":     b.ID,
-		"chapter":     ref.Chapter,
-		"translation": verses[0].Translation,
-		"verse_count": len(verses),
-	}
-	if r := string(p.Reference); r != "" {
-		body["reference"] = r
-	}
-	if n := verses[0].TranslationName; n != "" {
-		body["translation_name"] = n
-	}
-	if n := string(p.TranslationNote); n != "" {
-		body["translation_note"] = n
-	}
+	body := &BibleChapter{Text: textBible, Book: verses[0].Book, BookID: b.ID, Chapter: ref.Chapter,
+		Translation: verses[0].Translation, Reference: string(p.Reference), TranslationName: verses[0].TranslationName,
+		TranslationNote: string(p.TranslationNote)}
 	list := make([]chapterVerse, 0, len(verses))
 	for _, v := range verses {
 		if v.Chapter == ref.Chapter {
 			list = append(list, chapterVerse{Verse: v.Verse, Text: v.Text})
 		}
 	}
-	body["verses"] = list
-	body["verse_count"] = len(list)
+	body.Verses, body.VerseCount = list, len(list)
 	q := url.Values{"translation": {code}, "single_chapter_book_matching": {"indifferent"}}
 	links := []providers.Link{{Label: "bible-api.com chapter (JSON)", URL: bibleAPISite + "/" + path + "?" + q.Encode()}}
 	return &providers.Detail{Body: body, Links: links}, nil
@@ -100,24 +85,46 @@ func quranChapter(ctx context.Context, c *providers.Call, ref recordRef) (*provi
 	if len(verses) == 0 {
 		return nil, providers.Errorf(providers.CodeNotFound, "Quran.com returned no ayahs for surah %d", ref.Chapter)
 	}
-	body := map[string]any{
-		"text":        textQuran,
-		"surah":       ref.Chapter,
-		"surah_name":  info.Name,
-		"translation": ref.Translation,
-		"ayah_count":  info.Ayahs,
-	}
+	body := &SurahDetail{Text: textQuran, Surah: ref.Chapter, SurahName: info.Name, Translation: ref.Translation,
+		AyahCount: info.Ayahs}
 	list := make([]chapterVerse, 0, len(verses))
 	for _, v := range verses {
 		if v.TranslationName != "" {
-			body["translation_name"] = v.TranslationName
+			body.TranslationName = v.TranslationName
 		}
 		list = append(list, chapterVerse{Verse: v.Verse, Text: v.Text, Arabic: v.Arabic})
 	}
-	body["verses"] = list
+	body.Verses = list
 	if len(list) < info.Ayahs {
-		body["note"] = fmt.Sprintf("Quran.com returned %d of the surah's %d ayahs.", len(list), info.Ayahs)
+		body.Note = fmt.Sprintf("Quran.com returned %d of the surah's %d ayahs.", len(list), info.Ayahs)
 	}
 	links := []providers.Link{{Label: "Surah " + info.Name + " on Quran.com", URL: fmt.Sprintf("%s/%d", quranSite, ref.Chapter)}}
 	return &providers.Detail{Body: body, Links: links}, nil
+}
+
+// BibleChapter is the details answer of a Bible verse: its whole chapter; fields in key order
+// (a detail is written in declared order).
+type BibleChapter struct {
+	Book            string         `json:"book"`
+	BookID          string         `json:"book_id"`
+	Chapter         int            `json:"chapter"`
+	Reference       string         `json:"reference,omitempty"`
+	Text            string         `json:"text"`
+	Translation     string         `json:"translation"`
+	TranslationName string         `json:"translation_name,omitempty"`
+	TranslationNote string         `json:"translation_note,omitempty"`
+	VerseCount      int            `json:"verse_count"`
+	Verses          []chapterVerse `json:"verses"`
+}
+
+// SurahDetail is the details answer of an ayah: its whole surah; fields in key order.
+type SurahDetail struct {
+	AyahCount       int            `json:"ayah_count"`
+	Note            string         `json:"note,omitempty"`
+	Surah           int            `json:"surah"`
+	SurahName       string         `json:"surah_name"`
+	Text            string         `json:"text"`
+	Translation     string         `json:"translation"`
+	TranslationName string         `json:"translation_name,omitempty"`
+	Verses          []chapterVerse `json:"verses"`
 }

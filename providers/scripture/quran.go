@@ -235,17 +235,9 @@ func quranRecord(v verse, tid string) providers.Record {
 	rec := providers.Record{
 		Title: fmt.Sprintf("%s %d:%d (%s)", v.Book, v.Chapter, v.Verse, label),
 		URL:   fmt.Sprintf("%s/%d/%d", quranSite, v.Chapter, v.Verse),
-		Fields: map[string]any{
-			"text": v.Text, "book": v.Book, "translation": v.Translation,
-			"chapter": v.Chapter, "verse": v.Verse,
-		},
+		Data: &VerseRecord{Text: v.Text, Book: v.Book, Translation: v.Translation, Chapter: v.Chapter, Verse: v.Verse,
+			Arabic: v.Arabic, TranslationName: v.TranslationName},
 		Ref: mustJSON(recordRef{Text: textQuran, Chapter: v.Chapter, Translation: tid}),
-	}
-	if v.Arabic != "" {
-		rec.Fields["arabic"] = v.Arabic
-	}
-	if v.TranslationName != "" {
-		rec.Fields["translation_name"] = v.TranslationName
 	}
 	return rec
 }

@@ -76,8 +76,8 @@ func TestQuranReference(t *testing.T) {
 		c := fakes{quran: f}.client(t)
 		body := `{"text":"quran","reference":"2:45-60","translation":"20","num":10}`
 		p1 := mustRun(t, c, body, "")
-		if len(p1.Records) != 10 || p1.Records[0].Fields["verse"] != 45 || p1.Records[9].Fields["verse"] != 54 {
-			t.Fatalf("page 1 = %v … %v (%d)", p1.Records[0].Fields["verse"], p1.Records[len(p1.Records)-1].Fields["verse"], len(p1.Records))
+		if len(p1.Records) != 10 || providertest.Native(&p1.Records[0])["verse"] != 45 || providertest.Native(&p1.Records[9])["verse"] != 54 {
+			t.Fatalf("page 1 = %v … %v (%d)", providertest.Native(&p1.Records[0])["verse"], providertest.Native(&p1.Records[len(p1.Records)-1])["verse"], len(p1.Records))
 		}
 		if !p1.HasMore || string(p1.Next) != `{"offset":10}` {
 			t.Fatalf("page 1 has_more %v next %s", p1.HasMore, p1.Next)
@@ -96,15 +96,15 @@ func TestQuranReference(t *testing.T) {
 			}
 		}
 		p2 := mustRun(t, c, body, string(p1.Next))
-		if len(p2.Records) != 6 || p2.Records[0].Fields["verse"] != 55 || p2.HasMore || p2.Next != nil {
+		if len(p2.Records) != 6 || providertest.Native(&p2.Records[0])["verse"] != 55 || p2.HasMore || p2.Next != nil {
 			t.Fatalf("page 2 = %d records, has_more %v", len(p2.Records), p2.HasMore)
 		}
 		if got := f.Requests()[2].URL.Query().Get("page"); got != "2" || len(f.Requests()) != 3 {
 			t.Errorf("page 2 asked page %s in %d requests", got, len(f.Requests()))
 		}
 		rec := p2.Records[0]
-		if rec.Title != "Al-Baqarah 2:55 (Test Translation)" || rec.Fields["text"] != "Ayah 55 of Al-Baqarah." ||
-			rec.Fields["translation"] != "20" || rec.Fields["arabic"] != "آية 55" || rec.URL != "https://quran.com/2/55" {
+		if rec.Title != "Al-Baqarah 2:55 (Test Translation)" || providertest.Native(&rec)["text"] != "Ayah 55 of Al-Baqarah." ||
+			providertest.Native(&rec)["translation"] != "20" || providertest.Native(&rec)["arabic"] != "آية 55" || rec.URL != "https://quran.com/2/55" {
 			t.Errorf("record = %+v", rec)
 		}
 	})
@@ -123,14 +123,14 @@ func TestQuranReference(t *testing.T) {
 	t.Run("phrase within a surah", func(t *testing.T) {
 		f := providertest.ServeFile(t, http.StatusOK, "sandbox/quran_by_chapter_1.json")
 		page := mustRun(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"1","query":"most merciful","num":1}`, "")
-		if len(page.Records) != 1 || page.Records[0].Fields["verse"] != 1 || !page.HasMore || string(page.Next) != `{"offset":1}` {
+		if len(page.Records) != 1 || providertest.Native(&page.Records[0])["verse"] != 1 || !page.HasMore || string(page.Next) != `{"offset":1}` {
 			t.Fatalf("page = %+v", page)
 		}
 		if len(page.Notes) != 1 || !strings.Contains(page.Notes[0], "Al-Fatihah (1)") || !strings.Contains(page.Notes[0], "2 of its 7 verses") {
 			t.Errorf("notes = %q", page.Notes)
 		}
 		p2 := mustRun(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"1","query":"most merciful","num":1}`, `{"offset":1}`)
-		if len(p2.Records) != 1 || p2.Records[0].Fields["verse"] != 3 || p2.HasMore {
+		if len(p2.Records) != 1 || providertest.Native(&p2.Records[0])["verse"] != 3 || p2.HasMore {
 			t.Errorf("page 2 = %+v", p2)
 		}
 	})
@@ -146,7 +146,7 @@ func TestQuranReference(t *testing.T) {
 	t.Run("ayahs lacking the translation carry the Arabic", func(t *testing.T) {
 		f := chapterFake(t, 131, func(a int) bool { return a == 2 })
 		page := mustRun(t, fakes{quran: f}.client(t), `{"text":"quran","reference":"1:1-3"}`, "")
-		if len(page.Records) != 3 || page.Records[1].Fields["translation"] != arabicLabel || page.Records[1].Fields["text"] != "آية 2" ||
+		if len(page.Records) != 3 || providertest.Native(&page.Records[1])["translation"] != arabicLabel || providertest.Native(&page.Records[1])["text"] != "آية 2" ||
 			page.Records[1].Title != "Al-Fatihah 1:2 (Arabic)" || len(page.Notes) != 1 {
 			t.Errorf("page = %+v", page)
 		}
@@ -282,7 +282,7 @@ func TestDetails(t *testing.T) {
 		if r.URL.Path != "/1CO+13" || !reflect.DeepEqual(r.URL.Query(), want) {
 			t.Errorf("request %s?%s", r.URL.Path, r.URL.RawQuery)
 		}
-		if vs := d.Body.(map[string]any)["verses"].([]chapterVerse); len(vs) != 13 || d.Credits != nil {
+		if vs := d.Body.(*BibleChapter).Verses; len(vs) != 13 || d.Credits != nil {
 			t.Errorf("%d verses, credits %v", len(vs), d.Credits)
 		}
 	})
@@ -296,10 +296,10 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		vs := body["verses"].([]chapterVerse)
-		if len(vs) != 286 || vs[285].Verse != 286 || body["surah_name"] != "Al-Baqarah" || body["translation_name"] != "Test Translation" || body["note"] != nil {
-			t.Errorf("%d verses, body %v", len(vs), body["surah_name"])
+		body := d.Body.(*SurahDetail)
+		vs := body.Verses
+		if len(vs) != 286 || vs[285].Verse != 286 || body.SurahName != "Al-Baqarah" || body.TranslationName != "Test Translation" || body.Note != "" {
+			t.Errorf("%d verses, body %v", len(vs), body.SurahName)
 		}
 		if n := len(f.Requests()); n != 6 {
 			t.Errorf("%d requests, want 6 pages of 50", n)

@@ -303,7 +303,14 @@ func TestExamples(t *testing.T) {
 			}
 		},
 		Detail: func(t *testing.T, _ providers.Example, _ string, rec *providers.Record, d *providers.Detail) {
-			if vs, _ := d.Body.(map[string]any)["verses"].([]chapterVerse); len(vs) == 0 || len(d.Links) == 0 {
+			var vs []chapterVerse
+			switch b := d.Body.(type) {
+			case *BibleChapter:
+				vs = b.Verses
+			case *SurahDetail:
+				vs = b.Verses
+			}
+			if len(vs) == 0 || len(d.Links) == 0 {
 				t.Errorf("details of %q: %v %v", rec.Title, d.Body, d.Links)
 			}
 		}}.Run(t, Search)
@@ -333,23 +340,24 @@ func TestExamples(t *testing.T) {
 // (integers) always; arabic only for the Quran; a non-empty title.
 func checkRecord(t *testing.T, text string, rec *providers.Record) {
 	t.Helper()
+	fields := providertest.Native(rec)
 	if strings.TrimSpace(rec.Title) == "" {
 		t.Errorf("record without title: %+v", rec)
 	}
 	for _, k := range []string{"text", "book", "translation"} {
-		if s, ok := rec.Fields[k].(string); !ok || s == "" {
-			t.Errorf("%q: %s = %#v", rec.Title, k, rec.Fields[k])
+		if s, ok := fields[k].(string); !ok || s == "" {
+			t.Errorf("%q: %s = %#v", rec.Title, k, fields[k])
 		}
 	}
 	for _, k := range []string{"chapter", "verse"} {
-		if n, ok := rec.Fields[k].(int); !ok || n < 1 {
-			t.Errorf("%q: %s = %#v", rec.Title, k, rec.Fields[k])
+		if n, ok := fields[k].(int); !ok || n < 1 {
+			t.Errorf("%q: %s = %#v", rec.Title, k, fields[k])
 		}
 	}
-	if _, has := rec.Fields["arabic"]; has != (text == textQuran) {
+	if _, has := fields["arabic"]; has != (text == textQuran) {
 		t.Errorf("%q: arabic present = %v for %s", rec.Title, has, text)
 	}
-	for k, v := range rec.Fields {
+	for k, v := range fields {
 		if v == "" || v == nil {
 			t.Errorf("%q: empty placeholder for %s", rec.Title, k)
 		}

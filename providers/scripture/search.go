@@ -81,7 +81,19 @@ var Search = &providers.Capability{
 		{Title: "A whole surah, four ayahs per page", Body: map[string]any{"text": "quran", "reference": "1", "num": 4}},
 		{Title: "Quran ayahs containing a word", Body: map[string]any{"text": "quran", "query": "Allah", "num": 3}},
 	},
+	Record:  VerseRecord{},
 	Execute: execute,
+}
+
+// VerseRecord is a scripture.search record: one Bible verse or Quran ayah.
+type VerseRecord struct {
+	Text            string `json:"text" doc:"the verse in the translation"`
+	Book            string `json:"book" doc:"the Bible book or the surah's name"`
+	Chapter         int    `json:"chapter" doc:"the chapter or surah number"`
+	Verse           int    `json:"verse" doc:"the verse or ayah number"`
+	Translation     string `json:"translation" doc:"the translation's code or id"`
+	TranslationName string `json:"translation_name,omitempty"`
+	Arabic          string `json:"arabic,omitempty" doc:"Quran: the ayah in Arabic"`
 }
 
 const requestSchema = `{

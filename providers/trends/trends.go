@@ -85,7 +85,44 @@ var Search = &providers.Capability{
 		{Title: "Related and rising searches of a term worldwide", Body: map[string]any{
 			"queries": []any{"coffee"}, "data": "related_queries"}},
 	},
+	Record:  TrendRecord{},
 	Execute: search,
+}
+
+// TrendRecord is a trends.search record: one query's series, regions or related queries.
+type TrendRecord struct {
+	Query     string    `json:"query"`
+	Data      string    `json:"data" doc:"interest_over_time, interest_by_region or related_queries"`
+	TimeRange string    `json:"time_range"`
+	Source    string    `json:"source" doc:"always google_trends"`
+	Geo       string    `json:"geo,omitempty" doc:"the requested country or region, when given"`
+	Points    []Point   `json:"points,omitempty" doc:"interest_over_time: the series, oldest first"`
+	Average   *float64  `json:"average,omitempty" doc:"interest_over_time: the average, when Google supplies it"`
+	Regions   []Region  `json:"regions,omitempty" doc:"interest_by_region: highest first"`
+	Measure   string    `json:"measure,omitempty" doc:"interest_by_region: interest (one query) or share (several)"`
+	Top       []Related `json:"top,omitempty" doc:"related_queries: the top related searches"`
+	Rising    []Related `json:"rising,omitempty" doc:"related_queries: the rising related searches"`
+}
+
+// Point is one period of a series.
+type Point struct {
+	Date      string  `json:"date,omitempty" doc:"Google's label of the period"`
+	Timestamp *int64  `json:"timestamp,omitempty" doc:"Unix seconds of the period's start"`
+	Value     float64 `json:"value" doc:"0-100, relative to the highest point of all queries asked"`
+}
+
+// Region is one region of a ranking.
+type Region struct {
+	Geo      string  `json:"geo,omitempty"`
+	Location string  `json:"location"`
+	Value    float64 `json:"value" doc:"interest (0-100) or share (percent)"`
+}
+
+// Related is one related search.
+type Related struct {
+	Label string  `json:"label,omitempty" doc:"rising only: e.g. +350% or Breakout"`
+	Query string  `json:"query"`
+	Value float64 `json:"value" doc:"top: 0-100; rising: percent growth"`
 }
 
 const requestSchema = `{
@@ -312,28 +349,23 @@ func search(ctx context.Context, call *providers.Call) (*providers.Page, error) 
 		return page, nil
 	}
 	for i, term := range ts {
-		fields, snippet, ok := map[string]any(nil), "", false
+		rec, snippet, ok := (*TrendRecord)(nil), "", false
 		switch data {
 		case dataOverTime:
-			fields, snippet, ok = overTime(ans, i, ts)
+			rec, snippet, ok = overTime(ans, i, ts)
 		case dataByRegion:
-			fields, snippet, ok = byRegion(ans, i, ts)
+			rec, snippet, ok = byRegion(ans, i, ts)
 		case dataRelated:
-			fields, snippet, ok = related(ans)
+			rec, snippet, ok = related(ans)
 		}
 		if !ok {
 			page.Notes = append(page.Notes, "Google Trends has no "+strings.ReplaceAll(data, "_", " ")+" data for "+strconv.Quote(term)+scope(req)+".")
 			continue
 		}
-		fields["query"] = term
-		fields["data"] = data
-		fields["time_range"] = timeRange(req)
-		fields["source"] = sourceName
-		if g := req.Str("geo"); g != "" {
-			fields["geo"] = strings.ToUpper(g)
-		}
+		rec.Query, rec.Data, rec.TimeRange, rec.Source = term, data, timeRange(req), sourceName
+		rec.Geo = strings.ToUpper(req.Str("geo"))
 		page.Records = append(page.Records, providers.Record{Title: term, URL: explore(req, ts, term), Snippet: snippet,
-			Fields: fields})
+			Data: rec})
 	}
 	return page, nil
 }
@@ -363,12 +395,12 @@ func explore(req providers.Request, ts []string, term string) string {
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // overTime builds query i's series: points oldest first, the average when supplied.
-func overTime(ans answer, i int, ts []string) (map[string]any, string, bool) {
+func overTime(ans answer, i int, ts []string) (*TrendRecord, string, bool) {
 	iot := ans.InterestOverTime.V
 	if iot == nil {
 		return nil, "", false
 	}
-	points := []map[string]any{}
+	points := []Point{}
 	var peak, latest float64
 	peakDate := ""
 	for _, p := range iot.TimelineData {
@@ -383,9 +415,10 @@ func overTime(ans answer, i int, ts []string) (map[string]any, string, bool) {
 		if !ok {
 			continue
 		}
-		pt := map[string]any{"value": n}
-		lenient.SetStr(pt, "date", string(p.Date))
-		lenient.SetInt(pt, "timestamp", p.Timestamp)
+		pt := Point{Date: string(p.Date), Value: n}
+		if p.Timestamp.OK {
+			pt.Timestamp = &p.Timestamp.V
+		}
 		if len(points) == 0 || n > peak {
 			peak, peakDate = n, string(p.Date)
 		}
@@ -395,7 +428,7 @@ func overTime(ans answer, i int, ts []string) (map[string]any, string, bool) {
 	if len(points) == 0 {
 		return nil, "", false
 	}
-	fields := map[string]any{"points": points}
+	rec := &TrendRecord{Points: points}
 	snippet := strconv.Itoa(len(points)) + " points; latest " + num(latest) + ", peak " + num(peak)
 	if len(points) == 1 {
 		snippet = "1 point: " + num(latest)
@@ -405,18 +438,18 @@ func overTime(ans answer, i int, ts []string) (map[string]any, string, bool) {
 	}
 	if v, ok := valueFor(iot.Averages, i, ts); ok {
 		if n, ok := v.number(); ok {
-			fields["average"] = n
+			rec.Average = &n
 			snippet += ", average " + num(n)
 		}
 	}
-	return fields, snippet + ".", true
+	return rec, snippet + ".", true
 }
 
 // byRegion builds query i's ranking of regions: interest_by_region for one query,
 // compared_breakdown_by_region (shares) for several.
-func byRegion(ans answer, i int, ts []string) (map[string]any, string, bool) {
+func byRegion(ans answer, i int, ts []string) (*TrendRecord, string, bool) {
 	compared := len(ts) > 1
-	regions := []map[string]any{}
+	regions := []Region{}
 	src := ans.InterestByRegion
 	if compared {
 		src = ans.Compared
@@ -435,14 +468,12 @@ func byRegion(ans answer, i int, ts []string) (map[string]any, string, bool) {
 		if !ok {
 			continue
 		}
-		e := map[string]any{"location": string(r.Location), "value": n}
-		lenient.SetStr(e, "geo", string(r.Geo))
-		regions = append(regions, e)
+		regions = append(regions, Region{Geo: string(r.Geo), Location: string(r.Location), Value: n})
 	}
 	if len(regions) == 0 {
 		return nil, "", false
 	}
-	sort.SliceStable(regions, func(a, b int) bool { return regions[a]["value"].(float64) > regions[b]["value"].(float64) })
+	sort.SliceStable(regions, func(a, b int) bool { return regions[a].Value > regions[b].Value })
 	if len(regions) > maxRegions {
 		regions = regions[:maxRegions]
 	}
@@ -452,24 +483,25 @@ func byRegion(ans answer, i int, ts []string) (map[string]any, string, bool) {
 	}
 	names := []string{}
 	for _, r := range regions[:min(snippetLeader, len(regions))] {
-		names = append(names, r["location"].(string)+" "+num(r["value"].(float64))+unit)
+		names = append(names, r.Location+" "+num(r.Value)+unit)
 	}
-	return map[string]any{"regions": regions, "measure": measure}, lead + strings.Join(names, ", ") + ".", true
+	return &TrendRecord{Regions: regions, Measure: measure}, lead + strings.Join(names, ", ") + ".", true
 }
 
 // related builds the one query's top and rising related queries.
-func related(ans answer) (map[string]any, string, bool) {
+func related(ans answer) (*TrendRecord, string, bool) {
 	rq := ans.RelatedQueries.V
 	if rq == nil {
 		return nil, "", false
 	}
-	fields := map[string]any{}
+	rec := &TrendRecord{}
 	var parts []string
 	for _, list := range []struct {
 		key     string
 		entries []trendValue
-	}{{"top", rq.Top}, {"rising", rq.Rising}} {
-		out := []map[string]any{}
+		out     *[]Related
+	}{{"top", rq.Top, &rec.Top}, {"rising", rq.Rising, &rec.Rising}} {
+		out := []Related{}
 		var names []string
 		for _, e := range list.entries {
 			if len(out) == maxRelated {
@@ -479,9 +511,9 @@ func related(ans answer) (map[string]any, string, bool) {
 			if e.Query == "" || !ok {
 				continue
 			}
-			m := map[string]any{"query": string(e.Query), "value": n}
+			m := Related{Query: string(e.Query), Value: n}
 			if list.key == "rising" {
-				lenient.SetStr(m, "label", e.label())
+				m.Label = e.label()
 			}
 			out = append(out, m)
 			if len(names) < snippetLeader {
@@ -493,12 +525,12 @@ func related(ans answer) (map[string]any, string, bool) {
 			}
 		}
 		if len(out) > 0 {
-			fields[list.key] = out
+			*list.out = out
 			parts = append(parts, strings.ToUpper(list.key[:1])+list.key[1:]+": "+strings.Join(names, ", "))
 		}
 	}
-	if len(fields) == 0 {
+	if len(parts) == 0 {
 		return nil, "", false
 	}
-	return fields, strings.Join(parts, "; ") + ".", true
+	return rec, strings.Join(parts, "; ") + ".", true
 }

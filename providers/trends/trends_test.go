@@ -180,9 +180,10 @@ func TestOddTimeseries(t *testing.T) {
 	providertest.Golden(t, "timeseries_odd", providertest.RecordsJSON(page))
 	got := map[string]int{}
 	for _, r := range page.Records {
-		got[r.Title] = len(r.Fields["points"].([]map[string]any))
-		if r.Fields["average"] != nil {
-			t.Errorf("%s: average %v from an unreadable averages", r.Title, r.Fields["average"])
+		rec := r.Data.(*TrendRecord)
+		got[r.Title] = len(rec.Points)
+		if rec.Average != nil {
+			t.Errorf("%s: average %v from an unreadable averages", r.Title, *rec.Average)
 		}
 	}
 	if want := map[string]int{"Espresso": 2, "/m/07xyn1": 2, "latte": 1}; !reflect.DeepEqual(got, want) {
