@@ -10,12 +10,12 @@ type PackageRecord struct {
 	// DistTags is keyed by the publisher's own tag names.
 	DistTags map[string]string `json:"dist_tags,omitempty"`
 	// License is a string or the object the manifest gives (free-form in package.json).
-	License any `json:"license,omitempty"`
+	License any `json:"license,omitempty" doc:"an SPDX string, or the object the manifest gives"`
 	// Maintainers are the registry's maintainer objects as published (free-form members).
 	Maintainers []map[string]any `json:"maintainers,omitempty"`
 	Package     string           `json:"package"`
 	// Repository is a string or the {type, url, directory} object of package.json, as published.
-	Repository   any    `json:"repository,omitempty"`
+	Repository   any    `json:"repository,omitempty" doc:"a string, or the {type, url, directory} object of package.json"`
 	Version      string `json:"version,omitempty"`
 	VersionCount *int   `json:"version_count,omitempty" doc:"full document only"`
 }
@@ -60,7 +60,7 @@ type ScoreDetail struct {
 // DownloadsRecord is the jspkg.downloads record (besides title and snippet).
 type DownloadsRecord struct {
 	// Downloads is the total (an integer) for kind point, [{day, downloads}] for kind range.
-	Downloads any    `json:"downloads"`
+	Downloads any    `json:"downloads" doc:"kind point: the total (integer); kind range: [{day, downloads}]"`
 	End       string `json:"end"`
 	Kind      string `json:"kind"`
 	Package   string `json:"package"`
