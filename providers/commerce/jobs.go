@@ -59,6 +59,30 @@ var JobsSearch = &providers.Capability{
 	Record:  JobRecord{},
 }
 
+// JobDetail is the details body of a job, stored at search time; fields in key order (a detail
+// is written by encoding/json, which keeps the declared order).
+type JobDetail struct {
+	ApplyOptions []ApplyOption  `json:"apply_options"`
+	Company      string         `json:"company,omitempty"`
+	Description  string         `json:"description,omitempty"`
+	Extensions   []string       `json:"extensions"`
+	Highlights   []JobHighlight `json:"highlights"`
+	JobID        string         `json:"job_id,omitempty"`
+	Title        string         `json:"title"`
+}
+
+// ApplyOption is one place to apply.
+type ApplyOption struct {
+	Link  string `json:"link"`
+	Title string `json:"title"`
+}
+
+// JobHighlight is one highlights section (qualifications, benefits, responsibilities).
+type JobHighlight struct {
+	Items []string `json:"items"`
+	Title string   `json:"title,omitempty"`
+}
+
 // JobRecord is a jobs.search record (besides title and snippet); the details action has the
 // description, highlights and apply links.
 type JobRecord struct {
@@ -210,31 +234,18 @@ func jobRecord(raw json.RawMessage) (providers.Record, bool) {
 	if description != "" {
 		rec.Snippet = providers.ClipLine(description, jobSnippetLen)
 	}
-	detail := map[string]any{"title": title}
-	if company != "" {
-		detail["company"] = company
-	}
-	if s := stringOf(job["job_id"]); s != "" {
-		detail["job_id"] = s
-	}
-	if description != "" {
-		detail["description"] = description
-	}
-	highlights := []map[string]any{}
+	detail := &JobDetail{Title: title, Company: company, JobID: stringOf(job["job_id"]), Description: description}
+	highlights := []JobHighlight{}
 	for _, h := range arrayOf(job["job_highlights"]) {
 		m := objectOf(h)
 		items := stringsOf(m["items"])
 		if len(items) == 0 {
 			continue
 		}
-		entry := map[string]any{"items": items}
-		if t := stringOf(m["title"]); t != "" {
-			entry["title"] = t
-		}
-		highlights = append(highlights, entry)
+		highlights = append(highlights, JobHighlight{Items: items, Title: stringOf(m["title"])})
 	}
-	detail["highlights"] = highlights
-	options := []map[string]string{}
+	detail.Highlights = highlights
+	options := []ApplyOption{}
 	links := []providers.Link{}
 	for _, a := range arrayOf(job["apply_options"]) {
 		m := objectOf(a)
@@ -246,21 +257,21 @@ func jobRecord(raw json.RawMessage) (providers.Record, bool) {
 		if t == "" {
 			t = "Apply"
 		}
-		options = append(options, map[string]string{"title": t, "link": link})
+		options = append(options, ApplyOption{Title: t, Link: link})
 		links = append(links, providers.Link{Label: "Apply on " + t, URL: link})
 	}
-	detail["apply_options"] = options
+	detail.ApplyOptions = options
 	exts := stringsOf(job["extensions"])
 	if exts == nil {
 		exts = []string{}
 	}
-	detail["extensions"] = exts
+	detail.Extensions = exts
 
 	if u := httpURL(stringOf(job["share_link"])); u != "" {
 		rec.URL = u
 		links = append([]providers.Link{{Label: "Listing on Google", URL: u}}, links...)
 	} else if len(options) > 0 {
-		rec.URL = options[0]["link"]
+		rec.URL = options[0].Link
 	}
 	rec.Stored = map[string]*providers.Detail{"details": {Body: detail, Links: links}}
 	return rec, true

@@ -180,8 +180,8 @@ func TestJobsSandbox(t *testing.T) {
 		if err != nil || len(d.Links) != 3 {
 			t.Fatalf("detail %+v err %v", d, err)
 		}
-		body := d.Body.(map[string]any)
-		if len(body["apply_options"].([]map[string]string)) != 2 || len(body["highlights"].([]map[string]any)) != 2 {
+		body := d.Body.(*JobDetail)
+		if len(body.ApplyOptions) != 2 || len(body.Highlights) != 2 {
 			t.Errorf("detail body %+v", body)
 		}
 		empty, err := providertest.Execute(t, client, JobsSearch, providers.ModeTest, `{"query":"noresults"}`)

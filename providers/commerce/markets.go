@@ -67,6 +67,31 @@ var MarketsQuote = &providers.Capability{
 	Record:  QuoteRecord{},
 }
 
+// QuoteDetail is the details body of a quote, stored at search time; fields in key order (a
+// detail is written by encoding/json, which keeps the declared order).
+type QuoteDetail struct {
+	// KeyStats are Google Finance's labelled figures (window 1D only; nil leaves the key out, an
+	// empty list stays).
+	KeyStats []KeyStat     `json:"key_stats,omitzero"`
+	Series   []SeriesPoint `json:"series"`
+	Symbol   string        `json:"symbol"`
+	Window   string        `json:"window"`
+}
+
+// KeyStat is one of Google Finance's key figures ("Previous close", "Market cap").
+type KeyStat struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// SeriesPoint is one point of a quote's price series.
+type SeriesPoint struct {
+	Currency string  `json:"currency,omitempty"`
+	Date     string  `json:"date,omitempty"`
+	Price    float64 `json:"price"`
+	Volume   *int    `json:"volume,omitempty"`
+}
+
 // QuoteRecord is a markets.quote record (besides title and url); the details action has the
 // price series.
 type QuoteRecord struct {
@@ -255,8 +280,8 @@ func quoteRecord(symbol, window string, summary map[string]json.RawMessage, grap
 	}
 	stats := keyStats(kg)
 	for _, s := range stats {
-		if strings.EqualFold(s["label"], "Previous close") {
-			if v, ok := parseDisplayNumber(s["value"]); ok {
+		if strings.EqualFold(s.Label, "Previous close") {
+			if v, ok := parseDisplayNumber(s.Value); ok {
 				f.PreviousClose = num(v)
 			}
 		}
@@ -265,9 +290,9 @@ func quoteRecord(symbol, window string, summary map[string]json.RawMessage, grap
 	if f.AsOf = stringOf(summary["date"]); f.AsOf == "" {
 		f.AsOf = lastDate
 	}
-	detail := map[string]any{"symbol": symbol, "window": window, "series": series}
+	detail := &QuoteDetail{Symbol: symbol, Window: window, Series: series}
 	if window == "1D" {
-		detail["key_stats"] = stats
+		detail.KeyStats = stats
 	}
 	rec.Stored = map[string]*providers.Detail{"details": {Body: detail,
 		Links: []providers.Link{{Label: "Google Finance", URL: rec.URL}}}}
@@ -284,8 +309,8 @@ func signed(v, sign float64) float64 {
 }
 
 // financeSeries reads graph[{price, currency, date, volume}].
-func financeSeries(graph []json.RawMessage) ([]map[string]any, string, string) {
-	series := []map[string]any{}
+func financeSeries(graph []json.RawMessage) ([]SeriesPoint, string, string) {
+	series := []SeriesPoint{}
 	currency, last := "", ""
 	for _, g := range graph {
 		if len(series) >= maxSeriesPoints {
@@ -296,19 +321,19 @@ func financeSeries(graph []json.RawMessage) ([]map[string]any, string, string) {
 		if !ok {
 			continue
 		}
-		pt := map[string]any{"price": p}
+		pt := SeriesPoint{Price: p}
 		if c := stringOf(m["currency"]); c != "" {
-			pt["currency"] = c
+			pt.Currency = c
 			if currency == "" {
 				currency = isoCurrency(c)
 			}
 		}
 		if d := stringOf(m["date"]); d != "" {
-			pt["date"] = d
+			pt.Date = d
 			last = d
 		}
 		if v, ok := intOf(m["volume"]); ok {
-			pt["volume"] = v
+			pt.Volume = &v
 		}
 		series = append(series, pt)
 	}
@@ -316,13 +341,13 @@ func financeSeries(graph []json.RawMessage) ([]map[string]any, string, string) {
 }
 
 // keyStats reads knowledge_graph.key_stats.stats[{label, value}].
-func keyStats(kg map[string]json.RawMessage) []map[string]string {
-	out := []map[string]string{}
+func keyStats(kg map[string]json.RawMessage) []KeyStat {
+	out := []KeyStat{}
 	for _, s := range arrayOf(objectOf(kg["key_stats"])["stats"]) {
 		m := objectOf(s)
 		label, value := stringOf(m["label"]), stringOf(m["value"])
 		if label != "" && value != "" {
-			out = append(out, map[string]string{"label": label, "value": value})
+			out = append(out, KeyStat{Label: label, Value: value})
 		}
 	}
 	return out

@@ -55,8 +55,8 @@ func TestMarketsGolden(t *testing.T) {
 		}
 		wantQuery(t, f.Requests()[0], url.Values{"engine": {"google_finance"}, "q": {"AAPL:NASDAQ"}, "window": {"1M"}})
 		providertest.Golden(t, "finance_window", providertest.RecordsJSON(page))
-		d := page.Records[0].Stored["details"].Body.(map[string]any)
-		if d["window"] != "1M" || len(d["series"].([]map[string]any)) != 3 || d["key_stats"] != nil {
+		d := page.Records[0].Stored["details"].Body.(*QuoteDetail)
+		if d.Window != "1M" || len(d.Series) != 3 || d.KeyStats != nil {
 			t.Errorf("detail %+v", d)
 		}
 	})
@@ -149,7 +149,7 @@ func TestMarketsSandbox(t *testing.T) {
 		}
 		providertest.Golden(t, "sandbox_finance", providertest.RecordsJSON(page))
 		d, err := providertest.Action(t, client, MarketsQuote, providers.ModeTest, req, "details", &page.Records[0])
-		if err != nil || len(d.Body.(map[string]any)["series"].([]map[string]any)) != 8 {
+		if err != nil || len(d.Body.(*QuoteDetail).Series) != 8 {
 			t.Fatalf("detail %+v err %v", d, err)
 		}
 	})

@@ -90,6 +90,7 @@ var ShoppingSearch = &providers.Capability{
 			"query": "running shoes", "price_min": 50, "price_max": 120, "location": "Austin, Texas, United States"}},
 	},
 	Execute: searchShopping,
+	Record:  OfferRecord{},
 }
 
 const shoppingSchema = `{
@@ -424,6 +425,53 @@ func shoppingFilters(raw []json.RawMessage) []providers.Filter {
 // conditionWords recognise a tag that names an item's condition.
 var conditionWords = []string{"used", "pre-owned", "preowned", "refurbished", "renewed", "open box", "second-hand", "secondhand", "new"}
 
+// OfferRecord is a shopping.search record (besides title, url and snippet): one offer.
+type OfferRecord struct {
+	Condition    string   `json:"condition,omitempty" doc:"used, refurbished and the like, when the offer says so"`
+	Delivery     string   `json:"delivery,omitempty"`
+	Price        *float64 `json:"price,omitempty"`
+	PriceDisplay string   `json:"price_display,omitempty" doc:"the price as Google shows it, with its currency"`
+	Rating       *float64 `json:"rating,omitempty" doc:"0 to 5"`
+	Reviews      *int     `json:"reviews,omitempty"`
+	Seller       string   `json:"seller,omitempty"`
+	Source       string   `json:"source"`
+}
+
+// ProductDetail is the details body of an offer: Google's product view. Fields are declared in
+// key order (a detail is written by encoding/json, which keeps the declared order).
+type ProductDetail struct {
+	Brand          string       `json:"brand,omitempty"`
+	Description    string       `json:"description,omitempty"`
+	Offers         []StoreOffer `json:"offers"`
+	Rating         *float64     `json:"rating,omitempty"`
+	Reviews        *int         `json:"reviews,omitempty"`
+	Specifications []Spec       `json:"specifications"`
+	Title          string       `json:"title"`
+}
+
+// Spec is one product specification.
+type Spec struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// StoreOffer is one store's offer of the product (fields in key order).
+type StoreOffer struct {
+	Details        []string `json:"details,omitempty"`
+	ExtractedPrice *float64 `json:"extracted_price,omitempty"`
+	ExtractedTotal *float64 `json:"extracted_total,omitempty"`
+	Link           string   `json:"link,omitempty"`
+	Merchant       string   `json:"merchant"`
+	OriginalPrice  string   `json:"original_price,omitempty"`
+	Price          string   `json:"price,omitempty"`
+	Rating         *float64 `json:"rating,omitempty"`
+	Reviews        *int     `json:"reviews,omitempty"`
+	Shipping       string   `json:"shipping,omitempty"`
+	Tag            string   `json:"tag,omitempty"`
+	Title          string   `json:"title,omitempty"`
+	Total          string   `json:"total,omitempty"`
+}
+
 // shoppingRecord maps one shopping_results entry.
 func shoppingRecord(raw json.RawMessage) (providers.Record, bool) {
 	item := objectOf(raw)
@@ -434,7 +482,9 @@ func shoppingRecord(raw json.RawMessage) (providers.Record, bool) {
 	if title == "" {
 		return providers.Record{}, false
 	}
-	rec := providers.Record{Title: title, Fields: map[string]any{"source": shoppingSource}}
+	data := &OfferRecord{Source: shoppingSource, PriceDisplay: stringOf(item["price"]), Seller: stringOf(item["source"]),
+		Delivery: stringOf(item["delivery"])}
+	rec := providers.Record{Title: title, Data: data}
 	if u := httpURL(stringOf(item["product_link"])); u != "" {
 		rec.URL = u
 	} else if u := httpURL(stringOf(item["link"])); u != "" {
@@ -444,27 +494,18 @@ func shoppingRecord(raw json.RawMessage) (providers.Record, bool) {
 		rec.Snippet = s
 	}
 	if p, ok := floatOf(item["extracted_price"]); ok && p >= 0 {
-		rec.Fields["price"] = p
-	}
-	if s := stringOf(item["price"]); s != "" {
-		rec.Fields["price_display"] = s
-	}
-	if s := stringOf(item["source"]); s != "" {
-		rec.Fields["seller"] = s
-	}
-	if s := stringOf(item["delivery"]); s != "" {
-		rec.Fields["delivery"] = s
+		data.Price = &p
 	}
 	if s := stringOf(item["second_hand_condition"]); s != "" {
-		rec.Fields["condition"] = s
+		data.Condition = s
 	} else if tag := stringOf(item["tag"]); tag != "" && namesCondition(tag) {
-		rec.Fields["condition"] = tag
+		data.Condition = tag
 	}
 	if r, ok := floatOf(item["rating"]); ok && r >= 0 && r <= 5 {
-		rec.Fields["rating"] = r
+		data.Rating = &r
 	}
 	if n, ok := intOf(item["reviews"]); ok && n >= 0 {
-		rec.Fields["reviews"] = n
+		data.Reviews = &n
 	}
 	ref := productRef{PageToken: stringOf(item["immersive_product_page_token"]), ProductID: stringOf(item["product_id"])}
 	if ref.PageToken == "" {
@@ -517,37 +558,29 @@ func productDetails(ctx context.Context, call *providers.Call, rec *providers.Re
 }
 
 // productDetail maps product_results of google_immersive_product.
-func productDetail(pr map[string]json.RawMessage, rec *providers.Record) (map[string]any, []providers.Link) {
-	out := map[string]any{}
-	title := stringOf(pr["title"])
-	if title == "" {
-		title = rec.Title
-	}
-	out["title"] = title
-	if s := stringOf(pr["brand"]); s != "" {
-		out["brand"] = s
+func productDetail(pr map[string]json.RawMessage, rec *providers.Record) (*ProductDetail, []providers.Link) {
+	out := &ProductDetail{Title: stringOf(pr["title"]), Brand: stringOf(pr["brand"])}
+	if out.Title == "" {
+		out.Title = rec.Title
 	}
 	if r, ok := floatOf(pr["rating"]); ok {
-		out["rating"] = r
+		out.Rating = &r
 	}
 	if n, ok := intOf(pr["reviews"]); ok {
-		out["reviews"] = n
+		out.Reviews = &n
 	}
 	about := objectOf(pr["about_the_product"])
-	if s := stringOf(about["description"]); s != "" {
-		out["description"] = s
-	}
-	specs := []map[string]string{}
+	out.Description = stringOf(about["description"])
+	out.Specifications = []Spec{}
 	for _, f := range arrayOf(about["features"]) {
 		m := objectOf(f)
 		name, value := stringOf(m["title"]), stringOf(m["value"])
-		if name == "" || value == "" || len(specs) >= maxSpecs {
+		if name == "" || value == "" || len(out.Specifications) >= maxSpecs {
 			continue
 		}
-		specs = append(specs, map[string]string{"name": name, "value": value})
+		out.Specifications = append(out.Specifications, Spec{Name: name, Value: value})
 	}
-	out["specifications"] = specs
-	offers := []map[string]any{}
+	offers := []StoreOffer{}
 	var links []providers.Link
 	for _, s := range arrayOf(pr["stores"]) {
 		if len(offers) >= maxOffers {
@@ -558,36 +591,30 @@ func productDetail(pr map[string]json.RawMessage, rec *providers.Record) (map[st
 		if name == "" {
 			continue
 		}
-		o := map[string]any{"merchant": name}
-		for _, k := range []string{"title", "price", "original_price", "shipping", "total", "tag"} {
-			if v := stringOf(m[k]); v != "" {
-				o[k] = v
-			}
-		}
+		o := StoreOffer{Merchant: name, Title: stringOf(m["title"]), Price: stringOf(m["price"]),
+			OriginalPrice: stringOf(m["original_price"]), Shipping: stringOf(m["shipping"]), Total: stringOf(m["total"]),
+			Tag: stringOf(m["tag"]), Details: stringsOf(m["details_and_offers"])}
 		if f, ok := floatOf(m["extracted_price"]); ok {
-			o["extracted_price"] = f
+			o.ExtractedPrice = &f
 		}
 		if f, ok := floatOf(m["extracted_total"]); ok {
-			o["extracted_total"] = f
+			o.ExtractedTotal = &f
 		}
 		if r, ok := floatOf(m["rating"]); ok {
-			o["rating"] = r
+			o.Rating = &r
 		}
 		if n, ok := intOf(m["reviews"]); ok {
-			o["reviews"] = n
-		}
-		if d := stringsOf(m["details_and_offers"]); len(d) > 0 {
-			o["details"] = d
+			o.Reviews = &n
 		}
 		if u := httpURL(stringOf(m["link"])); u != "" {
-			o["link"] = u
+			o.Link = u
 			if len(links) < maxOfferLinks {
 				links = append(links, providers.Link{Label: fmt.Sprintf("Offer at %s", name), URL: u})
 			}
 		}
 		offers = append(offers, o)
 	}
-	out["offers"] = offers
+	out.Offers = offers
 	if rec.URL != "" {
 		links = append([]providers.Link{{Label: "Product page", URL: rec.URL}}, links...)
 	}

@@ -24,7 +24,7 @@ func TestShoppingGolden(t *testing.T) {
 		t.Errorf("records %d has_more %v next %s", len(page.Records), page.HasMore, page.Next)
 	}
 	for _, r := range page.Records {
-		if r.Title == "" || r.Fields["source"] != "google_shopping" {
+		if r.Title == "" || r.Data.(*OfferRecord).Source != "google_shopping" {
 			t.Errorf("record %+v", r)
 		}
 	}
@@ -376,7 +376,7 @@ func TestShoppingSandbox(t *testing.T) {
 			t.Fatalf("filtered %+v err %v", filtered, err)
 		}
 		d, err := providertest.Action(t, client, ShoppingSearch, providers.ModeTest, req, "details", &p1.Records[0])
-		if err != nil || d.Body.(map[string]any)["title"] != "Baratza Encore Conical Burr Coffee Grinder" || len(d.Links) != 4 {
+		if err != nil || d.Body.(*ProductDetail).Title != "Baratza Encore Conical Burr Coffee Grinder" || len(d.Links) != 4 {
 			t.Fatalf("detail %+v err %v", d, err)
 		}
 		empty, err := providertest.Execute(t, client, ShoppingSearch, providers.ModeTest, `{"query":"noresults please"}`)

@@ -66,6 +66,7 @@ var Exercises = &providers.Capability{
 	Execute: func(ctx context.Context, call *providers.Call) (*providers.Page, error) {
 		return execute(ctx, call, nil)
 	},
+	Record: ExerciseRecord{},
 }
 
 const requestSchema = `{
@@ -340,21 +341,14 @@ func videoRecord(ctx context.Context, call *providers.Call, saver WorkoutSaver, 
 	if title == "" || id == "" {
 		return providers.Record{}, false, nil
 	}
-	rec := providers.Record{
-		Title:  title,
-		Fields: map[string]any{"attribution": videoAttribution, "video_available": ex.HasVideo},
-	}
+	data := &ExerciseRecord{Attribution: videoAttribution, VideoAvailable: ex.HasVideo}
+	rec := providers.Record{Title: title, Data: data}
 	if ex.Description != nil {
 		rec.Snippet = strings.TrimSpace(*ex.Description)
 	}
 	muscles := muscleNames(ex)
 	equipment := nonEmpty(ex.Equipment)
-	if len(muscles) > 0 {
-		rec.Fields["muscles"] = muscles
-	}
-	if len(equipment) > 0 {
-		rec.Fields["equipment"] = equipment
-	}
+	data.Muscles, data.Equipment = muscles, equipment
 	detail := exerciseDetail(ex)
 	links := []providers.Link{}
 	if ex.HasVideo {
@@ -365,12 +359,12 @@ func videoRecord(ctx context.Context, call *providers.Call, saver WorkoutSaver, 
 				Message: "the demonstration could not be saved to your workouts", Cause: err}
 		}
 		link := strings.TrimRight(call.PublicURL, "/") + workoutsPath + wid
-		rec.Fields["workout_resource"] = map[string]any{"id": wid, "url": link, "title": title, "video_available": true}
-		detail["workout_id"], detail["workout_url"] = wid, link
+		data.WorkoutResource = &WorkoutResource{ID: wid, URL: link, Title: title, VideoAvailable: true}
+		detail.WorkoutID, detail.WorkoutURL = wid, link
 		links = append(links, providers.Link{Label: "Demonstration video (sign in to the console)", URL: link})
 	} else {
-		rec.Fields["video_unavailable_reason"] = noVideoReason
-		detail["video_unavailable_reason"] = noVideoReason
+		data.VideoUnavailableReason = noVideoReason
+		detail.VideoUnavailableReason = noVideoReason
 	}
 	rec.Stored = map[string]*providers.Detail{"details": {Body: detail, Links: links}}
 	return rec, true, nil
@@ -382,29 +376,18 @@ func muscleNames(ex *ymoveExercise) []string {
 }
 
 // exerciseDetail is the stored details body; absent values are left out.
-func exerciseDetail(ex *ymoveExercise) map[string]any {
-	d := map[string]any{"exercise_id": ex.ID, "title": strings.TrimSpace(ex.Title), "video_available": ex.HasVideo,
-		"attribution": videoAttribution}
-	str := func(key string, v *string) {
-		if v != nil && strings.TrimSpace(*v) != "" {
-			d[key] = strings.TrimSpace(*v)
+func exerciseDetail(ex *ymoveExercise) *VideoDetail {
+	str := func(v *string) string {
+		if v == nil {
+			return ""
 		}
+		return strings.TrimSpace(*v)
 	}
-	list := func(key string, vs []string) {
-		if l := nonEmpty(vs...); len(l) > 0 {
-			d[key] = l
-		}
-	}
-	str("description", ex.Description)
-	list("instructions", ex.Instructions)
-	list("important_points", ex.ImportantPoints)
-	str("muscle_group", &ex.MuscleGroup)
-	list("secondary_muscles", ex.SecondaryMuscles)
-	str("equipment", &ex.Equipment)
-	str("category", ex.Category)
-	str("difficulty", ex.Difficulty)
-	list("exercise_types", ex.ExerciseType)
-	return d
+	return &VideoDetail{ExerciseID: ex.ID, Title: strings.TrimSpace(ex.Title), VideoAvailable: ex.HasVideo,
+		Attribution: videoAttribution, Description: str(ex.Description), Instructions: nonEmpty(ex.Instructions...),
+		ImportantPoints: nonEmpty(ex.ImportantPoints...), MuscleGroup: str(&ex.MuscleGroup),
+		SecondaryMuscles: nonEmpty(ex.SecondaryMuscles...), Equipment: str(&ex.Equipment), Category: str(ex.Category),
+		Difficulty: str(ex.Difficulty), ExerciseTypes: nonEmpty(ex.ExerciseType...)}
 }
 
 // nonEmpty trims the values and drops blanks and repeats.

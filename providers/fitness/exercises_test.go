@@ -181,31 +181,29 @@ func TestSearchMappingGolden(t *testing.T) {
 			}
 			videos := 0
 			for _, rec := range page.Records {
-				if rec.Title == "" || rec.Fields["attribution"] != videoAttribution {
+				data := rec.Data.(*ExerciseRecord)
+				if rec.Title == "" || data.Attribution != videoAttribution {
 					t.Errorf("%q misses an always key", rec.Title)
 				}
-				has, ok := rec.Fields["video_available"].(bool)
-				if !ok {
-					t.Errorf("%q has no video_available", rec.Title)
-				}
-				wr, hasWorkout := rec.Fields["workout_resource"].(map[string]any)
-				_, hasReason := rec.Fields["video_unavailable_reason"]
+				has := data.VideoAvailable
+				wr, hasWorkout := data.WorkoutResource, data.WorkoutResource != nil
+				hasReason := data.VideoUnavailableReason != ""
 				if has != hasWorkout || has == hasReason {
 					t.Errorf("%q: video_available %v, workout_resource %v, reason %v", rec.Title, has, hasWorkout, hasReason)
 				}
 				if hasWorkout {
 					videos++
-					id, _ := wr["id"].(string)
-					if wr["url"] != publicURL+"/console/workouts/"+id || wr["title"] != rec.Title || wr["video_available"] != true {
+					id := wr.ID
+					if wr.URL != publicURL+"/console/workouts/"+id || wr.Title != rec.Title || !wr.VideoAvailable {
 						t.Errorf("workout_resource = %v", wr)
 					}
 					w, saved := ws.saved[id]
 					if !saved || w.Provider != VideoProviderID || w.Title != rec.Title || !w.VideoAvailable || w.ExerciseRef == "" ||
-						strings.HasPrefix(w.ExerciseRef, "test:") || !reflect.DeepEqual(w.Muscles, rec.Fields["muscles"]) {
+						strings.HasPrefix(w.ExerciseRef, "test:") || !reflect.DeepEqual(w.Muscles, data.Muscles) {
 						t.Errorf("saved workout %s = %+v", id, w)
 					}
 				}
-				for k, v := range rec.Fields {
+				for k, v := range providertest.Native(&rec) {
 					if v == "" || v == nil {
 						t.Errorf("%q: empty %s", rec.Title, k)
 					}
@@ -296,8 +294,8 @@ func TestWorkoutsPerTenant(t *testing.T) {
 		}
 		var out []string
 		for _, r := range page.Records {
-			if wr, ok := r.Fields["workout_resource"].(map[string]any); ok {
-				out = append(out, wr["id"].(string))
+			if wr := r.Data.(*ExerciseRecord).WorkoutResource; wr != nil {
+				out = append(out, wr.ID)
 			}
 		}
 		return out
@@ -419,9 +417,9 @@ func TestLegacyWgerSession(t *testing.T) {
 		t.Fatalf("next = %s", page.Next)
 	}
 	for _, r := range page.Records {
-		if r.Fields["video_available"] != false || r.Fields["video_unavailable_reason"] != legacyReason || r.Fields["attribution"] == nil ||
-			r.Fields["licence"] == nil || r.Fields["workout_resource"] != nil {
-			t.Errorf("legacy record %q: %v", r.Title, r.Fields)
+		if d := r.Data.(*ExerciseRecord); d.VideoAvailable || d.VideoUnavailableReason != legacyReason || d.Attribution == "" ||
+			d.Licence == nil || d.WorkoutResource != nil {
+			t.Errorf("legacy record %q: %+v", r.Title, d)
 		}
 	}
 	last, err := runReq(t, client, providers.ModeLive, "tnt_a", newWorkouts(), req, page.Next)

@@ -36,11 +36,11 @@ func TestSandboxExamples(t *testing.T) {
 					t.Fatalf("%s on %q: %v", a.Name, first.Title, err)
 				}
 			}
-			wr, ok := first.Fields["workout_resource"].(map[string]any)
-			if !ok {
-				t.Fatalf("first sandbox record has no workout_resource: %v", first.Fields)
+			wr := first.Data.(*ExerciseRecord).WorkoutResource
+			if wr == nil {
+				t.Fatalf("first sandbox record has no workout_resource: %+v", first.Data)
 			}
-			w := ws.saved[wr["id"].(string)]
+			w := ws.saved[wr.ID]
 			link, err := player.VideoURL(context.Background(), w.Provider, w.ExerciseRef, w.VideoAvailable)
 			if err != nil || link == "" {
 				t.Fatalf("sandbox playback: %q %v", link, err)

@@ -160,51 +160,32 @@ func legacyRecord(ex *wgerExercise) (providers.Record, bool) {
 	rec := providers.Record{
 		Title:   strings.TrimSpace(tr.Name),
 		Snippet: plainText(tr.Description),
-		Fields:  map[string]any{"video_available": false, "video_unavailable_reason": legacyReason},
 	}
-	if m := muscleLabels(ex.Muscles); len(m) > 0 {
-		rec.Fields["muscles"] = m
-	}
-	if m := muscleLabels(ex.MusclesSecondary); len(m) > 0 {
-		rec.Fields["secondary_muscles"] = m
-	}
+	data := &ExerciseRecord{VideoUnavailableReason: legacyReason, Muscles: muscleLabels(ex.Muscles),
+		SecondaryMuscles: muscleLabels(ex.MusclesSecondary), Author: author}
+	rec.Data = data
 	var equipment []string
 	for _, e := range ex.Equipment {
 		equipment = append(equipment, e.Name)
 	}
-	if e := nonEmpty(equipment...); len(e) > 0 {
-		rec.Fields["equipment"] = e
-	}
+	data.Equipment = nonEmpty(equipment...)
 	if author != "" {
-		rec.Fields["author"] = author
 		attribution += ", by " + author
 	}
 	if l := ex.License; l != nil && (l.ShortName != "" || l.FullName != "") {
-		licence := map[string]any{}
-		for k, v := range map[string]string{"name": l.FullName, "short_name": l.ShortName, "url": l.URL} {
-			if strings.TrimSpace(v) != "" {
-				licence[k] = strings.TrimSpace(v)
-			}
-		}
-		rec.Fields["licence"] = licence
+		data.Licence = &Licence{Name: strings.TrimSpace(l.FullName), ShortName: strings.TrimSpace(l.ShortName),
+			URL: strings.TrimSpace(l.URL)}
 		if l.ShortName != "" {
 			attribution += fmt.Sprintf(", licensed %s", l.ShortName)
 		}
 	}
-	rec.Fields["attribution"] = attribution
+	data.Attribution = attribution
 
-	detail := map[string]any{"exercise_id": ex.ID, "title": rec.Title, "video_available": false,
-		"video_unavailable_reason": legacyReason, "attribution": attribution}
-	if rec.Snippet != "" {
-		detail["description"] = rec.Snippet
-	}
-	if ex.Category != nil && strings.TrimSpace(ex.Category.Name) != "" {
-		detail["category"] = strings.TrimSpace(ex.Category.Name)
-	}
-	for _, k := range []string{"muscles", "secondary_muscles", "equipment", "author", "licence"} {
-		if v, ok := rec.Fields[k]; ok {
-			detail[k] = v
-		}
+	detail := &LegacyDetail{ExerciseID: ex.ID, Title: rec.Title, VideoUnavailableReason: legacyReason,
+		Attribution: attribution, Description: rec.Snippet, Muscles: data.Muscles, SecondaryMuscles: data.SecondaryMuscles,
+		Equipment: data.Equipment, Author: author, Licence: data.Licence}
+	if ex.Category != nil {
+		detail.Category = strings.TrimSpace(ex.Category.Name)
 	}
 	rec.Stored = map[string]*providers.Detail{"details": {Body: detail, Links: []providers.Link{}}}
 	return rec, true

@@ -96,10 +96,81 @@ func returnSearch(query providers.Request, token string) (*providers.Detail, err
 			Message: "the return-flight search of this outbound flight could not be built", Cause: err}
 	}
 	return &providers.Detail{
-		Body:    map[string]any{"return_search": map[string]any{"capability": capabilityID, "params": params}},
+		Body:    &ReturnSearchDetail{ReturnSearch: ReturnSearch{Capability: capabilityID, Params: params}},
 		Links:   []providers.Link{},
 		Credits: providers.Credits(0),
 	}, nil
+}
+
+// ReturnSearchDetail is the details body of an outbound round-trip record.
+type ReturnSearchDetail struct {
+	ReturnSearch ReturnSearch `json:"return_search"`
+}
+
+// ReturnSearch is the flights.search call that lists the return flights.
+type ReturnSearch struct {
+	Capability string `json:"capability"`
+	// Params is a flights.search request body, whatever keys the caller sent (a request map).
+	Params providers.Request `json:"params"`
+}
+
+// BookingDetails is the details body of a bookable record. Fields are declared in key order (a
+// detail is written by encoding/json).
+type BookingDetails struct {
+	// BaggagePrices is keyed by Google's own bag labels, which the upstream leaves free-form.
+	BaggagePrices       map[string][]string   `json:"baggage_prices,omitempty"`
+	BookingOptions      []BookingOffer        `json:"booking_options"`
+	Currency            string                `json:"currency"`
+	PriceInsights       *BookingPriceInsights `json:"price_insights,omitempty"`
+	RequestedPassengers Passengers            `json:"requested_passengers"`
+	SelectedFlights     []SelectedFlight      `json:"selected_flights,omitempty"`
+}
+
+// BookingOffer is one booking option (tickets "together", the seller's offer) or one part of a
+// "separate" option (departing / returning, with price their sum); fields in key order.
+type BookingOffer struct {
+	Airline         *bool           `json:"airline,omitempty"`
+	BaggagePrices   []string        `json:"baggage_prices,omitempty"`
+	BookWith        string          `json:"book_with,omitempty"`
+	BookingRequest  *BookingRequest `json:"booking_request,omitempty"`
+	Departing       *BookingOffer   `json:"departing,omitempty"`
+	Extensions      []string        `json:"extensions,omitempty"`
+	LocalPrices     []LocalPrice    `json:"local_prices,omitempty"`
+	MarketedAs      []string        `json:"marketed_as,omitempty"`
+	OptionTitle     string          `json:"option_title,omitempty"`
+	Phone           string          `json:"phone,omitempty"`
+	PhoneServiceFee *float64        `json:"phone_service_fee,omitempty"`
+	Price           *float64        `json:"price,omitempty"`
+	Returning       *BookingOffer   `json:"returning,omitempty"`
+	Tickets         string          `json:"tickets,omitempty"`
+}
+
+// BookingRequest is how to reach the seller: GET url, or POST post_data to url.
+type BookingRequest struct {
+	Method   string `json:"method"`
+	PostData string `json:"post_data,omitempty"`
+	URL      string `json:"url"`
+}
+
+// LocalPrice is the fare in the seller's own currency.
+type LocalPrice struct {
+	Currency string  `json:"currency"`
+	Price    float64 `json:"price"`
+}
+
+// SelectedFlight is one of the flights the booking is for.
+type SelectedFlight struct {
+	Legs          []Leg    `json:"legs"`
+	Price         *float64 `json:"price,omitempty"`
+	TotalDuration string   `json:"total_duration,omitempty"`
+	Type          string   `json:"type,omitempty"`
+}
+
+// BookingPriceInsights is price_insights of a booking answer.
+type BookingPriceInsights struct {
+	LowestPrice       *float64  `json:"lowest_price,omitempty"`
+	PriceLevel        string    `json:"price_level,omitempty"`
+	TypicalPriceRange []float64 `json:"typical_price_range,omitempty"`
 }
 
 // bookingDetails asks SerpApi for the booking options of the selected flights.
@@ -112,52 +183,44 @@ func bookingDetails(ctx context.Context, call *providers.Call, query providers.R
 	if err != nil {
 		return nil, err
 	}
-	options := []map[string]any{}
+	options := []BookingOffer{}
 	for _, o := range ans.BookingOptions {
 		if m := optionObject(o); m != nil {
-			options = append(options, m)
+			options = append(options, *m)
 		}
 	}
 	if len(options) == 0 {
 		return nil, providers.Errorf(providers.CodeNotFound,
 			"Google Flights has no booking options for this flight now; it may be sold out or its fare may have changed: run the search again")
 	}
-	body := map[string]any{
-		"currency":             currencyOf(query),
-		"requested_passengers": passengers(query),
-		"booking_options":      options,
-	}
-	var selected []map[string]any
+	body := &BookingDetails{Currency: currencyOf(query), RequestedPassengers: passengers(query), BookingOptions: options}
 	for _, it := range ans.SelectedFlights {
 		if m := selectedObject(it); m != nil {
-			selected = append(selected, m)
+			body.SelectedFlights = append(body.SelectedFlights, *m)
 		}
 	}
-	if len(selected) > 0 {
-		body["selected_flights"] = selected
-	}
 	if bp := ans.BaggagePrices.V; bp != nil {
-		bags := map[string]any{}
+		bags := map[string][]string{}
 		for k, v := range *bp {
 			if s := nonEmpty(v); len(s) > 0 {
 				bags[k] = s
 			}
 		}
 		if len(bags) > 0 {
-			body["baggage_prices"] = bags
+			body.BaggagePrices = bags
 		}
 	}
 	if pi := ans.PriceInsights.V; pi != nil {
-		m := map[string]any{}
+		m := BookingPriceInsights{PriceLevel: string(pi.PriceLevel)}
 		if pi.LowestPrice.OK {
-			m["lowest_price"] = pi.LowestPrice.V
+			v := pi.LowestPrice.V
+			m.LowestPrice = &v
 		}
-		lenient.SetStr(m, "price_level", string(pi.PriceLevel))
 		if len(pi.TypicalPriceRange) == 2 {
-			m["typical_price_range"] = []float64(pi.TypicalPriceRange)
+			m.TypicalPriceRange = []float64(pi.TypicalPriceRange)
 		}
-		if len(m) > 0 {
-			body["price_insights"] = m
+		if m.LowestPrice != nil || m.PriceLevel != "" || m.TypicalPriceRange != nil {
+			body.PriceInsights = &m
 		}
 	}
 	return &providers.Detail{Body: body, Links: bookingLinks(ans, options)}, nil
@@ -165,110 +228,94 @@ func bookingDetails(ctx context.Context, call *providers.Call, query providers.R
 
 // optionObject maps one booking option: {tickets: together, ...offer} or {tickets: separate,
 // departing, returning, price (their sum)}; nil when no seller is named.
-func optionObject(o bookingOption) map[string]any {
+func optionObject(o bookingOption) *BookingOffer {
 	if p := partObject(o.Together.V); p != nil {
-		p["tickets"] = "together"
+		p.Tickets = "together"
 		return p
 	}
 	dep, ret := partObject(o.Departing.V), partObject(o.Returning.V)
 	if dep == nil && ret == nil {
 		return nil
 	}
-	m := map[string]any{"tickets": "separate"}
-	if dep != nil {
-		m["departing"] = dep
-	}
-	if ret != nil {
-		m["returning"] = ret
-	}
-	if dep != nil && ret != nil {
-		a, okA := dep["price"].(float64)
-		b, okB := ret["price"].(float64)
-		if okA && okB {
-			m["price"] = a + b
-		}
+	m := &BookingOffer{Tickets: "separate", Departing: dep, Returning: ret}
+	if dep != nil && ret != nil && dep.Price != nil && ret.Price != nil {
+		sum := *dep.Price + *ret.Price
+		m.Price = &sum
 	}
 	return m
 }
 
 // partObject maps one seller's offer; nil without a seller name.
-func partObject(p *bookingPart) map[string]any {
+func partObject(p *bookingPart) *BookingOffer {
 	if p == nil || p.BookWith == "" {
 		return nil
 	}
-	m := map[string]any{"book_with": string(p.BookWith)}
-	lenient.SetBool(m, "airline", p.Airline)
+	m := &BookingOffer{BookWith: string(p.BookWith), OptionTitle: string(p.OptionTitle), Phone: string(p.BookingPhone),
+		MarketedAs: nonEmpty(p.MarketedAs), Extensions: nonEmpty(p.Extensions), BaggagePrices: nonEmpty(p.BaggagePrices)}
+	if p.Airline.OK {
+		v := p.Airline.V
+		m.Airline = &v
+	}
 	if p.Price.OK && p.Price.V >= 0 {
-		m["price"] = p.Price.V
+		v := p.Price.V
+		m.Price = &v
 	}
-	lenient.SetStr(m, "option_title", string(p.OptionTitle))
-	for key, list := range map[string][]string{"marketed_as": p.MarketedAs, "extensions": p.Extensions, "baggage_prices": p.BaggagePrices} {
-		if s := nonEmpty(list); len(s) > 0 {
-			m[key] = s
-		}
-	}
-	var local []map[string]any
 	for _, lp := range p.LocalPrices {
 		if lp.Currency != "" && lp.Price.OK {
-			local = append(local, map[string]any{"currency": string(lp.Currency), "price": lp.Price.V})
+			m.LocalPrices = append(m.LocalPrices, LocalPrice{Currency: string(lp.Currency), Price: lp.Price.V})
 		}
-	}
-	if len(local) > 0 {
-		m["local_prices"] = local
 	}
 	if br := p.BookingRequest.V; br != nil && isWebURL(string(br.URL)) {
-		r := map[string]any{"url": string(br.URL), "method": "GET"}
+		r := &BookingRequest{URL: string(br.URL), Method: "GET"}
 		if br.PostData != "" {
-			r["method"], r["post_data"] = "POST", string(br.PostData)
+			r.Method, r.PostData = "POST", string(br.PostData)
 		}
-		m["booking_request"] = r
+		m.BookingRequest = r
 	}
-	lenient.SetStr(m, "phone", string(p.BookingPhone))
 	if p.PhoneFee.OK {
-		m["phone_service_fee"] = p.PhoneFee.V
+		v := p.PhoneFee.V
+		m.PhoneServiceFee = &v
 	}
 	return m
 }
 
 // selectedObject maps one of selected_flights[]: its legs, duration, price and trip type.
-func selectedObject(it itinerary) map[string]any {
+func selectedObject(it itinerary) *SelectedFlight {
 	legs := legObjects(it.Flights)
 	if len(legs) == 0 {
 		return nil
 	}
-	m := map[string]any{"legs": legs}
+	m := &SelectedFlight{Legs: legs, Type: string(it.Type)}
 	if it.TotalDuration.OK && it.TotalDuration.V > 0 {
-		m["total_duration"] = duration(it.TotalDuration.V)
+		m.TotalDuration = duration(it.TotalDuration.V)
 	}
 	if it.Price.OK {
-		m["price"] = it.Price.V
+		v := it.Price.V
+		m.Price = &v
 	}
-	lenient.SetStr(m, "type", string(it.Type))
 	return m
 }
 
 // bookingLinks are the Google Flights booking page and every seller link that opens with a plain
 // GET (a POST booking request is in the body, not a link).
-func bookingLinks(ans bookingAnswer, options []map[string]any) []providers.Link {
+func bookingLinks(ans bookingAnswer, options []BookingOffer) []providers.Link {
 	links := []providers.Link{}
 	if u := string(ans.SearchMetadata.GoogleFlightsURL); isWebURL(u) {
 		links = append(links, providers.Link{Label: "Google Flights booking page", URL: u})
 	}
-	add := func(part any) {
-		p, _ := part.(map[string]any)
-		r, _ := p["booking_request"].(map[string]any)
-		if r == nil || r["method"] != "GET" {
+	add := func(p *BookingOffer) {
+		if p == nil || p.BookingRequest == nil || p.BookingRequest.Method != "GET" {
 			return
 		}
-		links = append(links, providers.Link{Label: "Book with " + p["book_with"].(string), URL: r["url"].(string)})
+		links = append(links, providers.Link{Label: "Book with " + p.BookWith, URL: p.BookingRequest.URL})
 	}
-	for _, o := range options {
-		if o["tickets"] == "together" {
+	for i := range options {
+		if o := &options[i]; o.Tickets == "together" {
 			add(o)
 			continue
 		}
-		add(o["departing"])
-		add(o["returning"])
+		add(options[i].Departing)
+		add(options[i].Returning)
 	}
 	return links
 }

@@ -534,8 +534,8 @@ func TestBookingDetails(t *testing.T) {
 		if got := reqs[0].URL.Query(); !reflect.DeepEqual(got, want) {
 			t.Errorf("query =\n%v\nwant\n%v", got, want)
 		}
-		body := d.Body.(map[string]any)
-		if opts := body["booking_options"].([]map[string]any); len(opts) != 3 || opts[0]["book_with"] != "British Airways" {
+		body := d.Body.(*BookingDetails)
+		if opts := body.BookingOptions; len(opts) != 3 || opts[0].BookWith != "British Airways" {
 			t.Errorf("booking options = %v", opts)
 		}
 		if len(d.Links) != 1 || d.Links[0].Label != "Google Flights booking page" {
@@ -557,8 +557,8 @@ func TestBookingDetails(t *testing.T) {
 			q.Get("adults") != "2" || q.Get("children") != "1" || q.Get("type") != "1" {
 			t.Errorf("query = %v (booking_token must replace departure_token)", q)
 		}
-		opts := d.Body.(map[string]any)["booking_options"].([]map[string]any)
-		if len(opts) != 2 || opts[1]["tickets"] != "separate" || opts[1]["price"] != 883.0 {
+		opts := d.Body.(*BookingDetails).BookingOptions
+		if len(opts) != 2 || opts[1].Tickets != "separate" || opts[1].Price == nil || *opts[1].Price != 883.0 {
 			t.Errorf("options = %v", opts)
 		}
 		wantLinks := []providers.Link{
@@ -635,10 +635,10 @@ func TestReturnSearch(t *testing.T) {
 		if d.Credits == nil || *d.Credits != 0 || d.Links == nil || len(d.Links) != 0 {
 			t.Errorf("credits %v links %v, want 0 and []", d.Credits, d.Links)
 		}
-		rs := d.Body.(map[string]any)["return_search"].(map[string]any)
-		params := rs["params"].(providers.Request)
-		if rs["capability"] != "flights.search" {
-			t.Errorf("capability = %v", rs["capability"])
+		rs := d.Body.(*ReturnSearchDetail).ReturnSearch
+		params := rs.Params
+		if rs.Capability != "flights.search" {
+			t.Errorf("capability = %v", rs.Capability)
 		}
 		var fixture struct {
 			Best []struct {
@@ -742,15 +742,14 @@ func runSandboxChain(t *testing.T, client *providers.Client, req providers.Reque
 		if err != nil {
 			t.Fatalf("%s on %q: %v", name, rec.Title, err)
 		}
-		body := d.Body.(map[string]any)
-		if rs, ok := body["return_search"].(map[string]any); ok {
-			b, _ := json.Marshal(rs["params"])
+		if rs, ok := d.Body.(*ReturnSearchDetail); ok {
+			b, _ := json.Marshal(rs.ReturnSearch.Params)
 			next := prepare(t, string(b))
 			runSandboxChain(t, client, next, depth+1)
 			continue
 		}
-		if opts, _ := body["booking_options"].([]map[string]any); len(opts) == 0 || len(d.Links) == 0 {
-			t.Errorf("details = %v %v", body, d.Links)
+		if body, _ := d.Body.(*BookingDetails); body == nil || len(body.BookingOptions) == 0 || len(d.Links) == 0 {
+			t.Errorf("details = %v %v", d.Body, d.Links)
 		}
 	}
 }
@@ -798,7 +797,7 @@ func TestRoundTripSandboxFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	params := d.Body.(map[string]any)["return_search"].(map[string]any)["params"].(providers.Request)
+	params := d.Body.(*ReturnSearchDetail).ReturnSearch.Params
 	want := prepare(t, mustJSON(t, Search.Examples[2].Body))
 	if !reflect.DeepEqual(params, want) {
 		t.Errorf("return_search params =\n%#v\nthird example =\n%#v", params, want)

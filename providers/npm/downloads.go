@@ -59,6 +59,7 @@ var Downloads = &providers.Capability{
 		{Title: "Total downloads of the first half of 2024", Body: map[string]any{"package": "yargs", "period": "2024-01-01:2024-06-30"}},
 	},
 	Execute: packageDownloads,
+	Record:  DownloadsRecord{},
 }
 
 const downloadsRequestSchema = `{
@@ -198,21 +199,16 @@ func packageDownloads(ctx context.Context, call *providers.Call) (*providers.Pag
 	if start == "" || end == "" {
 		return nil, providers.Errorf(providers.CodeProviderError, "%s answered without the start and end of the period", DownloadsID).WithRetryable(true)
 	}
-	f := map[string]any{
-		"package": firstNonEmpty(string(ans.Package), name),
-		"kind":    kind,
-		"start":   start,
-		"end":     end,
-	}
-	rec := providers.Record{Fields: f}
+	f := &DownloadsRecord{Package: firstNonEmpty(string(ans.Package), name), Kind: kind, Start: start, End: end}
+	rec := providers.Record{Data: f}
 	if kind == "point" {
 		var n lenient.Int
 		_ = json.Unmarshal(ans.Downloads, &n)
 		if !n.OK {
 			return nil, providers.Errorf(providers.CodeProviderError, "%s answered without a download count", DownloadsID).WithRetryable(true)
 		}
-		f["downloads"] = n.V
-		rec.Title = fmt.Sprintf("%s: %s downloads, %s to %s", f["package"], thousands(n.V), start, end)
+		f.Downloads = n.V
+		rec.Title = fmt.Sprintf("%s: %s downloads, %s to %s", f.Package, thousands(n.V), start, end)
 	} else {
 		var days lenient.List[struct {
 			Day       lenient.Str `json:"day"`
@@ -230,8 +226,8 @@ func packageDownloads(ctx context.Context, call *providers.Call) (*providers.Pag
 			counts = append(counts, dayCount{Day: string(d.Day), Downloads: d.Downloads.V})
 			total += d.Downloads.V
 		}
-		f["downloads"] = counts
-		rec.Title = fmt.Sprintf("%s: daily downloads, %s to %s", f["package"], start, end)
+		f.Downloads = counts
+		rec.Title = fmt.Sprintf("%s: daily downloads, %s to %s", f.Package, start, end)
 		rec.Snippet = fmt.Sprintf("%s downloads in total over %d days.", thousands(total), len(counts))
 	}
 	page := &providers.Page{Records: []providers.Record{rec}}

@@ -49,7 +49,7 @@ func TestDownloadsGolden(t *testing.T) {
 				t.Errorf("want one single result, got %d records has_more %v", len(page.Records), page.HasMore)
 			}
 			for _, k := range []string{"package", "kind", "start", "end", "downloads"} {
-				if _, ok := page.Records[0].Fields[k]; !ok {
+				if _, ok := providertest.Native(&page.Records[0])[k]; !ok {
 					t.Errorf("record lacks %s (always present)", k)
 				}
 			}
@@ -97,8 +97,8 @@ func TestDownloadsPeriodForms(t *testing.T) {
 			if strings.Contains(tc.body, `"range"`) {
 				wantKind = "range"
 			}
-			if page.Records[0].Fields["kind"] != wantKind {
-				t.Errorf("kind %v", page.Records[0].Fields["kind"])
+			if providertest.Native(&page.Records[0])["kind"] != wantKind {
+				t.Errorf("kind %v", providertest.Native(&page.Records[0])["kind"])
 			}
 		})
 	}
@@ -252,7 +252,7 @@ func TestDownloadsUpstreamAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := page.Records[0].Fields
+		f := providertest.Native(&page.Records[0])
 		if f["start"] != "2024-01-01" || f["end"] != "2024-01-01" || f["package"] != "p" {
 			t.Errorf("fields %v", f)
 		}
@@ -266,7 +266,7 @@ func TestDownloadsUpstreamAnswers(t *testing.T) {
 		}
 		rec := page.Records[0]
 		want := []dayCount{{Day: "2024-01-01", Downloads: 10}, {Day: "2024-01-04", Downloads: 7}}
-		if got := rec.Fields["downloads"]; !reflect.DeepEqual(got, want) {
+		if got := providertest.Native(&rec)["downloads"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("downloads %#v", got)
 		}
 		if rec.Snippet != "17 downloads in total over 2 days." {
@@ -279,7 +279,7 @@ func TestDownloadsUpstreamAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(page.Records[0].Fields["downloads"])
+		b, _ := json.Marshal(providertest.Native(&page.Records[0])["downloads"])
 		if string(b) != "[]" {
 			t.Errorf("downloads %s", b)
 		}
@@ -289,8 +289,8 @@ func TestDownloadsUpstreamAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if page.Records[0].Fields["downloads"] != int64(0) || page.Records[0].Title != "p: 0 downloads, 2025-05-15 to 2025-06-13" {
-			t.Errorf("record %q %v", page.Records[0].Title, page.Records[0].Fields)
+		if providertest.Native(&page.Records[0])["downloads"] != int64(0) || page.Records[0].Title != "p: 0 downloads, 2025-05-15 to 2025-06-13" {
+			t.Errorf("record %q %v", page.Records[0].Title, providertest.Native(&page.Records[0]))
 		}
 	})
 }
@@ -312,7 +312,7 @@ func TestDownloadsExamples(t *testing.T) {
 			if len(page.Records) != 1 {
 				t.Fatalf("%d records", len(page.Records))
 			}
-			f := page.Records[0].Fields
+			f := providertest.Native(&page.Records[0])
 			if f["package"] != name || f["kind"] != kind || f["start"] == "" || f["end"] == "" {
 				t.Errorf("fields %v", f)
 			}

@@ -323,3 +323,14 @@ func TestHelpers(t *testing.T) {
 		}
 	})
 }
+
+// mustJSON is v encoded: a typed record (its fields declared in key order) and the map of the
+// keys it must hold encode alike.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -59,6 +59,7 @@ var Package = &providers.Capability{
 		{Title: "One exact version", Body: map[string]any{"package": "yargs", "version": "17.7.2"}},
 	},
 	Execute: lookupPackage,
+	Record:  PackageRecord{},
 }
 
 const packageRequestSchema = `{
@@ -131,28 +132,29 @@ func packumentRecord(requested string, doc map[string]json.RawMessage) (provider
 	}
 	manifest := decodeObject(versions[latest])
 
-	f := map[string]any{"package": name}
-	if latest != "" {
-		f["version"] = latest
-	}
+	f := &PackageRecord{Package: name, Version: latest}
 	manifestFields(f, manifest)
 	// The document hoists license and repository from the latest version; use them when the
 	// manifest itself lacks them. Maintainers of the document are the current publishers.
-	for _, key := range []string{"license", "repository"} {
-		if _, ok := f[key]; !ok {
-			if v, ok := stringOrObject(doc[key]); ok {
-				f[key] = v
+	for _, field := range []struct {
+		key string
+		dst *any
+	}{{"license", &f.License}, {"repository", &f.Repository}} {
+		if *field.dst == nil {
+			if v, ok := stringOrObject(doc[field.key]); ok {
+				*field.dst = v
 			}
 		}
 	}
 	if m, ok := objects(doc["maintainers"]); ok {
-		f["maintainers"] = m
+		f.Maintainers = m
 	}
 	if hasTags && len(tags) > 0 {
-		f["dist_tags"] = tags
+		f.DistTags = tags
 	}
 	if versions != nil {
-		f["version_count"] = len(versions)
+		n := len(versions)
+		f.VersionCount = &n
 	}
 
 	var notes []string
@@ -177,10 +179,10 @@ func packumentRecord(requested string, doc map[string]json.RawMessage) (provider
 func manifestRecord(requested, version string, m map[string]json.RawMessage) (providers.Record, []string) {
 	name := firstNonEmpty(str(m["name"]), requested)
 	resolved := firstNonEmpty(str(m["version"]), version)
-	f := map[string]any{"package": name, "version": resolved}
+	f := &PackageRecord{Package: name, Version: resolved}
 	manifestFields(f, m)
 	if mt, ok := objects(m["maintainers"]); ok {
-		f["maintainers"] = mt
+		f.Maintainers = mt
 	}
 	var notes []string
 	if dep := str(m["deprecated"]); dep != "" {
@@ -190,27 +192,25 @@ func manifestRecord(requested, version string, m map[string]json.RawMessage) (pr
 }
 
 // manifestFields copies license, repository, dependencies and dist of one version manifest.
-func manifestFields(f map[string]any, m map[string]json.RawMessage) {
+func manifestFields(f *PackageRecord, m map[string]json.RawMessage) {
 	if m == nil {
 		return
 	}
 	if v, ok := stringOrObject(m["license"]); ok {
-		f["license"] = v
+		f.License = v
 	}
 	if v, ok := stringOrObject(m["repository"]); ok {
-		f["repository"] = v
+		f.Repository = v
 	}
 	if deps, ok := stringMap(m["dependencies"]); ok {
-		f["dependencies"] = deps
+		f.Dependencies = deps
 	}
-	if d := distOf(m["dist"]); len(d) > 0 {
-		f["dist"] = d
-	}
+	f.Dist = distOf(m["dist"])
 }
 
 // distOf keeps the dist members the spec names: tarball, shasum, integrity, fileCount and
 // unpackedSize (signatures and attestations stay in the stored document).
-func distOf(raw json.RawMessage) map[string]any {
+func distOf(raw json.RawMessage) *Dist {
 	var d struct {
 		Tarball      lenient.Str `json:"tarball"`
 		Shasum       lenient.Str `json:"shasum"`
@@ -221,16 +221,20 @@ func distOf(raw json.RawMessage) map[string]any {
 	if json.Unmarshal(raw, &d) != nil {
 		return nil
 	}
-	out := map[string]any{}
-	lenient.SetStr(out, "tarball", string(d.Tarball))
-	lenient.SetStr(out, "shasum", string(d.Shasum))
-	lenient.SetStr(out, "integrity", string(d.Integrity))
-	lenient.SetInt(out, "fileCount", d.FileCount)
-	lenient.SetInt(out, "unpackedSize", d.UnpackedSize)
-	return out
+	out := Dist{Tarball: string(d.Tarball), Shasum: string(d.Shasum), Integrity: string(d.Integrity)}
+	if d.FileCount.OK {
+		out.FileCount = &d.FileCount.V
+	}
+	if d.UnpackedSize.OK {
+		out.UnpackedSize = &d.UnpackedSize.V
+	}
+	if out == (Dist{}) {
+		return nil
+	}
+	return &out
 }
 
-func packageRecord(name, version, description, homepage string, f map[string]any) providers.Record {
+func packageRecord(name, version, description, homepage string, f *PackageRecord) providers.Record {
 	title := name
 	if version != "" {
 		title = name + "@" + version
@@ -239,7 +243,7 @@ func packageRecord(name, version, description, homepage string, f map[string]any
 		Title:   title,
 		URL:     homepage,
 		Snippet: providers.ClipLine(description, maxSnippet),
-		Fields:  f,
+		Data:    f,
 	}
 }
 
@@ -271,13 +275,15 @@ func detailLinks(rec providers.Record) []providers.Link {
 	if rec.URL != "" {
 		links = append(links, providers.Link{Label: "Homepage", URL: rec.URL})
 	}
-	if repo := repositoryURL(rec.Fields["repository"]); repo != "" {
+	f, _ := rec.Data.(*PackageRecord)
+	if f == nil {
+		return links
+	}
+	if repo := repositoryURL(f.Repository); repo != "" {
 		links = append(links, providers.Link{Label: "Repository", URL: repo})
 	}
-	if d, ok := rec.Fields["dist"].(map[string]any); ok {
-		if t, _ := d["tarball"].(string); webURL(t) != "" {
-			links = append(links, providers.Link{Label: "Tarball of " + rec.Title, URL: t})
-		}
+	if d := f.Dist; d != nil && webURL(d.Tarball) != "" {
+		links = append(links, providers.Link{Label: "Tarball of " + rec.Title, URL: d.Tarball})
 	}
 	return links
 }

@@ -226,8 +226,8 @@ func TestPackageOddDocuments(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := page.Records[0]
-			if rec.Title != tc.title || !reflect.DeepEqual(rec.Fields, tc.fields) {
-				t.Errorf("record %q %#v\nwant %q %#v", rec.Title, rec.Fields, tc.title, tc.fields)
+			if got, want := mustJSON(t, rec.Data), mustJSON(t, tc.fields); rec.Title != tc.title || got != want {
+				t.Errorf("record %q %s\nwant %q %s", rec.Title, got, tc.title, want)
 			}
 			if rec.URL != "" && !strings.HasPrefix(rec.URL, "http") {
 				t.Errorf("url %q", rec.URL)
@@ -245,8 +245,8 @@ func TestPackageOddDocuments(t *testing.T) {
 		}
 		rec := page.Records[0]
 		want := map[string]any{"package": "@a/b", "version": "latest"}
-		if rec.Title != "@a/b@latest" || !reflect.DeepEqual(rec.Fields, want) || len(page.Notes) != 1 {
-			t.Errorf("record %q %#v notes %q", rec.Title, rec.Fields, page.Notes)
+		if rec.Title != "@a/b@latest" || mustJSON(t, rec.Data) != mustJSON(t, want) || len(page.Notes) != 1 {
+			t.Errorf("record %q %s notes %q", rec.Title, mustJSON(t, rec.Data), page.Notes)
 		}
 	})
 }
@@ -310,10 +310,10 @@ func TestPackageExamples(t *testing.T) {
 				t.Fatalf("%d records", len(page.Records))
 			}
 			rec := page.Records[0]
-			if rec.Fields["package"] != name || rec.Stored["details"] == nil || rec.Title == "" {
-				t.Errorf("record %q %v", rec.Title, rec.Fields)
+			if providertest.Native(&rec)["package"] != name || rec.Stored["details"] == nil || rec.Title == "" {
+				t.Errorf("record %q %v", rec.Title, providertest.Native(&rec))
 			}
-			if version == "" && rec.Fields["version_count"] == nil {
+			if version == "" && providertest.Native(&rec)["version_count"] == nil {
 				t.Error("full document without version_count")
 			}
 			d, err := providertest.Action(t, nil, Package, providers.ModeTest, nil, "details", &rec)

@@ -53,6 +53,7 @@ var Search = &providers.Capability{
 		{Title: "Packages with a keyword, excluding pre-1.0 versions", Body: map[string]any{"text": "keywords:cli not:unstable", "size": 5}},
 	},
 	Execute: searchPackages,
+	Record:  SearchRecord{},
 }
 
 const searchRequestSchema = `{
@@ -179,37 +180,25 @@ func searchRecord(o searchObject) (providers.Record, bool) {
 	if name == "" {
 		return providers.Record{}, false
 	}
-	f := map[string]any{"package": name}
-	lenient.SetStr(f, "version", string(p.Version))
 	links, _ := stringMap(p.Links)
-	if len(links) > 0 {
-		f["links"] = links
-	}
-	lenient.SetStr(f, "repository", links["repository"])
-	lenient.SetStr(f, "published_at", string(p.Date))
-	var keywords []string
+	f := &SearchRecord{Package: name, Version: string(p.Version), Links: links, Repository: links["repository"],
+		PublishedAt: string(p.Date), Score: scoreOf(o.Score)}
 	for _, k := range p.Keywords {
 		if k != "" {
-			keywords = append(keywords, string(k))
+			f.Keywords = append(f.Keywords, string(k))
 		}
 	}
-	if len(keywords) > 0 {
-		f["keywords"] = keywords
-	}
 	if m, ok := objects(p.Maintainers); ok {
-		f["maintainers"] = m
-	}
-	if s := scoreOf(o.Score); s != nil {
-		f["score"] = s
+		f.Maintainers = m
 	}
 	if o.SearchScore.OK {
-		f["search_score"] = o.SearchScore.V
+		f.SearchScore = &o.SearchScore.V
 	}
 	rec := providers.Record{
 		Title:   name,
 		URL:     webURL(links["npm"]),
 		Snippet: providers.ClipLine(string(p.Description), maxSnippet),
-		Fields:  f,
+		Data:    f,
 	}
 	if validPackageName(name) {
 		rec.Ref, _ = json.Marshal(packageRef{Name: name})
@@ -220,7 +209,7 @@ func searchRecord(o searchObject) (providers.Record, bool) {
 }
 
 // scoreOf keeps the score object's numbers: final and detail {quality, popularity, maintenance}.
-func scoreOf(raw json.RawMessage) map[string]any {
+func scoreOf(raw json.RawMessage) *Score {
 	var s struct {
 		Final  lenient.Float `json:"final"`
 		Detail lenient.Obj[struct {
@@ -232,25 +221,29 @@ func scoreOf(raw json.RawMessage) map[string]any {
 	if json.Unmarshal(raw, &s) != nil {
 		return nil
 	}
-	out := map[string]any{}
+	out := Score{}
 	if s.Final.OK {
-		out["final"] = s.Final.V
+		out.Final = &s.Final.V
 	}
 	if d := s.Detail.V; d != nil {
-		detail := map[string]any{}
-		for k, v := range map[string]lenient.Float{"quality": d.Quality, "popularity": d.Popularity, "maintenance": d.Maintenance} {
-			if v.OK {
-				detail[k] = v.V
+		var detail ScoreDetail
+		for _, p := range []struct {
+			v   lenient.Float
+			dst **float64
+		}{{d.Quality, &detail.Quality}, {d.Popularity, &detail.Popularity}, {d.Maintenance, &detail.Maintenance}} {
+			if p.v.OK {
+				v := p.v.V
+				*p.dst = &v
 			}
 		}
-		if len(detail) > 0 {
-			out["detail"] = detail
+		if detail != (ScoreDetail{}) {
+			out.Detail = &detail
 		}
 	}
-	if len(out) == 0 {
+	if out == (Score{}) {
 		return nil
 	}
-	return out
+	return &out
 }
 
 // packageRef is a search record's Ref: the package name the details lookup fetches.

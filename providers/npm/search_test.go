@@ -142,8 +142,8 @@ func TestSearchOddAnswers(t *testing.T) {
 		"score":        map[string]any{"final": 0.5, "detail": map[string]any{"popularity": 0.25}},
 		"search_score": 12.5,
 	}
-	if ok.Title != "ok-pkg" || ok.URL != "" || ok.Snippet != "" || !reflect.DeepEqual(ok.Fields, want) {
-		t.Errorf("record %q %q %#v\nwant %#v", ok.Title, ok.URL, ok.Fields, want)
+	if ok.Title != "ok-pkg" || ok.URL != "" || ok.Snippet != "" || mustJSON(t, ok.Data) != mustJSON(t, want) {
+		t.Errorf("record %q %q %s\nwant %s", ok.Title, ok.URL, mustJSON(t, ok.Data), mustJSON(t, want))
 	}
 	if ok.Actions != nil || string(ok.Ref) != `{"name":"ok-pkg"}` {
 		t.Errorf("actions %v ref %s", ok.Actions, ok.Ref)

@@ -72,6 +72,7 @@ var BooksSearch = &providers.Capability{
 		{Title: "Books on a subject", Body: map[string]any{"subject": "Children's fiction", "num": 5}},
 	},
 	Execute: searchBooks,
+	Record:  BookRecord{},
 }
 
 const booksRequestSchema = `{
@@ -195,7 +196,8 @@ func bookRecord(raw json.RawMessage) (providers.Record, bool) {
 		}
 		title = "Untitled work " + olid
 	}
-	rec := providers.Record{Title: title, Fields: map[string]any{}}
+	data := &BookRecord{}
+	rec := providers.Record{Title: title, Data: data}
 	if olid != "" {
 		rec.URL = siteURL + "/works/" + olid
 		rec.Ref, _ = json.Marshal(workRef{Key: olid})
@@ -203,27 +205,65 @@ func bookRecord(raw json.RawMessage) (providers.Record, bool) {
 		rec.Actions = []string{} // no work id: details cannot be looked up
 	}
 	if authors := cleanStrings(stringsOf(doc["author_name"]), 0); len(authors) > 0 {
-		rec.Fields["authors"] = authors
+		data.Authors = authors
 	}
 	if y, ok := intOf(doc["first_publish_year"]); ok {
-		rec.Fields["first_published"] = y
+		data.FirstPublished = &y
 	}
 	if n, ok := intOf(doc["edition_count"]); ok && n >= 0 {
-		rec.Fields["editions"] = n
+		data.Editions = &n
 	}
 	if r, ok := floatOf(doc["ratings_average"]); ok && r > 0 {
-		rec.Fields["rating"] = math.Round(r*100) / 100
+		r = math.Round(r*100) / 100
+		data.Rating = &r
 	}
 	if subjects := cleanStrings(stringsOf(doc["subject"]), maxRecordSubjects); len(subjects) > 0 {
-		rec.Fields["subjects"] = subjects
+		data.Subjects = subjects
 	}
 	if isbn := representativeISBN(stringsOf(doc["isbn"])); isbn != "" {
-		rec.Fields["isbn"] = isbn
+		data.ISBN = isbn
 	}
 	if id, ok := intOf(doc["cover_i"]); ok && id > 0 {
-		rec.Fields["cover_url"] = coverURL(id)
+		data.CoverURL = coverURL(id)
 	}
 	return rec, true
+}
+
+// BookRecord is a books.search record (besides title and url): one work.
+type BookRecord struct {
+	Authors        []string `json:"authors,omitempty"`
+	CoverURL       string   `json:"cover_url,omitempty" doc:"medium-size cover image"`
+	Editions       *int     `json:"editions,omitempty" doc:"edition count"`
+	FirstPublished *int     `json:"first_published,omitempty" doc:"year"`
+	ISBN           string   `json:"isbn,omitempty" doc:"one representative ISBN of an edition"`
+	Rating         *float64 `json:"rating,omitempty" doc:"average reader rating out of 5"`
+	Subjects       []string `json:"subjects,omitempty" doc:"up to 10"`
+}
+
+// WorkDetail is the details body of a work; fields in key order (a detail is written by
+// encoding/json, which keeps the declared order).
+type WorkDetail struct {
+	Description      string    `json:"description,omitempty"`
+	EditionCount     *int      `json:"edition_count,omitempty"`
+	Editions         []Edition `json:"editions"`
+	FirstPublishDate string    `json:"first_publish_date,omitempty"`
+	Key              string    `json:"key"`
+	Subjects         []string  `json:"subjects,omitempty"`
+	Title            string    `json:"title,omitempty"`
+	URL              string    `json:"url"`
+}
+
+// Edition is one edition of a work that carries an ISBN (fields in key order).
+type Edition struct {
+	ISBN10         []string `json:"isbn_10,omitempty"`
+	ISBN13         []string `json:"isbn_13,omitempty"`
+	Key            string   `json:"key,omitempty"`
+	NumberOfPages  *int     `json:"number_of_pages,omitempty"`
+	PhysicalFormat string   `json:"physical_format,omitempty"`
+	PublishDate    string   `json:"publish_date,omitempty"`
+	Publishers     []string `json:"publishers,omitempty"`
+	Title          string   `json:"title,omitempty"`
+	URL            string   `json:"url,omitempty"`
 }
 
 // workRef is the record's Ref: the work's OLID, all the details lookup needs.
@@ -402,25 +442,14 @@ func typeKey(raw json.RawMessage) string {
 }
 
 // workDetail builds the detail body and links from the work and its editions.json answer.
-func workDetail(olid string, work, eds map[string]json.RawMessage) (map[string]any, []providers.Link) {
+func workDetail(olid string, work, eds map[string]json.RawMessage) (*WorkDetail, []providers.Link) {
 	page := siteURL + "/works/" + olid
-	d := map[string]any{"key": olid, "url": page}
-	if t := strings.TrimSpace(stringOf(work["title"])); t != "" {
-		d["title"] = t
-	}
-	if s := textOf(work["description"]); s != "" {
-		d["description"] = s
-	}
-	if subjects := cleanStrings(stringsOf(work["subjects"]), maxDetailSubjects); len(subjects) > 0 {
-		d["subjects"] = subjects
-	}
-	if s := strings.TrimSpace(stringOf(work["first_publish_date"])); s != "" {
-		d["first_publish_date"] = s
-	}
+	d := &WorkDetail{Key: olid, URL: page, Title: strings.TrimSpace(stringOf(work["title"])),
+		Description: textOf(work["description"]), Subjects: cleanStrings(stringsOf(work["subjects"]), maxDetailSubjects),
+		FirstPublishDate: strings.TrimSpace(stringOf(work["first_publish_date"])), Editions: editionsWithISBN(eds["entries"])}
 	if n, ok := intOf(eds["size"]); ok && n >= 0 {
-		d["edition_count"] = n
+		d.EditionCount = &n
 	}
-	d["editions"] = editionsWithISBN(eds["entries"])
 
 	links := []providers.Link{{Label: "Open Library work page", URL: page}}
 	var covers []json.RawMessage
@@ -450,10 +479,10 @@ func workDetail(olid string, work, eds map[string]json.RawMessage) (map[string]a
 }
 
 // editionsWithISBN keeps the editions that carry an ISBN, at most maxDetailEditions.
-func editionsWithISBN(raw json.RawMessage) []map[string]any {
+func editionsWithISBN(raw json.RawMessage) []Edition {
 	var entries []map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &entries)
-	out := []map[string]any{}
+	out := []Edition{}
 	for _, e := range entries {
 		if len(out) >= maxDetailEditions {
 			break
@@ -463,31 +492,14 @@ func editionsWithISBN(raw json.RawMessage) []map[string]any {
 		if len(isbn13) == 0 && len(isbn10) == 0 {
 			continue
 		}
-		ed := map[string]any{}
+		ed := Edition{Title: strings.TrimSpace(stringOf(e["title"])), Publishers: cleanStrings(stringsOf(e["publishers"]), 0),
+			PublishDate: strings.TrimSpace(stringOf(e["publish_date"])), ISBN13: isbn13, ISBN10: isbn10,
+			PhysicalFormat: strings.TrimSpace(stringOf(e["physical_format"]))}
 		if k := strings.TrimSpace(stringOf(e["key"])); strings.HasPrefix(k, "/books/") {
-			ed["key"] = strings.TrimPrefix(k, "/books/")
-			ed["url"] = siteURL + k
-		}
-		if t := strings.TrimSpace(stringOf(e["title"])); t != "" {
-			ed["title"] = t
-		}
-		if p := cleanStrings(stringsOf(e["publishers"]), 0); len(p) > 0 {
-			ed["publishers"] = p
-		}
-		if s := strings.TrimSpace(stringOf(e["publish_date"])); s != "" {
-			ed["publish_date"] = s
-		}
-		if len(isbn13) > 0 {
-			ed["isbn_13"] = isbn13
-		}
-		if len(isbn10) > 0 {
-			ed["isbn_10"] = isbn10
+			ed.Key, ed.URL = strings.TrimPrefix(k, "/books/"), siteURL+k
 		}
 		if n, ok := intOf(e["number_of_pages"]); ok && n > 0 {
-			ed["number_of_pages"] = n
-		}
-		if s := strings.TrimSpace(stringOf(e["physical_format"])); s != "" {
-			ed["physical_format"] = s
+			ed.NumberOfPages = &n
 		}
 		out = append(out, ed)
 	}

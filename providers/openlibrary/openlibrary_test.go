@@ -463,11 +463,11 @@ func TestDetails(t *testing.T) {
 		if reqs[1].URL.Path != "/works/OL893415W/editions.json" || !reflect.DeepEqual(reqs[1].URL.Query(), url.Values{"limit": {"50"}}) {
 			t.Errorf("editions request %s?%s", reqs[1].URL.Path, reqs[1].URL.RawQuery)
 		}
-		body := d.Body.(map[string]any)
-		if eds := body["editions"].([]map[string]any); len(eds) != maxDetailEditions {
+		body := d.Body.(*WorkDetail)
+		if eds := body.Editions; len(eds) != maxDetailEditions {
 			t.Errorf("%d editions, want %d", len(eds), maxDetailEditions)
 		}
-		if subj := body["subjects"].([]string); len(subj) != maxDetailSubjects {
+		if subj := body.Subjects; len(subj) != maxDetailSubjects {
 			t.Errorf("%d subjects, want %d", len(subj), maxDetailSubjects)
 		}
 	})
@@ -482,8 +482,8 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		if body["key"] != "OL893415W" || body["title"] != "Dune" || d.Links[0].URL != "https://openlibrary.org/works/OL893415W" {
+		body := d.Body.(*WorkDetail)
+		if body.Key != "OL893415W" || body.Title != "Dune" || d.Links[0].URL != "https://openlibrary.org/works/OL893415W" {
 			t.Errorf("detail = %v links %v", body, d.Links)
 		}
 	})
@@ -535,11 +535,11 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		if eds, ok := body["editions"].([]map[string]any); !ok || len(eds) != 0 {
-			t.Errorf("editions = %v", body["editions"])
+		body := d.Body.(*WorkDetail)
+		if eds := body.Editions; eds == nil || len(eds) != 0 {
+			t.Errorf("editions = %v", body.Editions)
 		}
-		if _, ok := body["edition_count"]; ok {
+		if body.EditionCount != nil {
 			t.Errorf("edition_count present without an editions answer")
 		}
 	})
@@ -572,11 +572,11 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		want := map[string]any{
-			"key": "OL45883W", "url": "https://openlibrary.org/works/OL45883W", "title": "Matilda",
-			"description": "A girl who loves books.", "subjects": []string{"Schools"},
-			"editions": []map[string]any{{"key": "OL1M", "url": "https://openlibrary.org/books/OL1M", "isbn_13": []string{"9780142410370"}}},
+		body := d.Body.(*WorkDetail)
+		want := &WorkDetail{
+			Key: "OL45883W", URL: "https://openlibrary.org/works/OL45883W", Title: "Matilda",
+			Description: "A girl who loves books.", Subjects: []string{"Schools"},
+			Editions: []Edition{{Key: "OL1M", URL: "https://openlibrary.org/books/OL1M", ISBN13: []string{"9780142410370"}}},
 		}
 		if !reflect.DeepEqual(body, want) {
 			t.Errorf("detail =\n%#v\nwant\n%#v", body, want)
@@ -624,7 +624,7 @@ func TestRecordsWithoutWorkKeyHaveNoDetails(t *testing.T) {
 func TestExamples(t *testing.T) {
 	providertest.Conformance{Providers: Providers(), EveryRecord: true,
 		Detail: func(t *testing.T, _ providers.Example, _ string, rec *providers.Record, d *providers.Detail) {
-			if b := d.Body.(map[string]any); b["title"] == nil || len(d.Links) == 0 {
+			if b := d.Body.(*WorkDetail); b.Title == "" || len(d.Links) == 0 {
 				t.Errorf("details of %q: %v %v", rec.Title, b, d.Links)
 			}
 		}}.Run(t, BooksSearch)

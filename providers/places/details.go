@@ -57,60 +57,77 @@ func details(ctx context.Context, call *providers.Call, rec *providers.Record) (
 
 // placeDetail builds the detail body: identity, contacts, hours, location and amenities; keys are
 // left out when Google Maps does not supply them.
-func placeDetail(p place) map[string]any {
-	d := map[string]any{"title": string(p.Title)}
+func placeDetail(p place) *PlaceDetail {
 	r := p.ref()
-	lenient.SetStr(d, "place_id", r.PlaceID)
-	lenient.SetStr(d, "data_cid", r.DataCID)
 	typ, types := p.kinds()
-	lenient.SetStr(d, "type", typ)
-	if len(types) > 0 {
-		d["types"] = types
-	}
-	lenient.SetStr(d, "description", string(p.Description))
-	lenient.SetStr(d, "price_level_label", string(p.Price))
+	d := &PlaceDetail{Title: string(p.Title), PlaceID: r.PlaceID, DataCID: r.DataCID, Type: typ, Types: types,
+		Description: string(p.Description), PriceLevelLabel: string(p.Price), Amenities: amenities(p)}
 	if r, ok := p.rating(); ok {
-		d["rating"] = r
+		d.Rating = &r
 	}
 	if p.Reviews.OK && p.Reviews.V >= 0 {
-		d["reviews"] = p.Reviews.V
+		d.Reviews = &p.Reviews.V
 	}
-
-	contacts := map[string]any{}
-	lenient.SetStr(contacts, "phone", string(p.Phone))
-	lenient.SetStr(contacts, "website", webURL(string(p.Website)))
-	if len(contacts) > 0 {
-		d["contacts"] = contacts
+	if c := (PlaceContacts{Phone: string(p.Phone), Website: webURL(string(p.Website))}); c != (PlaceContacts{}) {
+		d.Contacts = &c
 	}
-
-	hours := map[string]any{}
-	if state := p.openState(); state != "" {
-		hours["open_state"] = state
-		if open, known := isOpen(state); known {
-			hours["open_now"] = open
+	hours := PlaceHours{OpenState: p.openState(), Weekly: p.weekly()}
+	if hours.OpenState != "" {
+		if open, known := isOpen(hours.OpenState); known {
+			hours.OpenNow = &open
 		}
 	}
-	if week := p.weekly(); len(week) > 0 {
-		hours["weekly"] = week
+	if hours.OpenState != "" || len(hours.Weekly) > 0 {
+		d.Hours = &hours
 	}
-	if len(hours) > 0 {
-		d["hours"] = hours
-	}
-
-	location := map[string]any{}
-	lenient.SetStr(location, "address", string(p.Address))
-	lenient.SetStr(location, "plus_code", string(p.PlusCode))
+	location := PlaceLocation{Address: string(p.Address), PlusCode: string(p.PlusCode)}
 	if pos, ok := p.coords(); ok {
-		location["coordinates"] = map[string]any{"lat": pos.lat, "lon": pos.lon}
+		location.Coordinates = &Coordinates{Lat: pos.lat, Lon: pos.lon}
 	}
-	if len(location) > 0 {
-		d["location"] = location
-	}
-
-	if a := amenities(p); len(a) > 0 {
-		d["amenities"] = a
+	if location != (PlaceLocation{}) {
+		d.Location = &location
 	}
 	return d
+}
+
+// PlaceDetail is the details body of a place; keys are left out when Google Maps does not supply
+// them. Fields are declared in key order (a detail is written by encoding/json, which keeps the
+// declared order).
+type PlaceDetail struct {
+	// Amenities is keyed by Google's own extension categories (free-form), plus service_options.
+	Amenities       map[string][]string `json:"amenities,omitempty"`
+	Contacts        *PlaceContacts      `json:"contacts,omitempty"`
+	DataCID         string              `json:"data_cid,omitempty"`
+	Description     string              `json:"description,omitempty"`
+	Hours           *PlaceHours         `json:"hours,omitempty"`
+	Location        *PlaceLocation      `json:"location,omitempty"`
+	PlaceID         string              `json:"place_id,omitempty"`
+	PriceLevelLabel string              `json:"price_level_label,omitempty"`
+	Rating          *float64            `json:"rating,omitempty"`
+	Reviews         *int64              `json:"reviews,omitempty"`
+	Title           string              `json:"title"`
+	Type            string              `json:"type,omitempty"`
+	Types           []string            `json:"types,omitempty"`
+}
+
+// PlaceContacts are a place's phone and website.
+type PlaceContacts struct {
+	Phone   string `json:"phone,omitempty"`
+	Website string `json:"website,omitempty"`
+}
+
+// PlaceHours are a place's opening state and weekly hours.
+type PlaceHours struct {
+	OpenNow   *bool               `json:"open_now,omitempty"`
+	OpenState string              `json:"open_state,omitempty"`
+	Weekly    []map[string]string `json:"weekly,omitempty"`
+}
+
+// PlaceLocation is where a place is.
+type PlaceLocation struct {
+	Address     string       `json:"address,omitempty"`
+	Coordinates *Coordinates `json:"coordinates,omitempty"`
+	PlusCode    string       `json:"plus_code,omitempty"`
 }
 
 // amenities reads extensions ([{category: [values]}], or {category: [values]}) and adds the

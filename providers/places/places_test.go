@@ -540,7 +540,7 @@ func TestDetails(t *testing.T) {
 func TestExamples(t *testing.T) {
 	providertest.Conformance{Providers: Providers(),
 		Detail: func(t *testing.T, _ providers.Example, name string, _ *providers.Record, d *providers.Detail) {
-			if b := d.Body.(map[string]any); b["contacts"] == nil || b["hours"] == nil || b["location"] == nil || b["amenities"] == nil {
+			if b := d.Body.(*PlaceDetail); b.Contacts == nil || b.Hours == nil || b.Location == nil || b.Amenities == nil {
 				t.Errorf("%s = %v", name, b)
 			}
 		}}.Run(t, Search)

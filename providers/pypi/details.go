@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // Details is pypkg.details (spec 4.19).
@@ -51,6 +50,7 @@ var Details = &providers.Capability{
 		{Title: "One release, with its known vulnerabilities (the name is normalized)", Body: map[string]any{"package": "Django", "version": "4.2.11"}},
 	},
 	Execute: executeDetails,
+	Record:  ReleaseRecord{},
 }
 
 const detailsRequestSchema = `{
@@ -116,23 +116,14 @@ func detailsRecord(rel *indexRelease, fallbackName string) providers.Record {
 	info := rel.Info.V
 	name := firstNonEmpty(string(info.Name), fallbackName)
 	ver := string(info.Version)
-	f := map[string]any{"package": name, "version": ver, "file_count": len(distributions(rel))}
-	lenient.SetStr(f, "requires_python", string(info.RequiresPython))
-	if l := strs(info.RequiresDist); len(l) > 0 {
-		f["requires_dist"] = l
-	}
-	lenient.SetStr(f, "license", string(info.License))
-	lenient.SetStr(f, "license_expression", string(info.LicenseExpression))
-	if u := projectURLs(info); u != nil {
-		f["project_urls"] = u
-	}
-	if v := vulnerabilities(rel, false); len(v) > 0 {
-		f["vulnerabilities"] = v
-	}
+	f := &ReleaseRecord{Package: name, Version: ver, FileCount: len(distributions(rel)),
+		RequiresPython: string(info.RequiresPython), RequiresDist: strs(info.RequiresDist), License: string(info.License),
+		LicenseExpression: string(info.LicenseExpression), ProjectURLs: projectURLs(info),
+		Vulnerabilities: vulnerabilities(rel, false)}
 	rec := providers.Record{
 		Title:   name + " " + ver,
 		Snippet: string(info.Summary),
-		Fields:  f,
+		Data:    f,
 		Stored:  map[string]*providers.Detail{"details": releaseDetail(rel, fallbackName)},
 	}
 	for _, u := range []string{string(info.ReleaseURL), string(info.PackageURL), string(info.ProjectURL)} {

@@ -44,7 +44,7 @@ func TestDetailsGolden(t *testing.T) {
 				t.Fatal("no stored details")
 			}
 			for _, k := range []string{"package", "version", "file_count"} {
-				if _, ok := rec.Fields[k]; !ok {
+				if _, ok := providertest.Native(&rec)[k]; !ok {
 					t.Errorf("always key %s missing", k)
 				}
 			}
@@ -69,13 +69,13 @@ func TestDetailsStoredDetail(t *testing.T) {
 		t.Fatal(err)
 	}
 	providertest.Golden(t, "details_django_stored", d)
-	body := d.Body.(map[string]any)
-	vulns := body["vulnerabilities"].([]map[string]any)
-	if len(vulns) != 2 || vulns[0]["details"] == nil || vulns[1]["withdrawn"] != "2022-06-28T16:39:06Z" {
+	body := d.Body.(*ReleaseDetail)
+	vulns := body.Vulnerabilities
+	if len(vulns) != 2 || vulns[0].Details == "" || vulns[1].Withdrawn != "2022-06-28T16:39:06Z" {
 		t.Errorf("vulnerabilities = %v", vulns)
 	}
-	files := body["files"].([]map[string]any)
-	if len(files) != 2 || files[0]["digests"].(map[string]string)["sha256"] == "" || files[0]["yanked"] != true {
+	files := body.Files
+	if len(files) != 2 || files[0].Digests == nil || files[0].Digests.SHA256 == "" || files[0].Yanked == nil || !*files[0].Yanked {
 		t.Errorf("files = %v", files)
 	}
 	if len(u.index.Requests()) != 1 {
@@ -89,11 +89,11 @@ func TestDetailsStoredDetail(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := page.Records[0].Stored["details"].Body.(map[string]any)
-		if v, ok := body["vulnerabilities"].([]map[string]any); !ok || len(v) != 0 {
-			t.Errorf("vulnerabilities = %#v, want an empty list", body["vulnerabilities"])
+		body := page.Records[0].Stored["details"].Body.(*ReleaseDetail)
+		if v := body.Vulnerabilities; v == nil || len(v) != 0 {
+			t.Errorf("vulnerabilities = %#v, want an empty list", body.Vulnerabilities)
 		}
-		if _, ok := page.Records[0].Fields["vulnerabilities"]; ok {
+		if _, ok := providertest.Native(&page.Records[0])["vulnerabilities"]; ok {
 			t.Error("the record carries vulnerabilities although none are known")
 		}
 	})
@@ -128,8 +128,8 @@ func TestDetailsRedirectIsFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if page.Records[0].Fields["package"] != "Django" {
-		t.Errorf("package = %v", page.Records[0].Fields["package"])
+	if providertest.Native(&page.Records[0])["package"] != "Django" {
+		t.Errorf("package = %v", providertest.Native(&page.Records[0])["package"])
 	}
 }
 

@@ -48,6 +48,7 @@ var Downloads = &providers.Capability{
 		{Title: "Daily downloads over the last 180 days, without mirrors", Body: map[string]any{"package": "requests", "kind": "overall"}},
 	},
 	Execute: executeDownloads,
+	Record:  DownloadsRecord{},
 }
 
 const downloadsRequestSchema = `{
@@ -161,7 +162,7 @@ func fetchDownloads(ctx context.Context, call *providers.Call, name, kind string
 
 // history keeps the days without mirror downloads, oldest first, and only the last 180 days of
 // the series (counted back from its newest day, so an answer is never cut by the clock).
-func history(rows lenient.List[statsRow]) []map[string]any {
+func history(rows lenient.List[statsRow]) []HistoryDay {
 	type day struct {
 		date      time.Time
 		text      string
@@ -179,14 +180,14 @@ func history(rows lenient.List[statsRow]) []map[string]any {
 		days = append(days, day{date: d, text: string(r.Date), downloads: r.Downloads.V})
 	}
 	sort.SliceStable(days, func(i, j int) bool { return days[i].date.Before(days[j].date) })
-	out := []map[string]any{}
+	out := []HistoryDay{}
 	if len(days) == 0 {
 		return out
 	}
 	cutoff := days[len(days)-1].date.AddDate(0, 0, -(historyDays - 1))
 	for _, d := range days {
 		if !d.date.Before(cutoff) {
-			out = append(out, map[string]any{"category": "without_mirrors", "date": d.text, "downloads": d.downloads})
+			out = append(out, HistoryDay{Category: "without_mirrors", Date: d.text, Downloads: d.downloads})
 		}
 	}
 	return out
@@ -195,23 +196,21 @@ func history(rows lenient.List[statsRow]) []map[string]any {
 func downloadsPage(name, kind string, e cacheEntry, hit bool) *providers.Page {
 	rec := providers.Record{
 		URL: statsURL + "/packages/" + url.PathEscape(name),
-		Fields: map[string]any{
-			"package": name, "kind": kind, "source": statsID, "data": e.data,
-			"fetched_at": e.fetched.UTC().Format(time.RFC3339), "cache_hit": hit, "mirrors": false,
-		},
+		Data: &DownloadsRecord{Package: name, Kind: kind, Source: statsID, Data: e.data,
+			FetchedAt: e.fetched.UTC().Format(time.RFC3339), CacheHit: hit},
 	}
 	switch d := e.data.(type) {
 	case map[string]int64:
 		rec.Title = name + ": downloads in the last day, week and month"
 		rec.Snippet = fmt.Sprintf("Last day %s, last week %s, last month %s (without mirrors).", count(d, "last_day"), count(d, "last_week"), count(d, "last_month"))
-	case []map[string]any:
+	case []HistoryDay:
 		rec.Title = name + ": daily downloads, up to the last 180 days"
 		if len(d) > 0 {
 			var total int64
 			for _, row := range d {
-				total += row["downloads"].(int64)
+				total += row.Downloads
 			}
-			rec.Snippet = fmt.Sprintf("%d downloads over %d days, %s to %s (without mirrors).", total, len(d), d[0]["date"], d[len(d)-1]["date"])
+			rec.Snippet = fmt.Sprintf("%d downloads over %d days, %s to %s (without mirrors).", total, len(d), d[0].Date, d[len(d)-1].Date)
 		}
 	}
 	return &providers.Page{Records: []providers.Record{rec}}

@@ -35,7 +35,7 @@ func TestDownloadsGolden(t *testing.T) {
 				reqs[0].Header.Get("Accept") != "application/json" || reqs[0].Header.Get("Authorization") != "" {
 				t.Errorf("requests %v", reqs)
 			}
-			f := page.Records[0].Fields
+			f := providertest.Native(&page.Records[0])
 			for _, k := range []string{"package", "kind", "source", "data", "fetched_at", "cache_hit", "mirrors"} {
 				if _, ok := f[k]; !ok {
 					t.Errorf("always key %s missing", k)
@@ -54,12 +54,12 @@ func TestDownloadsGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows := page.Records[0].Fields["data"].([]map[string]any)
-		if len(rows) != 180 || rows[0]["date"] != "2026-05-25" || rows[179]["date"] != "2026-11-20" {
+		rows := providertest.Native(&page.Records[0])["data"].([]HistoryDay)
+		if len(rows) != 180 || rows[0].Date != "2026-05-25" || rows[179].Date != "2026-11-20" {
 			t.Errorf("%d rows, %v .. %v", len(rows), rows[0], rows[len(rows)-1])
 		}
 		for _, r := range rows {
-			if r["category"] != "without_mirrors" {
+			if r.Category != "without_mirrors" {
 				t.Errorf("row %v", r)
 			}
 		}
@@ -81,8 +81,8 @@ func TestDownloadsCacheHit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := again.Records[0].Fields
-	if f["cache_hit"] != true || f["fetched_at"] != first.Records[0].Fields["fetched_at"] || !reflect.DeepEqual(f["data"], first.Records[0].Fields["data"]) {
+	f := providertest.Native(&again.Records[0])
+	if f["cache_hit"] != true || f["fetched_at"] != providertest.Native(&first.Records[0])["fetched_at"] || !reflect.DeepEqual(f["data"], providertest.Native(&first.Records[0])["data"]) {
 		t.Errorf("repeat fields %v", f)
 	}
 	if n := len(u.stats.Requests()); n != 1 {
@@ -101,8 +101,8 @@ func TestDownloadsCacheHit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stale.Records[0].Fields["cache_hit"] != false || stale.Records[0].Fields["fetched_at"] != "2026-11-22T06:31:00Z" || len(u.stats.Requests()) != 3 {
-		t.Errorf("after expiry: %v, %d calls", stale.Records[0].Fields, len(u.stats.Requests()))
+	if providertest.Native(&stale.Records[0])["cache_hit"] != false || providertest.Native(&stale.Records[0])["fetched_at"] != "2026-11-22T06:31:00Z" || len(u.stats.Requests()) != 3 {
+		t.Errorf("after expiry: %v, %d calls", providertest.Native(&stale.Records[0]), len(u.stats.Requests()))
 	}
 }
 
@@ -150,7 +150,7 @@ func TestDownloadsCacheFull(t *testing.T) {
 	}
 	// Cached packages are still answered, and a refusal takes no slot.
 	page, err := execute(t, u.client, Downloads, providers.ModeLive, `{"package":"pkg-7"}`)
-	if err != nil || page.Records[0].Fields["cache_hit"] != true {
+	if err != nil || providertest.Native(&page.Records[0])["cache_hit"] != true {
 		t.Fatalf("cached answer: %v %v", err, page)
 	}
 	// Once the oldest entry expires, the new package gets its slot (the expired one is dropped).
@@ -239,7 +239,7 @@ func TestDownloadsThrottled(t *testing.T) {
 				t.Errorf("message %q should say cached answers stay available", e.Message)
 			}
 			page, err := execute(t, u.client, Downloads, providers.ModeLive, `{"package":"pip"}`)
-			if err != nil || page.Records[0].Fields["cache_hit"] != true {
+			if err != nil || providertest.Native(&page.Records[0])["cache_hit"] != true {
 				t.Fatalf("cached answer during the pause: %v %v", err, page)
 			}
 			if n := len(u.stats.Requests()); n != 2 {
@@ -289,11 +289,11 @@ func TestDownloadsUpstreamErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []map[string]any{
-			{"category": "without_mirrors", "date": "2026-01-01", "downloads": int64(3)},
-			{"category": "without_mirrors", "date": "2026-01-02", "downloads": int64(12)},
+		want := []HistoryDay{
+			{Category: "without_mirrors", Date: "2026-01-01", Downloads: 3},
+			{Category: "without_mirrors", Date: "2026-01-02", Downloads: 12},
 		}
-		if got := page.Records[0].Fields["data"]; !reflect.DeepEqual(got, want) {
+		if got := providertest.Native(&page.Records[0])["data"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("data %v", got)
 		}
 	})

@@ -148,30 +148,20 @@ func projectURLs(info *indexInfo) map[string]string {
 
 // vulnerability maps one entry of vulnerabilities[]; full adds the long details text. ok is false
 // for an entry with neither an id nor any text.
-func vulnerability(v indexVuln, full bool) (map[string]any, bool) {
+func vulnerability(v indexVuln, full bool) (Vulnerability, bool) {
 	if v.ID == "" && v.Summary == "" && v.Details == "" {
-		return nil, false
+		return Vulnerability{}, false
 	}
-	m := map[string]any{}
-	lenient.SetStr(m, "id", string(v.ID))
-	if a := strs(v.Aliases); len(a) > 0 {
-		m["aliases"] = a
-	}
-	lenient.SetStr(m, "summary", string(v.Summary))
+	m := Vulnerability{ID: string(v.ID), Aliases: strs(v.Aliases), Summary: string(v.Summary), FixedIn: strs(v.FixedIn),
+		Link: string(v.Link), Source: string(v.Source), Withdrawn: string(v.Withdrawn)}
 	if full {
-		lenient.SetStr(m, "details", string(v.Details))
+		m.Details = string(v.Details)
 	}
-	if f := strs(v.FixedIn); len(f) > 0 {
-		m["fixed_in"] = f
-	}
-	lenient.SetStr(m, "link", string(v.Link))
-	lenient.SetStr(m, "source", string(v.Source))
-	lenient.SetStr(m, "withdrawn", string(v.Withdrawn))
 	return m, true
 }
 
-func vulnerabilities(rel *indexRelease, full bool) []map[string]any {
-	out := []map[string]any{}
+func vulnerabilities(rel *indexRelease, full bool) []Vulnerability {
+	out := []Vulnerability{}
 	for _, v := range rel.Vulnerabilities {
 		if m, ok := vulnerability(v, full); ok {
 			out = append(out, m)
@@ -181,45 +171,37 @@ func vulnerabilities(rel *indexRelease, full bool) []map[string]any {
 }
 
 // distribution maps one file of urls[]: where to download it and how to check it.
-func distribution(f indexFile) (map[string]any, bool) {
+func distribution(f indexFile) (Distribution, bool) {
 	if f.Filename == "" && f.URL == "" {
-		return nil, false
+		return Distribution{}, false
 	}
-	m := map[string]any{}
-	lenient.SetStr(m, "filename", string(f.Filename))
-	lenient.SetStr(m, "url", string(f.URL))
-	lenient.SetStr(m, "packagetype", string(f.Packagetype))
-	lenient.SetStr(m, "python_version", string(f.PythonVersion))
-	lenient.SetStr(m, "requires_python", string(f.RequiresPython))
-	lenient.SetInt(m, "size", f.Size)
-	up := f.UploadTime
-	if up == "" {
-		up = f.UploadTimeOld
+	m := Distribution{Filename: string(f.Filename), URL: string(f.URL), Packagetype: string(f.Packagetype),
+		PythonVersion: string(f.PythonVersion), RequiresPython: string(f.RequiresPython), UploadTime: string(f.UploadTime)}
+	if f.Size.OK {
+		m.Size = &f.Size.V
 	}
-	lenient.SetStr(m, "upload_time", string(up))
+	if m.UploadTime == "" {
+		m.UploadTime = string(f.UploadTimeOld)
+	}
 	if f.Yanked.OK {
-		m["yanked"] = f.Yanked.V
+		m.Yanked = &f.Yanked.V
 		if f.Yanked.V {
-			lenient.SetStr(m, "yanked_reason", string(f.YankedReason))
+			m.YankedReason = string(f.YankedReason)
 		}
 	}
 	if f.Digests.V != nil {
-		d := map[string]string{}
-		for _, k := range []string{"sha256", "md5", "blake2b_256"} {
-			if v := (*f.Digests.V)[k]; v != "" {
-				d[k] = string(v)
-			}
-		}
-		if len(d) > 0 {
-			m["digests"] = d
+		dg := *f.Digests.V
+		d := Digests{SHA256: string(dg["sha256"]), MD5: string(dg["md5"]), Blake2b256: string(dg["blake2b_256"])}
+		if d != (Digests{}) {
+			m.Digests = &d
 		}
 	}
 	return m, true
 }
 
 // distributions maps urls[]; entries with neither a file name nor a URL are not files.
-func distributions(rel *indexRelease) []map[string]any {
-	files := []map[string]any{}
+func distributions(rel *indexRelease) []Distribution {
+	files := []Distribution{}
 	for _, f := range rel.URLs {
 		if m, ok := distribution(f); ok {
 			files = append(files, m)
@@ -234,71 +216,47 @@ func distributions(rel *indexRelease) []map[string]any {
 func releaseDetail(rel *indexRelease, fallbackName string) *providers.Detail {
 	info := rel.Info.V
 	name := firstNonEmpty(string(info.Name), fallbackName)
-	body := map[string]any{"package": name}
-	set := func(key string, v lenient.Str) { lenient.SetStr(body, key, string(v)) }
-	set("version", info.Version)
-	set("summary", info.Summary)
-	set("description", info.Description)
-	set("description_content_type", info.DescriptionContentType)
-	set("requires_python", info.RequiresPython)
-	if l := strs(info.RequiresDist); len(l) > 0 {
-		body["requires_dist"] = l
-	}
-	if l := strs(info.ProvidesExtra); len(l) > 0 {
-		body["provides_extra"] = l
-	}
-	set("license", info.License)
-	set("license_expression", info.LicenseExpression)
-	if l := strs(info.LicenseFiles); len(l) > 0 {
-		body["license_files"] = l
-	}
-	if l := strs(info.Classifiers); len(l) > 0 {
-		body["classifiers"] = l
-	}
-	set("keywords", info.Keywords)
-	set("author", info.Author)
-	set("author_email", info.AuthorEmail)
-	set("maintainer", info.Maintainer)
-	set("maintainer_email", info.MaintainerEmail)
-	if u := projectURLs(info); u != nil {
-		body["project_urls"] = u
-	}
+	body := &ReleaseDetail{Package: name, Version: string(info.Version), Summary: string(info.Summary),
+		Description: string(info.Description), DescriptionContentType: string(info.DescriptionContentType),
+		RequiresPython: string(info.RequiresPython), RequiresDist: strs(info.RequiresDist),
+		ProvidesExtra: strs(info.ProvidesExtra), License: string(info.License),
+		LicenseExpression: string(info.LicenseExpression), LicenseFiles: strs(info.LicenseFiles),
+		Classifiers: strs(info.Classifiers), Keywords: string(info.Keywords), Author: string(info.Author),
+		AuthorEmail: string(info.AuthorEmail), Maintainer: string(info.Maintainer),
+		MaintainerEmail: string(info.MaintainerEmail), ProjectURLs: projectURLs(info),
+		Files: distributions(rel), Vulnerabilities: vulnerabilities(rel, true)}
+	// publishers write "UNKNOWN" and the like into home_page: only web URLs are kept
 	for _, u := range []struct {
-		key string
+		dst *string
 		v   string
 	}{
-		{"home_page", string(info.HomePage)}, {"docs_url", string(info.DocsURL)}, {"download_url", string(info.DownloadURL)},
-		{"package_url", firstNonEmpty(string(info.PackageURL), string(info.ProjectURL))}, {"release_url", string(info.ReleaseURL)},
+		{&body.HomePage, string(info.HomePage)}, {&body.DocsURL, string(info.DocsURL)}, {&body.DownloadURL, string(info.DownloadURL)},
+		{&body.PackageURL, firstNonEmpty(string(info.PackageURL), string(info.ProjectURL))}, {&body.ReleaseURL, string(info.ReleaseURL)},
 	} {
-		if isWebURL(u.v) { // publishers write "UNKNOWN" and the like into home_page
-			body[u.key] = u.v
+		if isWebURL(u.v) {
+			*u.dst = u.v
 		}
 	}
 	if info.Yanked.OK {
-		body["yanked"] = info.Yanked.V
+		body.Yanked = &info.Yanked.V
 		if info.Yanked.V {
-			set("yanked_reason", info.YankedReason)
+			body.YankedReason = string(info.YankedReason)
 		}
 	}
-	body["files"] = distributions(rel)
-	body["vulnerabilities"] = vulnerabilities(rel, true)
 	if o := rel.Ownership.V; o != nil {
-		own := map[string]any{}
-		var roles []map[string]string
+		own := Ownership{Organization: string(o.Organization)}
 		for _, r := range o.Roles {
 			if r.User != "" {
-				roles = append(roles, map[string]string{"role": string(r.Role), "user": string(r.User)})
+				own.Roles = append(own.Roles, Role{Role: string(r.Role), User: string(r.User)})
 			}
 		}
-		if len(roles) > 0 {
-			own["roles"] = roles
-		}
-		lenient.SetStr(own, "organization", string(o.Organization))
-		if len(own) > 0 {
-			body["ownership"] = own
+		if own.Organization != "" || len(own.Roles) > 0 {
+			body.Ownership = &own
 		}
 	}
-	lenient.SetInt(body, "last_serial", rel.LastSerial)
+	if rel.LastSerial.OK {
+		body.LastSerial = &rel.LastSerial.V
+	}
 	return &providers.Detail{Body: body, Links: releaseLinks(info)}
 }
 

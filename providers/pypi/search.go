@@ -63,6 +63,7 @@ var Search = &providers.Capability{
 		{Title: "Five candidates per page", Body: map[string]any{"query": "async http requests", "num": 5}},
 	},
 	Execute: executeSearch,
+	Record:  CandidateRecord{},
 }
 
 const searchRequestSchema = `{
@@ -168,7 +169,7 @@ func executeSearch(ctx context.Context, call *providers.Call) (*providers.Page, 
 			Title:   title,
 			URL:     string(r.Link),
 			Snippet: string(r.Snippet),
-			Fields:  map[string]any{"package": name, "source": "web_search", "verified": false},
+			Data:    &CandidateRecord{Package: name, Source: "web_search"},
 			Ref:     ref,
 		})
 	}
@@ -233,13 +234,8 @@ func verifyCandidate(ctx context.Context, call *providers.Call, rec *providers.R
 		return nil, err
 	}
 	info := rel.Info.V
-	body := map[string]any{"name": firstNonEmpty(string(info.Name), ref.Package), "verified": true}
-	lenient.SetStr(body, "version", string(info.Version))
-	lenient.SetStr(body, "summary", string(info.Summary))
-	lenient.SetStr(body, "requires_python", string(info.RequiresPython))
-	if u := projectURLs(info); u != nil {
-		body["project_urls"] = u
-	}
-	lenient.SetStr(body, "license", string(info.License))
+	body := &CandidateDetail{Name: firstNonEmpty(string(info.Name), ref.Package), Verified: true,
+		Version: string(info.Version), Summary: string(info.Summary), RequiresPython: string(info.RequiresPython),
+		ProjectURLs: projectURLs(info), License: string(info.License)}
 	return &providers.Detail{Body: body, Links: releaseLinks(info)}, nil
 }

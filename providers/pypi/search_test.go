@@ -57,8 +57,8 @@ func TestSearchGolden(t *testing.T) {
 	}
 	var got []string
 	for _, r := range page.Records {
-		got = append(got, r.Fields["package"].(string))
-		if r.Fields["source"] != "web_search" || r.Fields["verified"] != false || r.Title == "" {
+		got = append(got, providertest.Native(&r)["package"].(string))
+		if providertest.Native(&r)["source"] != "web_search" || providertest.Native(&r)["verified"] != false || r.Title == "" {
 			t.Errorf("record %+v", r)
 		}
 	}
@@ -207,7 +207,7 @@ func TestSearchSandboxHost(t *testing.T) {
 	golden(t, "sandbox_search", page)
 	var got []string
 	for _, r := range page.Records {
-		got = append(got, r.Fields["package"].(string))
+		got = append(got, providertest.Native(&r)["package"].(string))
 	}
 	if want := []string{"requests", "httpx", "urllib3", "requests-toolbelt", "aiohttp", "httpie"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("sandbox candidates %v, want %v", got, want)
@@ -257,7 +257,7 @@ func TestSearchDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		providertest.Golden(t, "search_details", d)
-		if b := d.Body.(map[string]any); b["verified"] != true || b["version"] != "4.0.0" {
+		if b := d.Body.(*CandidateDetail); !b.Verified || b.Version != "4.0.0" {
 			t.Errorf("detail %v", b)
 		}
 		if d.Credits != nil {

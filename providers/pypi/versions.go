@@ -60,6 +60,7 @@ var Versions = &providers.Capability{
 		{Title: "The five newest releases, yanked ones included", Body: map[string]any{"package": "requests", "include_yanked": true, "num": 5}},
 	},
 	Execute: executeVersions,
+	Record:  VersionRecord{},
 }
 
 const versionsRequestSchema = `{
@@ -384,16 +385,14 @@ type versionRef struct {
 }
 
 func (r *release) record(project, base string) providers.Record {
-	f := map[string]any{"version": r.version, "yanked": r.yanked, "file_count": len(r.files)}
-	lenient.SetStr(f, "upload_time", r.uploaded)
-	lenient.SetStr(f, "yanked_reason", r.yankedReason)
-	lenient.SetStr(f, "requires_python", r.requiresPython)
+	f := &VersionRecord{Version: r.version, Yanked: r.yanked, FileCount: len(r.files), UploadTime: r.uploaded,
+		YankedReason: r.yankedReason, RequiresPython: r.requiresPython}
 	ref, _ := json.Marshal(versionRef{Package: project, Version: r.version})
 	return providers.Record{
-		Title:  project + " " + r.version,
-		URL:    indexPage(base, project, r.version),
-		Fields: f,
-		Ref:    ref,
+		Title: project + " " + r.version,
+		URL:   indexPage(base, project, r.version),
+		Data:  f,
+		Ref:   ref,
 	}
 }
 

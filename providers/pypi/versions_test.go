@@ -42,7 +42,7 @@ func TestVersionsGolden(t *testing.T) {
 			golden(t, tc.name, page, u.indexURL(), "https://index.example")
 			var got []string
 			for _, r := range page.Records {
-				got = append(got, r.Fields["version"].(string))
+				got = append(got, providertest.Native(&r)["version"].(string))
 			}
 			if !reflect.DeepEqual(got, tc.versions) {
 				t.Errorf("versions %v\nwant     %v", got, tc.versions)
@@ -68,7 +68,7 @@ func TestVersionsFields(t *testing.T) {
 	}
 	byVersion := map[string]map[string]any{}
 	for _, r := range page.Records {
-		byVersion[r.Fields["version"].(string)] = r.Fields
+		byVersion[providertest.Native(&r)["version"].(string)] = providertest.Native(&r)
 	}
 	cases := []struct {
 		version string
@@ -154,7 +154,7 @@ func TestVersionsUpstream(t *testing.T) {
 		}
 		got := []map[string]any{}
 		for _, r := range page.Records {
-			got = append(got, r.Fields)
+			got = append(got, providertest.Native(&r))
 		}
 		want := []map[string]any{
 			{"version": "2.0", "yanked": false, "file_count": 1},
@@ -179,8 +179,8 @@ func TestVersionsDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		if body["version"] != "2.2.17" || len(body["files"].([]map[string]any)) != 2 || len(d.Links) == 0 {
+		body := d.Body.(*ReleaseDetail)
+		if body.Version != "2.2.17" || len(body.Files) != 2 || len(d.Links) == 0 {
 			t.Errorf("detail %v links %v", body, d.Links)
 		}
 		if d.Credits != nil {

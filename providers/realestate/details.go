@@ -42,95 +42,140 @@ func details(ctx context.Context, call *providers.Call, rec *providers.Record) (
 	if link == "" {
 		link = siteURL + "/homedetails/" + r.Zpid + "_zpid/"
 	}
-	body["url"] = link
+	body.URL = link
 	return &providers.Detail{Body: body, Links: []providers.Link{{Label: "Listing on Zillow", URL: link}}}, nil
+}
+
+// PropertyDetail is the details body of a property; absent values are left out. Fields are
+// declared in key order (a detail is written by encoding/json, which keeps the declared order).
+type PropertyDetail struct {
+	Address           *Address     `json:"address,omitempty"`
+	Baths             *float64     `json:"baths,omitempty"`
+	Beds              *float64     `json:"beds,omitempty"`
+	Brokerage         string       `json:"brokerage,omitempty"`
+	County            string       `json:"county,omitempty"`
+	Currency          string       `json:"currency,omitempty"`
+	DaysOnZillow      *int64       `json:"days_on_zillow,omitempty"`
+	Description       string       `json:"description,omitempty"`
+	HomeStatus        string       `json:"home_status,omitempty"`
+	HomeType          string       `json:"home_type,omitempty"`
+	LastSale          LastSale     `json:"last_sale"`
+	Latitude          *float64     `json:"latitude,omitempty"`
+	Longitude         *float64     `json:"longitude,omitempty"`
+	Lot               *Lot         `json:"lot,omitempty"`
+	MonthlyHoaFee     *float64     `json:"monthly_hoa_fee,omitempty"`
+	Price             *float64     `json:"price,omitempty"`
+	PriceHistory      []PriceEvent `json:"price_history,omitempty"`
+	PriceHistoryTotal *int         `json:"price_history_total,omitempty"`
+	PropertyTaxRate   *float64     `json:"property_tax_rate,omitempty"`
+	RentZestimate     *float64     `json:"rent_zestimate,omitempty"`
+	Sqft              *float64     `json:"sqft,omitempty"`
+	URL               string       `json:"url,omitempty"`
+	YearBuilt         *int64       `json:"year_built,omitempty"`
+	Zestimate         *float64     `json:"zestimate,omitempty"`
+	Zpid              string       `json:"zpid"`
+}
+
+// Address is a property's postal address.
+type Address struct {
+	City         string `json:"city,omitempty"`
+	Neighborhood string `json:"neighborhood,omitempty"`
+	State        string `json:"state,omitempty"`
+	Street       string `json:"street,omitempty"`
+	Zipcode      string `json:"zipcode,omitempty"`
+}
+
+// Lot is a property's lot size.
+type Lot struct {
+	Unit  string  `json:"unit,omitempty"`
+	Value float64 `json:"value"`
+}
+
+// LastSale is the last sale and where it is known from: status "reported" or "unknown".
+type LastSale struct {
+	Date   string   `json:"date,omitempty"`
+	Price  *float64 `json:"price,omitempty"`
+	Status string   `json:"status"`
+}
+
+// PriceEvent is one event of a property's price history.
+type PriceEvent struct {
+	Date         string   `json:"date,omitempty"`
+	Event        string   `json:"event,omitempty"`
+	Price        *float64 `json:"price,omitempty"`
+	PricePerSqft *float64 `json:"price_per_sqft,omitempty"`
+	Source       string   `json:"source,omitempty"`
 }
 
 // propertyDetail builds the details body; absent values are left out, and the last sale is
 // "unknown" unless Zillow reports a price or a date (a zero price is not a price).
-func propertyDetail(zpid string, p property) map[string]any {
-	d := map[string]any{"zpid": zpid}
+func propertyDetail(zpid string, p property) *PropertyDetail {
+	d := &PropertyDetail{Zpid: zpid, HomeType: homeType(string(p.HomeType)), HomeStatus: homeStatus(string(p.HomeStatus)),
+		Currency: string(p.Currency), County: string(p.County), Brokerage: string(p.BrokerageName)}
 	if a := p.Address.V; a != nil {
-		addr := map[string]any{}
-		lenient.SetStr(addr, "street", string(a.StreetAddress))
-		lenient.SetStr(addr, "city", string(a.City))
-		lenient.SetStr(addr, "state", string(a.State))
-		lenient.SetStr(addr, "zipcode", string(a.Zipcode))
-		lenient.SetStr(addr, "neighborhood", string(a.Neighborhood))
-		if len(addr) > 0 {
-			d["address"] = addr
+		addr := Address{Street: string(a.StreetAddress), City: string(a.City), State: string(a.State),
+			Zipcode: string(a.Zipcode), Neighborhood: string(a.Neighborhood)}
+		if addr != (Address{}) {
+			d.Address = &addr
 		}
 	}
-	lenient.SetStr(d, "home_type", homeType(string(p.HomeType)))
-	lenient.SetStr(d, "home_status", homeStatus(string(p.HomeStatus)))
-	lenient.SetStr(d, "currency", string(p.Currency))
-	lenient.SetStr(d, "county", string(p.County))
-	lenient.SetStr(d, "brokerage", string(p.BrokerageName))
-	positive := func(key string, v lenient.Float) {
+	positive := func(v lenient.Float) *float64 {
 		if v.OK && v.V > 0 {
-			d[key] = v.V
+			return &v.V
 		}
+		return nil
 	}
-	positive("price", p.Price)
-	positive("baths", p.Bathrooms)
-	positive("sqft", p.LivingArea)
-	positive("zestimate", p.Zestimate)
-	positive("rent_zestimate", p.RentZestimate)
-	positive("monthly_hoa_fee", p.MonthlyHoaFee)
-	positive("property_tax_rate", p.PropertyTaxRate)
+	d.Price, d.Baths, d.Sqft = positive(p.Price), positive(p.Bathrooms), positive(p.LivingArea)
+	d.Zestimate, d.RentZestimate = positive(p.Zestimate), positive(p.RentZestimate)
+	d.MonthlyHoaFee, d.PropertyTaxRate = positive(p.MonthlyHoaFee), positive(p.PropertyTaxRate)
 	if p.Bedrooms.OK && p.Bedrooms.V >= 0 {
-		d["beds"] = p.Bedrooms.V
+		d.Beds = &p.Bedrooms.V
 	}
 	if p.LotAreaValue.OK && p.LotAreaValue.V > 0 {
-		lot := map[string]any{"value": p.LotAreaValue.V}
-		lenient.SetStr(lot, "unit", strings.ToLower(string(p.LotAreaUnits)))
-		d["lot"] = lot
+		d.Lot = &Lot{Value: p.LotAreaValue.V, Unit: strings.ToLower(string(p.LotAreaUnits))}
 	} else if p.LotSize.OK && p.LotSize.V > 0 {
-		d["lot"] = map[string]any{"value": p.LotSize.V, "unit": "sqft"}
+		d.Lot = &Lot{Value: p.LotSize.V, Unit: "sqft"}
 	}
 	if p.YearBuilt.OK && p.YearBuilt.V > 0 {
-		d["year_built"] = p.YearBuilt.V
+		d.YearBuilt = &p.YearBuilt.V
 	}
 	if p.DaysOnZillow.OK && p.DaysOnZillow.V >= 0 {
-		d["days_on_zillow"] = p.DaysOnZillow.V
+		d.DaysOnZillow = &p.DaysOnZillow.V
 	}
 	if p.Latitude.OK && p.Longitude.OK && (p.Latitude.V != 0 || p.Longitude.V != 0) {
-		d["latitude"], d["longitude"] = p.Latitude.V, p.Longitude.V
+		d.Latitude, d.Longitude = &p.Latitude.V, &p.Longitude.V
 	}
 	if s := strings.TrimSpace(string(p.Description)); s != "" {
-		d["description"] = providers.Clip(s, maxDescription)
+		d.Description = providers.Clip(s, maxDescription)
 	}
 
 	history, lastSold := priceHistory(p)
 	if len(history) > 0 {
-		d["price_history"] = history
-		d["price_history_total"] = len(p.PriceHistory)
+		n := len(p.PriceHistory)
+		d.PriceHistory, d.PriceHistoryTotal = history, &n
 	}
-	d["last_sale"] = lastSale(p, lastSold)
+	d.LastSale = lastSale(p, lastSold)
 	return d
 }
 
 // priceHistory is Zillow's price history, newest first, at most maxHistory events, and the
 // newest sale in it.
-func priceHistory(p property) ([]map[string]any, *historyEntry) {
-	var history []map[string]any
+func priceHistory(p property) ([]PriceEvent, *historyEntry) {
+	var history []PriceEvent
 	var lastSold *historyEntry
 	for i, h := range p.PriceHistory {
-		e := map[string]any{}
 		date := string(h.Date)
 		if date == "" && h.Time.OK && h.Time.V > 0 {
 			date = day(h.Time.V)
 		}
-		lenient.SetStr(e, "date", date)
-		lenient.SetStr(e, "event", string(h.Event))
+		e := PriceEvent{Date: date, Event: string(h.Event), Source: string(h.Source)}
 		if h.Price.OK && h.Price.V > 0 {
-			e["price"] = h.Price.V
+			e.Price = &h.Price.V
 		}
 		if h.PricePerSquareFoot.OK && h.PricePerSquareFoot.V > 0 {
-			e["price_per_sqft"] = h.PricePerSquareFoot.V
+			e.PricePerSqft = &h.PricePerSquareFoot.V
 		}
-		lenient.SetStr(e, "source", string(h.Source))
-		if e["event"] == nil && e["date"] == nil {
+		if e.Event == "" && e.Date == "" {
 			continue
 		}
 		if lastSold == nil && strings.EqualFold(string(h.Event), "Sold") {
@@ -145,31 +190,31 @@ func priceHistory(p property) ([]map[string]any, *historyEntry) {
 
 // lastSale is the last sale as Zillow's facts report it, or as the history shows it when the
 // facts do not say; its status says which ("unknown" when neither does).
-func lastSale(p property, lastSold *historyEntry) map[string]any {
-	last := map[string]any{}
+func lastSale(p property, lastSold *historyEntry) LastSale {
+	var last LastSale
 	if p.LastSoldPrice.OK && p.LastSoldPrice.V > 0 {
-		last["price"] = p.LastSoldPrice.V
+		last.Price = &p.LastSoldPrice.V
 	}
 	switch {
 	case p.DateSoldString != "":
-		last["date"] = string(p.DateSoldString)
+		last.Date = string(p.DateSoldString)
 	case p.DateSold.OK && p.DateSold.V > 0:
-		last["date"] = day(p.DateSold.V)
+		last.Date = day(p.DateSold.V)
 	}
-	if len(last) == 0 && lastSold != nil { // from the history when the facts do not say
+	if last.Price == nil && last.Date == "" && lastSold != nil { // from the history when the facts do not say
 		if lastSold.Price.OK && lastSold.Price.V > 0 {
-			last["price"] = lastSold.Price.V
+			last.Price = &lastSold.Price.V
 		}
 		if lastSold.Date != "" {
-			last["date"] = string(lastSold.Date)
+			last.Date = string(lastSold.Date)
 		} else if lastSold.Time.OK && lastSold.Time.V > 0 {
-			last["date"] = day(lastSold.Time.V)
+			last.Date = day(lastSold.Time.V)
 		}
 	}
-	if len(last) > 0 {
-		last["status"] = "reported"
+	if last.Price != nil || last.Date != "" {
+		last.Status = "reported"
 	} else {
-		last["status"] = "unknown"
+		last.Status = "unknown"
 	}
 	return last
 }

@@ -473,10 +473,9 @@ func TestDetails(t *testing.T) {
 				t.Errorf("request %s", r.URL)
 			}
 			providertest.Golden(t, tc.name, d)
-			body := d.Body.(map[string]any)
-			last := body["last_sale"].(map[string]any)
-			if p, ok := last["price"]; ok && p.(float64) <= 0 {
-				t.Errorf("last sale price %v", p)
+			last := d.Body.(*PropertyDetail).LastSale
+			if p := last.Price; p != nil && *p <= 0 {
+				t.Errorf("last sale price %v", *p)
 			}
 			if len(d.Links) != 1 || !strings.HasPrefix(d.Links[0].URL, "https://www.zillow.com/homedetails/") {
 				t.Errorf("links = %+v", d.Links)
@@ -484,10 +483,11 @@ func TestDetails(t *testing.T) {
 		})
 	}
 	t.Run("last sale values", func(t *testing.T) {
-		want := map[string]map[string]any{
-			"property_29382740.json":   {"price": 415000.0, "date": "2016-06-20", "status": "reported"},
-			"property_2057431936.json": {"status": "unknown"},                        // lastSoldPrice 0 is not a price
-			"property_odd.json":        {"date": "2019-03-01", "status": "reported"}, // from the history, without a price
+		price := 415000.0
+		want := map[string]LastSale{
+			"property_29382740.json":   {Price: &price, Date: "2016-06-20", Status: "reported"},
+			"property_2057431936.json": {Status: "unknown"},                      // lastSoldPrice 0 is not a price
+			"property_odd.json":        {Date: "2019-03-01", Status: "reported"}, // from the history, without a price
 		}
 		for fixture, w := range want {
 			_, client := newFake(t, serve(200, fixture))
@@ -495,7 +495,7 @@ func TestDetails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := d.Body.(map[string]any)["last_sale"]; !reflect.DeepEqual(got, w) {
+			if got := d.Body.(*PropertyDetail).LastSale; !reflect.DeepEqual(got, w) {
 				t.Errorf("%s: last_sale = %v, want %v", fixture, got, w)
 			}
 		}

@@ -243,19 +243,14 @@ func redditLinkURL(p redditPost) string {
 
 // redditPostRecord maps a submission to a post record.
 func redditPostRecord(p redditPost) providers.Record {
-	fields := map[string]any{"platform": platformB, "kind": recordPost}
-	lenient.SetStr(fields, "author", redditAuthor(p.Author))
-	lenient.SetStr(fields, "created_at", unixTime(p.CreatedUTC))
-	lenient.SetStr(fields, "subreddit", string(p.Subreddit))
-	lenient.SetInt(fields, "score", p.Score)
-	lenient.SetInt(fields, "comments", p.NumComments)
-	lenient.SetInt(fields, "subscribers", p.SubredditSubscribers)
-	lenient.SetStr(fields, "link_url", redditLinkURL(p))
+	data := &Record{Platform: platformB, Kind: recordPost, Author: redditAuthor(p.Author), CreatedAt: unixTime(p.CreatedUTC),
+		Subreddit: string(p.Subreddit), Score: intOf(p.Score), Comments: intOf(p.NumComments),
+		Subscribers: intOf(p.SubredditSubscribers), LinkURL: redditLinkURL(p)}
 	title := oneLine(string(p.Title))
 	if title == "" {
 		title = "Reddit post " + string(p.ID)
 	}
-	rec := providers.Record{Title: title, URL: redditPostURL(p), Snippet: providers.Clip(oneLine(redditText(p.Selftext)), 300), Fields: fields}
+	rec := providers.Record{Title: title, URL: redditPostURL(p), Snippet: providers.Clip(oneLine(redditText(p.Selftext)), 300), Data: data}
 	return withRef(rec, recordRef{Platform: platformB, Kind: recordPost, ID: string(p.ID)})
 }
 
@@ -270,23 +265,20 @@ func redditUserURL(name string) string {
 // redditUserRecord maps an account to a profile record.
 func redditUserRecord(usr redditUser) providers.Record {
 	name := string(usr.Name)
-	fields := map[string]any{"platform": platformB, "kind": recordProfile}
-	lenient.SetStr(fields, "author", name)
-	lenient.SetStr(fields, "created_at", unixTime(usr.CreatedUTC))
-	lenient.SetInt(fields, "karma", usr.karma())
-	lenient.SetBool(fields, "verified", usr.Verified)
+	data := &Record{Platform: platformB, Kind: recordProfile, Author: name, CreatedAt: unixTime(usr.CreatedUTC),
+		Karma: intOf(usr.karma()), Verified: boolOf(usr.Verified)}
 	var snippet string
 	if sub := usr.Subreddit.V; sub != nil {
 		if t := oneLine(string(sub.Title)); t != "" && !strings.EqualFold(t, name) {
-			fields["author_name"] = t
+			data.AuthorName = t
 		}
-		lenient.SetInt(fields, "followers", sub.Subscribers)
+		data.Followers = intOf(sub.Subscribers)
 		snippet = providers.Clip(oneLine(string(sub.PublicDescription)), 300)
 	}
 	if usr.IsSuspended.V && snippet == "" {
 		snippet = "This account is suspended."
 	}
-	rec := providers.Record{Title: "u/" + name, URL: redditUserURL(name), Snippet: snippet, Fields: fields}
+	rec := providers.Record{Title: "u/" + name, URL: redditUserURL(name), Snippet: snippet, Data: data}
 	return withRef(rec, recordRef{Platform: platformB, Kind: recordProfile, Name: name})
 }
 
@@ -323,48 +315,30 @@ func redditPostDetail(ctx context.Context, u *providers.Upstream, id string) (*p
 	if post == nil {
 		return nil, &providers.Error{Code: providers.CodeNotFound, Message: "Reddit has no such post"}
 	}
-	body := map[string]any{"platform": platformB, "kind": recordPost, "id": id}
-	lenient.SetStr(body, "title", oneLine(string(post.Title)))
-	lenient.SetStr(body, "author", redditAuthor(post.Author))
-	lenient.SetStr(body, "subreddit", string(post.Subreddit))
-	lenient.SetStr(body, "created_at", unixTime(post.CreatedUTC))
-	lenient.SetStr(body, "text", redditText(post.Selftext))
-	lenient.SetInt(body, "score", post.Score)
-	if post.UpvoteRatio.OK {
-		body["upvote_ratio"] = post.UpvoteRatio.V
-	}
-	lenient.SetInt(body, "comments", post.NumComments)
-	lenient.SetInt(body, "crossposts", post.NumCrossposts)
-	lenient.SetInt(body, "subscribers", post.SubredditSubscribers)
-	lenient.SetStr(body, "link_url", redditLinkURL(*post))
-	lenient.SetStr(body, "domain", string(post.Domain))
-	lenient.SetStr(body, "flair", string(post.LinkFlairText))
-	lenient.SetBool(body, "over_18", post.Over18)
-	lenient.SetBool(body, "spoiler", post.Spoiler)
-	lenient.SetBool(body, "locked", post.Locked)
-	lenient.SetBool(body, "video", post.IsVideo)
-	lenient.SetStr(body, "edited_at", unixTime(post.Edited))
-	lenient.SetStr(body, "removed_by", string(post.RemovedByCategory))
 	postURL := redditPostURL(*post)
-	lenient.SetStr(body, "url", postURL)
-	top := make([]map[string]any, 0, len(comments))
+	body := &RedditPostDetail{Platform: platformB, Kind: recordPost, ID: id, Title: oneLine(string(post.Title)),
+		Author: redditAuthor(post.Author), Subreddit: string(post.Subreddit), CreatedAt: unixTime(post.CreatedUTC),
+		Text: redditText(post.Selftext), Score: intOf(post.Score), Comments: intOf(post.NumComments),
+		Crossposts: intOf(post.NumCrossposts), Subscribers: intOf(post.SubredditSubscribers), LinkURL: redditLinkURL(*post),
+		Domain: string(post.Domain), Flair: string(post.LinkFlairText), Over18: boolOf(post.Over18),
+		Spoiler: boolOf(post.Spoiler), Locked: boolOf(post.Locked), Video: boolOf(post.IsVideo),
+		EditedAt: unixTime(post.Edited), RemovedBy: string(post.RemovedByCategory), URL: postURL,
+		TopComments: make([]RedditComment, 0, len(comments))}
+	if post.UpvoteRatio.OK {
+		body.UpvoteRatio = &post.UpvoteRatio.V
+	}
 	for _, c := range comments {
 		text := redditText(c.Body)
-		if text == "" || len(top) == redditTopComments {
+		if text == "" || len(body.TopComments) == redditTopComments {
 			continue
 		}
-		m := map[string]any{"text": providers.Clip(text, 1000)}
-		lenient.SetStr(m, "author", redditAuthor(c.Author))
-		lenient.SetInt(m, "score", c.Score)
-		lenient.SetStr(m, "created_at", unixTime(c.CreatedUTC))
-		lenient.SetBool(m, "stickied", c.Stickied)
-		lenient.SetStr(m, "distinguished", string(c.Distinguished))
+		m := RedditComment{Text: providers.Clip(text, 1000), Author: redditAuthor(c.Author), Score: intOf(c.Score),
+			CreatedAt: unixTime(c.CreatedUTC), Stickied: boolOf(c.Stickied), Distinguished: string(c.Distinguished)}
 		if strings.HasPrefix(string(c.Permalink), "/") {
-			m["url"] = redditSite + string(c.Permalink)
+			m.URL = redditSite + string(c.Permalink)
 		}
-		top = append(top, m)
+		body.TopComments = append(body.TopComments, m)
 	}
-	body["top_comments"] = top
 	var links []providers.Link
 	links = appendLink(links, "Thread on Reddit", postURL)
 	links = appendLink(links, "Linked page", redditLinkURL(*post))
@@ -390,38 +364,25 @@ func redditUserDetail(ctx context.Context, u *providers.Upstream, name string) (
 	if usr == nil || usr.Name == "" {
 		return nil, &providers.Error{Code: providers.CodeNotFound, Message: "Reddit has no such account"}
 	}
-	body := map[string]any{"platform": platformB, "kind": recordProfile, "name": string(usr.Name)}
-	lenient.SetStr(body, "id", string(usr.ID))
-	lenient.SetStr(body, "created_at", unixTime(usr.CreatedUTC))
-	karma := map[string]any{}
-	lenient.SetInt(karma, "total", usr.karma())
-	lenient.SetInt(karma, "posts", usr.LinkKarma)
-	lenient.SetInt(karma, "comments", usr.CommentKarma)
-	lenient.SetInt(karma, "awardee", usr.AwardeeKarma)
-	lenient.SetInt(karma, "awarder", usr.AwarderKarma)
-	if len(karma) > 0 {
-		body["karma"] = karma
+	body := &RedditProfileDetail{Platform: platformB, Kind: recordProfile, Name: string(usr.Name), ID: string(usr.ID),
+		CreatedAt: unixTime(usr.CreatedUTC), Verified: boolOf(usr.Verified), HasVerifiedEmail: boolOf(usr.HasVerifiedEmail),
+		IsEmployee: boolOf(usr.IsEmployee), IsModerator: boolOf(usr.IsMod), Premium: boolOf(usr.IsGold),
+		Suspended: boolOf(usr.IsSuspended), AcceptsFollowers: boolOf(usr.AcceptFollowers)}
+	karma := RedditKarma{Total: intOf(usr.karma()), Posts: intOf(usr.LinkKarma), Comments: intOf(usr.CommentKarma),
+		Awardee: intOf(usr.AwardeeKarma), Awarder: intOf(usr.AwarderKarma)}
+	if karma != (RedditKarma{}) {
+		body.Karma = &karma
 	}
-	lenient.SetBool(body, "verified", usr.Verified)
-	lenient.SetBool(body, "has_verified_email", usr.HasVerifiedEmail)
-	lenient.SetBool(body, "is_employee", usr.IsEmployee)
-	lenient.SetBool(body, "is_moderator", usr.IsMod)
-	lenient.SetBool(body, "premium", usr.IsGold)
-	lenient.SetBool(body, "suspended", usr.IsSuspended)
-	lenient.SetBool(body, "accepts_followers", usr.AcceptFollowers)
-	icon := string(usr.SnoovatarImg)
-	if icon == "" {
-		icon = string(usr.IconImg)
+	body.IconURL = string(usr.SnoovatarImg)
+	if body.IconURL == "" {
+		body.IconURL = string(usr.IconImg)
 	}
-	lenient.SetStr(body, "icon_url", icon)
 	if sub := usr.Subreddit.V; sub != nil {
-		lenient.SetStr(body, "title", oneLine(string(sub.Title)))
-		lenient.SetStr(body, "description", string(sub.PublicDescription))
-		lenient.SetInt(body, "followers", sub.Subscribers)
-		lenient.SetBool(body, "over_18", sub.Over18)
+		body.Title, body.Description = oneLine(string(sub.Title)), string(sub.PublicDescription)
+		body.Followers, body.Over18 = intOf(sub.Subscribers), boolOf(sub.Over18)
 	}
 	profile := redditUserURL(string(usr.Name))
-	lenient.SetStr(body, "url", profile)
+	body.URL = profile
 	links := appendLink(nil, "Profile on Reddit", profile)
 	return &providers.Detail{Body: body, Links: orNoLinks(links), Credits: providers.Credits(0)}, nil
 }

@@ -123,6 +123,7 @@ var Search = &providers.Capability{
 		{Title: "Forum users by name", Body: map[string]any{"platform": platformB, "query": "rustacean", "kind": kindProfiles, "num": 3}},
 	},
 	Execute: execute,
+	Record:  Record{},
 }
 
 // handlePattern is an X handle (username): letters, digits and underscores, at most 15.

@@ -302,10 +302,11 @@ func checkExamplePage(t *testing.T, page *providers.Page, body map[string]any) {
 		want = recordProfile
 	}
 	for _, r := range page.Records {
-		if r.Title == "" || r.Fields["platform"] != body["platform"] || r.Fields["kind"] != want || len(r.Ref) == 0 {
+		fields := providertest.Native(&r)
+		if r.Title == "" || fields["platform"] != body["platform"] || fields["kind"] != want || len(r.Ref) == 0 {
 			t.Errorf("record %+v", r)
 		}
-		for k, v := range r.Fields {
+		for k, v := range fields {
 			if v == "" || v == nil {
 				t.Errorf("record %q: key %s is empty", r.Title, k)
 			}

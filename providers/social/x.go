@@ -227,15 +227,10 @@ func xPostRecord(it xItem) providers.Record {
 		_ = json.Unmarshal(it.Author, &author)
 	}
 	text := oneLine(string(tw.Text))
-	fields := map[string]any{"platform": platformA, "kind": recordPost}
-	lenient.SetStr(fields, "author", string(author.Username))
-	lenient.SetStr(fields, "author_name", string(author.Name))
-	lenient.SetStr(fields, "created_at", isoTime(tw.CreatedAt))
+	data := &Record{Platform: platformA, Kind: recordPost, Author: string(author.Username), AuthorName: string(author.Name),
+		CreatedAt: isoTime(tw.CreatedAt)}
 	if m := tw.PublicMetrics.V; m != nil {
-		lenient.SetInt(fields, "likes", m.Likes)
-		lenient.SetInt(fields, "reposts", m.reposts())
-		lenient.SetInt(fields, "replies", m.Replies)
-		lenient.SetInt(fields, "views", m.Impressions)
+		data.Likes, data.Reposts, data.Replies, data.Views = intOf(m.Likes), intOf(m.reposts()), intOf(m.Replies), intOf(m.Impressions)
 	}
 	title := providers.Clip(text, 100)
 	if title == "" {
@@ -244,7 +239,7 @@ func xPostRecord(it xItem) providers.Record {
 			title = "Post by @" + string(author.Username)
 		}
 	}
-	rec := providers.Record{Title: title, URL: xPostURL(string(author.Username), string(tw.ID)), Fields: fields}
+	rec := providers.Record{Title: title, URL: xPostURL(string(author.Username), string(tw.ID)), Data: data}
 	if text != "" && text != title {
 		rec.Snippet = text
 	}
@@ -347,17 +342,11 @@ func xMissingNote(missing []string, problems []xProblem) string {
 
 // xProfileRecord maps one X user to a profile record.
 func xProfileRecord(usr xUser) providers.Record {
-	fields := map[string]any{"platform": platformA, "kind": recordProfile}
-	lenient.SetStr(fields, "author", string(usr.Username))
-	lenient.SetStr(fields, "author_name", string(usr.Name))
-	lenient.SetStr(fields, "created_at", isoTime(usr.CreatedAt))
+	data := &Record{Platform: platformA, Kind: recordProfile, Author: string(usr.Username), AuthorName: string(usr.Name),
+		CreatedAt: isoTime(usr.CreatedAt), Verified: boolOf(usr.Verified), Location: string(usr.Location)}
 	if m := usr.PublicMetrics.V; m != nil {
-		lenient.SetInt(fields, "followers", m.Followers)
-		lenient.SetInt(fields, "following", m.Following)
-		lenient.SetInt(fields, "posts", m.posts())
+		data.Followers, data.Following, data.Posts = intOf(m.Followers), intOf(m.Following), intOf(m.posts())
 	}
-	lenient.SetBool(fields, "verified", usr.Verified)
-	lenient.SetStr(fields, "location", string(usr.Location))
 	title := string(usr.Name)
 	switch {
 	case title != "" && usr.Username != "":
@@ -367,7 +356,7 @@ func xProfileRecord(usr xUser) providers.Record {
 	case title == "":
 		title = "X account " + string(usr.ID)
 	}
-	rec := providers.Record{Title: title, URL: xProfileURL(string(usr.Username)), Snippet: oneLine(string(usr.Description)), Fields: fields}
+	rec := providers.Record{Title: title, URL: xProfileURL(string(usr.Username)), Snippet: oneLine(string(usr.Description)), Data: data}
 	return withRef(rec, recordRef{Platform: platformA, Kind: recordProfile, ID: string(usr.ID)})
 }
 
@@ -407,53 +396,31 @@ func xPostDetail(ctx context.Context, u *providers.Upstream, id string) (*provid
 	if nt := tw.NoteTweet.V; nt != nil && nt.Text != "" {
 		text = string(nt.Text)
 	}
-	body := map[string]any{"platform": platformA, "kind": recordPost, "id": orID(tw.ID, id)}
-	lenient.SetStr(body, "text", text)
-	lenient.SetStr(body, "created_at", isoTime(tw.CreatedAt))
-	lenient.SetStr(body, "lang", string(tw.Lang))
-	lenient.SetStr(body, "conversation_id", string(tw.ConversationID))
-	lenient.SetBool(body, "possibly_sensitive", tw.PossiblySensitive)
-	lenient.SetStr(body, "reply_settings", string(tw.ReplySettings))
+	body := &XPostDetail{Platform: platformA, Kind: recordPost, ID: orID(tw.ID, id), Text: text, CreatedAt: isoTime(tw.CreatedAt),
+		Lang: string(tw.Lang), ConversationID: string(tw.ConversationID), PossiblySensitive: boolOf(tw.PossiblySensitive),
+		ReplySettings: string(tw.ReplySettings)}
 	if m := tw.PublicMetrics.V; m != nil {
-		eng := map[string]any{}
-		lenient.SetInt(eng, "likes", m.Likes)
-		lenient.SetInt(eng, "reposts", m.reposts())
-		lenient.SetInt(eng, "replies", m.Replies)
-		lenient.SetInt(eng, "quotes", m.Quotes)
-		lenient.SetInt(eng, "bookmarks", m.Bookmarks)
-		lenient.SetInt(eng, "views", m.Impressions)
-		if len(eng) > 0 {
-			body["engagement"] = eng
+		eng := XEngagement{Likes: intOf(m.Likes), Reposts: intOf(m.reposts()), Replies: intOf(m.Replies), Quotes: intOf(m.Quotes),
+			Bookmarks: intOf(m.Bookmarks), Views: intOf(m.Impressions)}
+		if eng != (XEngagement{}) {
+			body.Engagement = &eng
 		}
 	}
-	if len(tw.ReferencedTweets) > 0 {
-		refs := make([]map[string]any, 0, len(tw.ReferencedTweets))
-		for _, r := range tw.ReferencedTweets {
-			if r.ID == "" {
-				continue
-			}
-			m := map[string]any{"id": string(r.ID)}
-			lenient.SetStr(m, "type", string(r.Type))
-			refs = append(refs, m)
-		}
-		if len(refs) > 0 {
-			body["referenced_posts"] = refs
+	for _, r := range tw.ReferencedTweets {
+		if r.ID != "" {
+			body.ReferencedPosts = append(body.ReferencedPosts, XReference{ID: string(r.ID), Type: string(r.Type)})
 		}
 	}
 	if author.ID != "" || author.Username != "" {
-		a := map[string]any{}
-		lenient.SetStr(a, "id", string(author.ID))
-		lenient.SetStr(a, "username", string(author.Username))
-		lenient.SetStr(a, "name", string(author.Name))
-		lenient.SetBool(a, "verified", author.Verified)
-		lenient.SetStr(a, "location", string(author.Location))
+		a := &XAuthor{ID: string(author.ID), Username: string(author.Username), Name: string(author.Name),
+			Verified: boolOf(author.Verified), Location: string(author.Location)}
 		if m := author.PublicMetrics.V; m != nil {
-			lenient.SetInt(a, "followers", m.Followers)
+			a.Followers = intOf(m.Followers)
 		}
-		body["author"] = a
+		body.Author = a
 	}
 	postURL := xPostURL(string(author.Username), orID(tw.ID, id))
-	lenient.SetStr(body, "url", postURL)
+	body.URL = postURL
 	var links []providers.Link
 	links = appendLink(links, "Post on X", postURL)
 	links = appendLink(links, "Author on X", xProfileURL(string(author.Username)))
@@ -478,32 +445,20 @@ func xUserDetail(ctx context.Context, u *providers.Upstream, id string) (*provid
 	if usr == nil {
 		return nil, xLookupMissing("account", resp.Errors)
 	}
-	body := map[string]any{"platform": platformA, "kind": recordProfile, "id": orID(usr.ID, id)}
-	lenient.SetStr(body, "username", string(usr.Username))
-	lenient.SetStr(body, "name", string(usr.Name))
-	lenient.SetStr(body, "description", string(usr.Description))
-	lenient.SetStr(body, "location", string(usr.Location))
-	lenient.SetStr(body, "created_at", isoTime(usr.CreatedAt))
-	lenient.SetBool(body, "verified", usr.Verified)
-	lenient.SetStr(body, "verified_type", string(usr.VerifiedType))
-	lenient.SetBool(body, "protected", usr.Protected)
-	lenient.SetStr(body, "website", string(usr.URL))
-	lenient.SetStr(body, "profile_image_url", string(usr.ProfileImageURL))
-	lenient.SetStr(body, "pinned_post_id", string(usr.PinnedTweetID))
+	body := &XProfileDetail{Platform: platformA, Kind: recordProfile, ID: orID(usr.ID, id), Username: string(usr.Username),
+		Name: string(usr.Name), Description: string(usr.Description), Location: string(usr.Location),
+		CreatedAt: isoTime(usr.CreatedAt), Verified: boolOf(usr.Verified), VerifiedType: string(usr.VerifiedType),
+		Protected: boolOf(usr.Protected), Website: string(usr.URL), ProfileImageURL: string(usr.ProfileImageURL),
+		PinnedPostID: string(usr.PinnedTweetID)}
 	if m := usr.PublicMetrics.V; m != nil {
-		counts := map[string]any{}
-		lenient.SetInt(counts, "followers", m.Followers)
-		lenient.SetInt(counts, "following", m.Following)
-		lenient.SetInt(counts, "posts", m.posts())
-		lenient.SetInt(counts, "listed", m.Listed)
-		lenient.SetInt(counts, "likes", m.Likes)
-		lenient.SetInt(counts, "media", m.Media)
-		if len(counts) > 0 {
-			body["counts"] = counts
+		counts := XCounts{Followers: intOf(m.Followers), Following: intOf(m.Following), Posts: intOf(m.posts()),
+			Listed: intOf(m.Listed), Likes: intOf(m.Likes), Media: intOf(m.Media)}
+		if counts != (XCounts{}) {
+			body.Counts = &counts
 		}
 	}
 	profile := xProfileURL(string(usr.Username))
-	lenient.SetStr(body, "url", profile)
+	body.URL = profile
 	var links []providers.Link
 	links = appendLink(links, "Profile on X", profile)
 	links = appendLink(links, "Website", string(usr.URL))

@@ -230,8 +230,8 @@ func TestXProfilePaging(t *testing.T) {
 	if len(p2.Records) != 5 || p2.HasMore || p2.Next != nil {
 		t.Fatalf("page 2: %d records, has_more %v, next %s", len(p2.Records), p2.HasMore, p2.Next)
 	}
-	if p2.Records[0].Fields["author"] != "USER_25" || p2.Records[4].Fields["author"] != "USER_29" {
-		t.Errorf("page 2 records: %v .. %v", p2.Records[0].Fields, p2.Records[4].Fields)
+	if p2.Records[0].Data.(*Record).Author != "USER_25" || p2.Records[4].Data.(*Record).Author != "USER_29" {
+		t.Errorf("page 2 records: %v .. %v", p2.Records[0].Data, p2.Records[4].Data)
 	}
 	reqs := x.Requests()
 	if len(reqs) != 2 || len(strings.Split(reqs[0].URL.Query().Get("usernames"), ",")) != 25 ||
