@@ -63,14 +63,13 @@ func readmeDetails(ctx context.Context, call *providers.Call, rec *providers.Rec
 
 	markdown, truncated := boundText(text, maxReadmeChars)
 	fullName := ref.Owner + "/" + ref.Repo
-	body := map[string]any{"full_name": fullName, "markdown": markdown, "truncated": truncated}
-	lenient.SetStr(body, "path", string(ans.Path))
+	body := &ReadmeDetail{FullName: fullName, Markdown: markdown, Truncated: truncated, Path: string(ans.Path)}
 	var links []providers.Link
 	if rec.URL != "" {
 		links = append(links, providers.Link{Label: "Repository " + fullName, URL: rec.URL})
 	}
 	if isWebURL(string(ans.HTMLURL)) {
-		body["html_url"] = string(ans.HTMLURL)
+		body.HTMLURL = string(ans.HTMLURL)
 		links = append(links, providers.Link{Label: "README on GitHub", URL: string(ans.HTMLURL)})
 	}
 	if links == nil {

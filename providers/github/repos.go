@@ -69,6 +69,31 @@ var RepoSearch = &providers.Capability{
 		{Title: "Recently updated static site generators with over 1,000 stars", Body: map[string]any{"query": "topic:static-site-generator stars:>1000", "sort": "updated"}},
 	},
 	Execute: searchRepos,
+	Record:  RepoRecord{},
+}
+
+// RepoRecord is a repo.search record (besides title, url and snippet).
+type RepoRecord struct {
+	FullName    string   `json:"full_name" doc:"owner/name"`
+	Description string   `json:"description,omitempty"`
+	Language    string   `json:"language,omitempty"`
+	Stars       *int     `json:"stars,omitempty"`
+	Forks       *int     `json:"forks,omitempty"`
+	OpenIssues  *int     `json:"open_issues,omitempty"`
+	Topics      []string `json:"topics,omitempty"`
+	License     string   `json:"license,omitempty" doc:"the SPDX id such as MIT, or the licence name when it has none"`
+	UpdatedAt   string   `json:"updated_at,omitempty" doc:"ISO 8601, when the repository last changed"`
+	Archived    bool     `json:"archived"`
+}
+
+// ReadmeDetail is the body of the details action (fields in key order: encoding/json writes
+// them as declared).
+type ReadmeDetail struct {
+	FullName  string `json:"full_name"`
+	HTMLURL   string `json:"html_url,omitempty"`
+	Markdown  string `json:"markdown"`
+	Path      string `json:"path,omitempty"`
+	Truncated bool   `json:"truncated"`
 }
 
 const repoRequestSchema = `{
@@ -257,11 +282,11 @@ func repoRecord(it repoItem) (providers.Record, bool) {
 	if fullName == "" {
 		return providers.Record{}, false
 	}
-	rec := providers.Record{
-		Title:   fullName,
-		Snippet: string(it.Description),
-		Fields:  map[string]any{"full_name": fullName, "archived": it.Archived.V},
-	}
+	data := &RepoRecord{FullName: fullName, Archived: it.Archived.V,
+		Description: string(it.Description), Language: string(it.Language), UpdatedAt: string(it.UpdatedAt),
+		Stars: count(it.StargazersCount), Forks: count(it.ForksCount), OpenIssues: count(it.OpenIssuesCount),
+		Topics: nonEmpty(it.Topics)}
+	rec := providers.Record{Title: fullName, Snippet: string(it.Description), Data: data}
 	if isWebURL(string(it.HTMLURL)) {
 		rec.URL = string(it.HTMLURL)
 	}
@@ -270,22 +295,13 @@ func repoRecord(it repoItem) (providers.Record, bool) {
 	} else {
 		rec.Actions = []string{} // no usable owner/name: no README lookup
 	}
-	lenient.SetStr(rec.Fields, "description", string(it.Description))
-	lenient.SetStr(rec.Fields, "language", string(it.Language))
-	setCount(rec.Fields, "stars", it.StargazersCount)
-	setCount(rec.Fields, "forks", it.ForksCount)
-	setCount(rec.Fields, "open_issues", it.OpenIssuesCount)
-	if topics := nonEmpty(it.Topics); len(topics) > 0 {
-		rec.Fields["topics"] = topics
-	}
 	if l := it.License.V; l != nil {
 		if l.SpdxID != "" && l.SpdxID != "NOASSERTION" {
-			rec.Fields["license"] = string(l.SpdxID)
+			data.License = string(l.SpdxID)
 		} else {
-			lenient.SetStr(rec.Fields, "license", string(l.Name))
+			data.License = string(l.Name)
 		}
 	}
-	lenient.SetStr(rec.Fields, "updated_at", string(it.UpdatedAt))
 	return rec, true
 }
 
@@ -311,10 +327,13 @@ func splitFullName(fullName string) (owner, repo string, ok bool) {
 	return owner, repo, ok && validRef(owner, repo)
 }
 
-func setCount(fields map[string]any, key string, v lenient.Int) {
+// count is a non-negative count GitHub gave, else nil.
+func count(v lenient.Int) *int {
 	if v.OK && v.V >= 0 {
-		fields[key] = int(v.V)
+		n := int(v.V)
+		return &n
 	}
+	return nil
 }
 
 func nonEmpty(in lenient.List[lenient.Str]) []string {

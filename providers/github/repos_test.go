@@ -260,10 +260,10 @@ func TestReadmeDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		md := body["markdown"].(string)
-		if body["truncated"] != true || len([]rune(md)) != maxReadmeChars || !strings.HasPrefix(md, "# react-tetris") {
-			t.Fatalf("truncated %v, %d characters", body["truncated"], len([]rune(md)))
+		body := d.Body.(*ReadmeDetail)
+		md := body.Markdown
+		if !body.Truncated || len([]rune(md)) != maxReadmeChars || !strings.HasPrefix(md, "# react-tetris") {
+			t.Fatalf("truncated %v, %d characters", body.Truncated, len([]rune(md)))
 		}
 		if n := len(f.Requests()); n != 2 {
 			t.Fatalf("%d requests, want 2 (metadata, then raw)", n)
@@ -326,7 +326,7 @@ func TestSandbox(t *testing.T) {
 			if err != nil {
 				t.Fatalf("details of %s: %v", page.Records[0].Title, err)
 			}
-			if md, _ := d.Body.(map[string]any)["markdown"].(string); md == "" {
+			if md := d.Body.(*ReadmeDetail).Markdown; md == "" {
 				t.Fatalf("details of %s without markdown", page.Records[0].Title)
 			}
 			if page.HasMore {

@@ -124,7 +124,8 @@ func mealRecord(m meal, full bool) (providers.Record, bool) {
 	if title == "" {
 		return providers.Record{}, false
 	}
-	rec := providers.Record{Title: title, Fields: map[string]any{"attribution": attribution}}
+	data := &RecipeRecord{Attribution: attribution}
+	rec := providers.Record{Title: title, Data: data}
 	id := m.id()
 	if id != "" {
 		rec.URL = mealPage(id)
@@ -132,10 +133,10 @@ func mealRecord(m meal, full bool) (providers.Record, bool) {
 	}
 	if full {
 		if c := m.str("strCategory"); c != "" {
-			rec.Fields["category"] = c
+			data.Category = c
 		}
 		if a := m.cuisine(); a != "" {
-			rec.Fields["cuisine"] = a
+			data.Cuisine = a
 		}
 		rec.Snippet = snippet(m.str("strInstructions"))
 		rec.Stored = map[string]*providers.Detail{"details": mealDetail(m)}

@@ -56,6 +56,14 @@ var RecipesSearch = &providers.Capability{
 		{Title: "Italian recipes", Body: map[string]any{"cuisine": "Italian"}},
 	},
 	Execute: searchRecipes,
+	Record:  RecipeRecord{},
+}
+
+// RecipeRecord is a recipes.search record (besides title, url and snippet).
+type RecipeRecord struct {
+	Attribution string `json:"attribution" doc:"always set: the data comes from TheMealDB"`
+	Category    string `json:"category,omitempty" doc:"name searches only"`
+	Cuisine     string `json:"cuisine,omitempty" doc:"name searches only"`
 }
 
 const recipesRequestSchema = `{

@@ -369,10 +369,10 @@ func TestRecordMapping(t *testing.T) {
 	titles := []string{}
 	for _, r := range page.Records {
 		titles = append(titles, r.Title)
-		if r.Fields["attribution"] != attribution {
-			t.Errorf("%s: attribution = %v", r.Title, r.Fields["attribution"])
+		if providertest.Native(&r)["attribution"] != attribution {
+			t.Errorf("%s: attribution = %v", r.Title, providertest.Native(&r)["attribution"])
 		}
-		for k, v := range r.Fields {
+		for k, v := range providertest.Native(&r) {
 			if s, ok := v.(string); ok && s == "" {
 				t.Errorf("%s: empty %s", r.Title, k)
 			}
@@ -386,11 +386,11 @@ func TestRecordMapping(t *testing.T) {
 	if pie.URL != "https://www.themealdb.com/meal/53100" || string(pie.Ref) != `{"id":"53100"}` {
 		t.Errorf("numeric idMeal: url %q ref %s", pie.URL, pie.Ref)
 	}
-	if _, ok := pie.Fields["cuisine"]; ok {
-		t.Errorf("cuisine Unknown should be left out: %v", pie.Fields)
+	if _, ok := providertest.Native(&pie)["cuisine"]; ok {
+		t.Errorf("cuisine Unknown should be left out: %v", providertest.Native(&pie))
 	}
-	if _, ok := meal.Fields["category"]; ok {
-		t.Errorf("a non-string category should be left out: %v", meal.Fields)
+	if _, ok := providertest.Native(&meal)["category"]; ok {
+		t.Errorf("a non-string category should be left out: %v", providertest.Native(&meal))
 	}
 	if meal.Snippet != "Mix everything. Bake it." {
 		t.Errorf("snippet = %q", meal.Snippet)
@@ -582,7 +582,7 @@ func TestExamples(t *testing.T) {
 					t.Errorf("%s: %d records", run.mode, len(page.Records))
 				}
 				for _, r := range page.Records {
-					if r.Title == "" || r.URL == "" || r.Fields["attribution"] == nil {
+					if r.Title == "" || r.URL == "" || providertest.Native(&r)["attribution"] == nil {
 						t.Errorf("%s: record %+v", run.mode, r)
 					}
 				}
@@ -613,8 +613,8 @@ func TestSandboxDetails(t *testing.T) {
 				if body.Name != rec.Title || len(body.Ingredients) == 0 || body.Instructions == "" {
 					t.Errorf("%s: detail %+v", rec.Title, body)
 				}
-				if rec.Fields["category"] != nil && rec.Fields["category"] != body.Category {
-					t.Errorf("%s: category %v vs %v", rec.Title, rec.Fields["category"], body.Category)
+				if providertest.Native(rec)["category"] != nil && providertest.Native(rec)["category"] != body.Category {
+					t.Errorf("%s: category %v vs %v", rec.Title, providertest.Native(rec)["category"], body.Category)
 				}
 			}
 		})
@@ -626,7 +626,7 @@ func TestSandboxDetails(t *testing.T) {
 		}
 		var withCuisine, withoutCuisine, withVideo, withoutVideo int
 		for _, r := range page.Records {
-			if _, ok := r.Fields["cuisine"]; ok {
+			if _, ok := providertest.Native(&r)["cuisine"]; ok {
 				withCuisine++
 			} else {
 				withoutCuisine++

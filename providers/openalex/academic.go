@@ -93,7 +93,57 @@ var AcademicSearch = &providers.Capability{
 		{Title: "Newest open-access works", Body: map[string]any{"query": "large language models", "open_access_only": true, "sort": "recent", "num": 3}},
 	},
 	Execute: searchWorks,
+	Record:  WorkRecord{},
 }
+
+// WorkRecord is an academic.search record (besides title, url and snippet).
+type WorkRecord struct {
+	OpenAlexID string   `json:"openalex_id,omitempty" doc:"the OpenAlex work id, e.g. W2741809807"`
+	Year       *int     `json:"year,omitempty" doc:"publication year"`
+	Venue      string   `json:"venue,omitempty" doc:"journal or repository"`
+	Authors    []string `json:"authors,omitempty" doc:"the first 20"`
+	CitedBy    *int     `json:"cited_by,omitempty"`
+	Type       string   `json:"type,omitempty" doc:"e.g. article, preprint, book-chapter"`
+	OpenAccess *bool    `json:"open_access,omitempty"`
+	OAURL      string   `json:"oa_url,omitempty" doc:"best open-access copy"`
+	DOI        string   `json:"doi,omitempty" doc:"the bare DOI, e.g. 10.7717/peerj.4375"`
+}
+
+// WorkDetail is the body of the details action; fields are declared in key order, as
+// encoding/json writes them in declared order.
+type WorkDetail struct {
+	Abstract        string          `json:"abstract,omitempty"`
+	CitedByCount    *int            `json:"cited_by_count,omitempty"`
+	CountsByYear    []YearCount     `json:"counts_by_year"`
+	DOI             string          `json:"doi,omitempty"`
+	LandingPageURL  string          `json:"landing_page_url,omitempty"`
+	OpenAccess      *OpenAccessInfo `json:"open_access,omitempty"`
+	OpenAlexID      string          `json:"openalex_id"`
+	OpenAlexURL     string          `json:"openalex_url"`
+	PublicationDate string          `json:"publication_date,omitempty"`
+	PublicationYear *int            `json:"publication_year,omitempty"`
+	Title           string          `json:"title,omitempty"`
+	Type            string          `json:"type,omitempty"`
+	Venue           string          `json:"venue,omitempty"`
+}
+
+// YearCount is one counts_by_year entry of a detail (fields in key order).
+type YearCount struct {
+	CitedByCount int `json:"cited_by_count"`
+	Year         int `json:"year"`
+}
+
+// OpenAccessInfo is a detail's open_access object (fields in key order).
+type OpenAccessInfo struct {
+	IsOA     *bool  `json:"is_oa,omitempty"`
+	License  string `json:"license,omitempty"`
+	OAStatus string `json:"oa_status,omitempty"`
+	OAURL    string `json:"oa_url,omitempty"`
+	PDFURL   string `json:"pdf_url,omitempty"`
+	Version  string `json:"version,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
 
 const academicRequestSchema = `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -264,7 +314,8 @@ func workRecord(raw json.RawMessage) (providers.Record, bool) {
 		}
 		title = "Untitled work " + id
 	}
-	rec := providers.Record{Title: title, Fields: map[string]any{}}
+	data := &WorkRecord{OpenAlexID: id}
+	rec := providers.Record{Title: title, Data: data}
 	doi := bareDOI(string(w.DOI))
 	switch {
 	case doi != "":
@@ -273,7 +324,6 @@ func workRecord(raw json.RawMessage) (providers.Record, bool) {
 		rec.URL = siteURL + "/" + id
 	}
 	if id != "" {
-		rec.Fields["openalex_id"] = id
 		rec.Ref, _ = json.Marshal(workRef{ID: id})
 	} else {
 		rec.Actions = []string{} // no OpenAlex id: details cannot be looked up
@@ -282,30 +332,20 @@ func workRecord(raw json.RawMessage) (providers.Record, bool) {
 		rec.Snippet = providers.ClipLine(abs, snippetRunes)
 	}
 	if w.PublicationYear.OK {
-		rec.Fields["year"] = w.PublicationYear.V
+		data.Year = ptr(w.PublicationYear.V)
 	}
-	if v := w.venue(); v != "" {
-		rec.Fields["venue"] = v
-	}
-	if authors := w.authors(maxAuthors); len(authors) > 0 {
-		rec.Fields["authors"] = authors
-	}
+	data.Venue = w.venue()
+	data.Authors = w.authors(maxAuthors)
 	if w.CitedByCount.OK && w.CitedByCount.V >= 0 {
-		rec.Fields["cited_by"] = w.CitedByCount.V
+		data.CitedBy = ptr(w.CitedByCount.V)
 	}
-	if w.Type != "" {
-		rec.Fields["type"] = string(w.Type)
-	}
+	data.Type = string(w.Type)
 	oa := w.OpenAccess.V
 	if oa.IsOA.OK {
-		rec.Fields["open_access"] = oa.IsOA.V
+		data.OpenAccess = ptr(oa.IsOA.V)
 	}
-	if u := webURL(string(oa.OAURL)); u != "" {
-		rec.Fields["oa_url"] = u
-	}
-	if doi != "" {
-		rec.Fields["doi"] = doi
-	}
+	data.OAURL = webURL(string(oa.OAURL))
+	data.DOI = doi
 	return rec, true
 }
 

@@ -265,15 +265,15 @@ func TestSearchMappingGolden(t *testing.T) {
 		if rec.Title == "" {
 			t.Errorf("record without title: %+v", rec)
 		}
-		if authors, _ := rec.Fields["authors"].([]string); len(authors) > maxAuthors {
+		if authors, _ := providertest.Native(&rec)["authors"].([]string); len(authors) > maxAuthors {
 			t.Errorf("%q has %d authors", rec.Title, len(authors))
 		}
-		for k, v := range rec.Fields {
+		for k, v := range providertest.Native(&rec) {
 			if v == "" || v == nil {
 				t.Errorf("%q: field %s is an empty placeholder", rec.Title, k)
 			}
 		}
-		if rec.Fields["openalex_id"] == nil && len(rec.Ref) > 0 {
+		if providertest.Native(&rec)["openalex_id"] == nil && len(rec.Ref) > 0 {
 			t.Errorf("%q: a Ref without openalex_id", rec.Title)
 		}
 	}
@@ -355,8 +355,8 @@ func TestPaging(t *testing.T) {
 	if len(second.Records) != 1 || second.HasMore || second.Next != nil {
 		t.Fatalf("page 2: %d records, has_more %v, next %s", len(second.Records), second.HasMore, second.Next)
 	}
-	if second.Records[0].Fields["openalex_id"] != "W2981728710" {
-		t.Errorf("page 2 record = %v", second.Records[0].Fields)
+	if providertest.Native(&second.Records[0])["openalex_id"] != "W2981728710" {
+		t.Errorf("page 2 record = %v", providertest.Native(&second.Records[0]))
 	}
 	for i, wantPage := range []string{"1", "2"} {
 		q := f.Requests()[i].URL.Query()
@@ -522,12 +522,12 @@ func TestDetails(t *testing.T) {
 		if len(reqs) != 1 || reqs[0].URL.Path != "/works/W2284418426" || !reflect.DeepEqual(reqs[0].URL.Query(), want) {
 			t.Errorf("requests = %v", reqs)
 		}
-		body := d.Body.(map[string]any)
-		if body["openalex_id"] != "W2284418426" || !strings.HasPrefix(body["abstract"].(string), "Structure-guided protein engineering") {
-			t.Errorf("detail = %v", body)
+		body := d.Body.(*WorkDetail)
+		if body.OpenAlexID != "W2284418426" || !strings.HasPrefix(body.Abstract, "Structure-guided protein engineering") {
+			t.Errorf("detail = %+v", body)
 		}
-		counts := body["counts_by_year"].([]map[string]any)
-		if len(counts) != 4 || counts[0]["year"] != 2025 || counts[3]["year"] != 2022 {
+		counts := body.CountsByYear
+		if len(counts) != 4 || counts[0].Year != 2025 || counts[3].Year != 2022 {
 			t.Errorf("counts_by_year = %v", counts)
 		}
 	})
@@ -540,10 +540,10 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]any{
-			"openalex_id": "W2160612345", "openalex_url": "https://openalex.org/W2160612345",
-			"title":            "The effect of open access and downloads ('hits') on citation impact: a bibliography of studies",
-			"publication_year": 2004, "type": "report", "cited_by_count": 118, "counts_by_year": []map[string]any{},
+		want := &WorkDetail{
+			OpenAlexID: "W2160612345", OpenAlexURL: "https://openalex.org/W2160612345",
+			Title:           "The effect of open access and downloads ('hits') on citation impact: a bibliography of studies",
+			PublicationYear: ptr(2004), Type: "report", CitedByCount: ptr(118), CountsByYear: []YearCount{},
 		}
 		if !reflect.DeepEqual(d.Body, want) {
 			t.Errorf("detail =\n%#v\nwant\n%#v", d.Body, want)
@@ -567,7 +567,7 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if id := d.Body.(map[string]any)["openalex_id"]; id != "W2284418426" {
+		if id := d.Body.(*WorkDetail).OpenAlexID; id != "W2284418426" {
 			t.Errorf("openalex_id = %v, want the work it was merged into", id)
 		}
 		if reqs := f.Requests(); len(reqs) != 2 || reqs[1].URL.Query().Get("select") != wantDetailSelect {
@@ -638,10 +638,10 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]any{
-			"openalex_id": "W2284418426", "openalex_url": "https://openalex.org/W2284418426", "title": "Cas9 variants",
-			"counts_by_year": []map[string]any{{"year": 2025, "cited_by_count": 1}, {"year": 2024, "cited_by_count": 3}},
-			"open_access":    map[string]any{"oa_url": "https://example.org/cas9.pdf"},
+		want := &WorkDetail{
+			OpenAlexID: "W2284418426", OpenAlexURL: "https://openalex.org/W2284418426", Title: "Cas9 variants",
+			CountsByYear: []YearCount{{Year: 2025, CitedByCount: 1}, {Year: 2024, CitedByCount: 3}},
+			OpenAccess:   &OpenAccessInfo{OAURL: "https://example.org/cas9.pdf"},
 		}
 		if !reflect.DeepEqual(d.Body, want) {
 			t.Errorf("detail =\n%#v\nwant\n%#v", d.Body, want)
@@ -679,7 +679,7 @@ func TestRecordsWithoutIDHaveNoDetails(t *testing.T) {
 	}
 	withoutID := 0
 	for _, rec := range page.Records {
-		_, hasID := rec.Fields["openalex_id"]
+		_, hasID := providertest.Native(&rec)["openalex_id"]
 		switch {
 		case hasID && (rec.Actions != nil || len(rec.Ref) == 0):
 			t.Errorf("%q: actions %v ref %s, want all actions and a ref", rec.Title, rec.Actions, rec.Ref)
@@ -707,7 +707,7 @@ func TestExamples(t *testing.T) {
 			}
 		},
 		Detail: func(t *testing.T, _ providers.Example, _ string, rec *providers.Record, d *providers.Detail) {
-			if b := d.Body.(map[string]any); b["openalex_id"] != rec.Fields["openalex_id"] || b["title"] != rec.Title || len(d.Links) == 0 {
+			if b := d.Body.(*WorkDetail); b.OpenAlexID != rec.Data.(*WorkRecord).OpenAlexID || b.Title != rec.Title || len(d.Links) == 0 {
 				t.Errorf("details of %q: %v %v", rec.Title, b, d.Links)
 			}
 		}}.Run(t, AcademicSearch)
@@ -740,17 +740,17 @@ func TestExamples(t *testing.T) {
 // checkExampleRecord checks a sandbox record against the example's filters.
 func checkExampleRecord(t *testing.T, req providers.Request, rec *providers.Record) {
 	t.Helper()
-	if rec.Title == "" || rec.URL == "" || rec.Fields["openalex_id"] == nil {
+	if rec.Title == "" || rec.URL == "" || providertest.Native(rec)["openalex_id"] == nil {
 		t.Errorf("record %+v lacks title, url or openalex_id", rec)
 	}
-	year, _ := rec.Fields["year"].(int)
+	year, _ := providertest.Native(rec)["year"].(int)
 	if from, ok := req.Int("from_year"); ok && year < from {
 		t.Errorf("%q: year %d before %d", rec.Title, year, from)
 	}
 	if to, ok := req.Int("to_year"); ok && year > to {
 		t.Errorf("%q: year %d after %d", rec.Title, year, to)
 	}
-	if oa, _ := req.Bool("open_access_only"); oa && rec.Fields["open_access"] != true {
+	if oa, _ := req.Bool("open_access_only"); oa && providertest.Native(rec)["open_access"] != true {
 		t.Errorf("%q is not open access", rec.Title)
 	}
 }

@@ -38,64 +38,39 @@ func workDetails(ctx context.Context, call *providers.Call, rec *providers.Recor
 
 // workDetail maps a singleton Work to the detail body and its links. Keys are left out when
 // OpenAlex has no value; counts_by_year is always a list (newest year first).
-func workDetail(id string, w *work) (map[string]any, []providers.Link) {
-	d := map[string]any{"openalex_id": id, "openalex_url": siteURL + "/" + id}
-	if t := w.title(); t != "" {
-		d["title"] = t
-	}
+func workDetail(id string, w *work) (*WorkDetail, []providers.Link) {
+	d := &WorkDetail{OpenAlexID: id, OpenAlexURL: siteURL + "/" + id, Title: w.title()}
 	doi := bareDOI(string(w.DOI))
-	if doi != "" {
-		d["doi"] = doi
-	}
+	d.DOI = doi
 	if w.PublicationYear.OK {
-		d["publication_year"] = w.PublicationYear.V
+		d.PublicationYear = ptr(w.PublicationYear.V)
 	}
-	if w.PublicationDate != "" {
-		d["publication_date"] = string(w.PublicationDate)
-	}
-	if w.Type != "" {
-		d["type"] = string(w.Type)
-	}
-	if v := w.venue(); v != "" {
-		d["venue"] = v
-	}
-	if abs := rebuildAbstract(w.AbstractInvertedIndex); abs != "" {
-		d["abstract"] = abs
-	}
+	d.PublicationDate = string(w.PublicationDate)
+	d.Type = string(w.Type)
+	d.Venue = w.venue()
+	d.Abstract = rebuildAbstract(w.AbstractInvertedIndex)
 	if w.CitedByCount.OK && w.CitedByCount.V >= 0 {
-		d["cited_by_count"] = w.CitedByCount.V
+		d.CitedByCount = ptr(w.CitedByCount.V)
 	}
-	d["counts_by_year"] = countsByYear(w.CountsByYear.V)
+	d.CountsByYear = countsByYear(w.CountsByYear.V)
 
-	oa := map[string]any{}
+	oa := OpenAccessInfo{}
 	if w.OpenAccess.V.IsOA.OK {
-		oa["is_oa"] = w.OpenAccess.V.IsOA.V
+		oa.IsOA = ptr(w.OpenAccess.V.IsOA.V)
 	}
-	if s := w.OpenAccess.V.OAStatus; s != "" {
-		oa["oa_status"] = string(s)
-	}
+	oa.OAStatus = string(w.OpenAccess.V.OAStatus)
 	oaURL := webURL(string(w.OpenAccess.V.OAURL))
-	if oaURL != "" {
-		oa["oa_url"] = oaURL
-	}
+	oa.OAURL = oaURL
 	best := w.BestOALocation.V
 	pdfURL := webURL(string(best.PDFURL))
-	if pdfURL != "" {
-		oa["pdf_url"] = pdfURL
-	}
-	if best.License != "" {
-		oa["license"] = string(best.License)
-	}
-	if best.Version != "" {
-		oa["version"] = string(best.Version)
-	}
-	if len(oa) > 0 {
-		d["open_access"] = oa
+	oa.PDFURL = pdfURL
+	oa.License = string(best.License)
+	oa.Version = string(best.Version)
+	if oa != (OpenAccessInfo{}) {
+		d.OpenAccess = &oa
 	}
 	landing := webURL(string(w.PrimaryLocation.V.LandingPageURL))
-	if landing != "" {
-		d["landing_page_url"] = landing
-	}
+	d.LandingPageURL = landing
 
 	var links []providers.Link
 	seen := map[string]bool{}
@@ -116,13 +91,13 @@ func workDetail(id string, w *work) (map[string]any, []providers.Link) {
 }
 
 // countsByYear lists citations per year, newest first, skipping entries without a year or count.
-func countsByYear(in []lenient.Opt[countByYear]) []map[string]any {
-	out := []map[string]any{}
+func countsByYear(in []lenient.Opt[countByYear]) []YearCount {
+	out := []YearCount{}
 	for _, c := range in {
 		if c.V.Year.OK && c.V.CitedByCount.OK {
-			out = append(out, map[string]any{"year": c.V.Year.V, "cited_by_count": c.V.CitedByCount.V})
+			out = append(out, YearCount{Year: c.V.Year.V, CitedByCount: c.V.CitedByCount.V})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i]["year"].(int) > out[j]["year"].(int) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Year > out[j].Year })
 	return out
 }
