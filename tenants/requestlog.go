@@ -100,6 +100,7 @@ type RequestLog struct {
 	wg     sync.WaitGroup
 
 	written, dropped, failed, pruned atomic.Uint64
+	inserts                          sync.Map // rows → the prepared insert's SQL
 }
 
 // NewRequestLog starts the request log's writer; Close flushes what is buffered and stops it.
@@ -233,12 +234,54 @@ func (l *RequestLog) write(batch []RequestEntry) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := l.db.NewInsert().Model(&batch).Exec(ctx); err != nil {
+	if err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { return l.insert(ctx, tx, batch) }); err != nil {
 		l.failed.Add(uint64(len(batch)))
 		l.log.Warn("request log: a batch was not written", "entries", len(batch), "err", err)
 		return
 	}
 	l.written.Add(uint64(len(batch)))
+}
+
+// requestLogChunks are the row counts of the prepared multi-row inserts a batch is written with
+// (largest first): a statement prepared once per size, not built by reflection for every batch.
+var requestLogChunks = []int{64, 16, 4, 1}
+
+const requestLogColumns = 15
+
+// requestLogInsert is the prepared insert of n rows.
+func (l *RequestLog) requestLogInsert(n int) string {
+	if q, ok := l.inserts.Load(n); ok {
+		return q.(string)
+	}
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", requestLogColumns), ", ") + ")"
+	q := l.db.Rebind("INSERT INTO request_log (tenant_id, key_id, mode, via, method, route, capability, action, status, " +
+		"error_code, error_message, credits, latency_us, request_id, at_us) VALUES " + strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
+	l.inserts.Store(n, q)
+	return q
+}
+
+func (l *RequestLog) insert(ctx context.Context, tx bun.Tx, batch []RequestEntry) error {
+	args := make([]any, 0, requestLogChunks[0]*requestLogColumns)
+	for len(batch) > 0 {
+		n := 1
+		for _, size := range requestLogChunks {
+			if size <= len(batch) {
+				n = size
+				break
+			}
+		}
+		args = args[:0]
+		for i := range batch[:n] {
+			e := &batch[i]
+			args = append(args, e.TenantID, e.KeyID, e.Mode, e.Via, e.Method, e.Route, e.Capability, e.Action, e.Status,
+				e.ErrorCode, e.ErrorMessage, e.Credits, e.LatencyUS, e.RequestID, e.AtUS)
+		}
+		if _, err := l.db.Exec(ctx, tx, l.requestLogInsert(n), args...); err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
 }
 
 // clean makes an entry storable: valid UTF-8 without NUL bytes (PostgreSQL refuses them, and one
