@@ -41,8 +41,8 @@ func TestEbookDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		providertest.Golden(t, "ebook_details", d)
-		body := d.Body.(map[string]any)
-		excerpt := body["excerpt"].(string)
+		body := d.Body.(*BookDetail)
+		excerpt := body.Excerpt
 		if strings.Contains(excerpt, "Project Gutenberg") || !strings.HasPrefix(excerpt, "A TALE OF TWO CITIES") || strings.Contains(excerpt, "\r") {
 			t.Errorf("excerpt keeps the header: %q", excerpt[:80])
 		}
@@ -66,10 +66,10 @@ func TestEbookDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
+		body := d.Body.(*BookDetail)
 		want := "VOYAGE AU CENTRE DE LA TERRE\n\npar Jules Verne\n\nI\n\nLe 24 mai 1863"
-		if ex := body["excerpt"].(string); !strings.HasPrefix(ex, want) || strings.Contains(ex, "END OF") || !strings.HasSuffix(ex, "cuisine.") || body["excerpt_truncated"] != false {
-			t.Errorf("excerpt = %q truncated %v", ex, body["excerpt_truncated"])
+		if ex := body.Excerpt; !strings.HasPrefix(ex, want) || strings.Contains(ex, "END OF") || !strings.HasSuffix(ex, "cuisine.") || (body.ExcerptTruncated == nil || *body.ExcerptTruncated) {
+			t.Errorf("excerpt = %q truncated %v", ex, body.ExcerptTruncated)
 		}
 		if len(d.Links) != 2 || d.Links[0].Label != "Plain text" {
 			t.Errorf("links = %v", d.Links)
@@ -80,8 +80,8 @@ func TestEbookDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		if _, ok := body["excerpt"]; ok || !strings.Contains(body["note"].(string), "no plain-text format") {
+		body := d.Body.(*BookDetail)
+		if body.Excerpt != "" || !strings.Contains(body.Note, "no plain-text format") {
 			t.Errorf("body = %v", body)
 		}
 		if len(d.Links) != 1 || d.Links[0].URL != "https://www.gutenberg.org/ebooks/20038" {
@@ -94,7 +94,7 @@ func TestEbookDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if body := d.Body.(map[string]any); body["excerpt"] != nil || !strings.Contains(body["note"].(string), "no plain-text file") || len(d.Links) != 4 {
+		if body := d.Body.(*BookDetail); body.Excerpt != "" || !strings.Contains(body.Note, "no plain-text file") || len(d.Links) != 4 {
 			t.Errorf("detail = %v %v", body, d.Links)
 		}
 	})
@@ -127,7 +127,7 @@ func TestEbookDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if body := d.Body.(map[string]any); body["excerpt"] != nil || body["note"] == nil {
+		if body := d.Body.(*BookDetail); body.Excerpt != "" || body.Note == "" {
 			t.Errorf("body = %v", body)
 		}
 	})
@@ -153,7 +153,7 @@ func TestWikisourceDetails(t *testing.T) {
 			t.Fatal(err)
 		}
 		providertest.Golden(t, "wikisource_details_parse", d)
-		ex := d.Body.(map[string]any)["excerpt"].(string)
+		ex := d.Body.(*BookDetail).Excerpt
 		for _, furniture := range []string{"Stave II", "Public domain", "[1]", "Original text"} {
 			if strings.Contains(ex, furniture) {
 				t.Errorf("excerpt keeps %q: %q", furniture, ex)
@@ -176,7 +176,7 @@ func TestWikisourceDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ex, _ := d.Body.(map[string]any)["excerpt"].(string); !strings.HasPrefix(ex, "STAVE ONE.\n\nMARLEY'S GHOST.\n\nMarley was dead") {
+		if ex := d.Body.(*BookDetail).Excerpt; !strings.HasPrefix(ex, "STAVE ONE.\n\nMARLEY'S GHOST.\n\nMarley was dead") {
 			t.Errorf("excerpt = %q", ex)
 		}
 	})
@@ -186,7 +186,7 @@ func TestWikisourceDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ex := d.Body.(map[string]any)["excerpt"].(string); !strings.Contains(ex, "Marley was dead") {
+		if ex := d.Body.(*BookDetail).Excerpt; !strings.Contains(ex, "Marley was dead") {
 			t.Errorf("excerpt = %q", ex)
 		}
 	})
@@ -202,7 +202,7 @@ func TestWikisourceDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if body := d.Body.(map[string]any); body["excerpt"] != "A short poem." || body["excerpt_truncated"] != false {
+		if body := d.Body.(*BookDetail); body.Excerpt != "A short poem." || (body.ExcerptTruncated == nil || *body.ExcerptTruncated) {
 			t.Errorf("body = %v", body)
 		}
 	})
@@ -218,7 +218,7 @@ func TestWikisourceDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if body := d.Body.(map[string]any); body["excerpt"] != nil || body["note"] == nil || body["title"] != "X" {
+		if body := d.Body.(*BookDetail); body.Excerpt != "" || body.Note == "" || body.Title != "X" {
 			t.Errorf("body = %v", body)
 		}
 	})

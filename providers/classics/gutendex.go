@@ -148,25 +148,26 @@ func ebookRecord(b gutendexBook) (providers.Record, bool) {
 		}
 		title = fmt.Sprintf("Project Gutenberg ebook #%d", id)
 	}
-	rec := providers.Record{Title: title, Fields: map[string]any{"source": "ebook_library"}}
+	data := &BookRecord{Source: "ebook_library"}
+	rec := providers.Record{Title: title, Data: data}
 	names := make([]lenient.Str, 0, len(b.Authors))
 	for _, a := range b.Authors {
 		names = append(names, a.Name)
 	}
 	if authors := cleanStrings(names, 0); len(authors) > 0 {
-		rec.Fields["authors"] = authors
+		data.Authors = authors
 	}
 	if langs := cleanStrings(b.Languages, 0); len(langs) > 0 {
 		for i := range langs {
 			langs[i] = strings.ToLower(langs[i])
 		}
-		rec.Fields["languages"] = langs
+		data.Languages = langs
 	}
 	if subjects := cleanStrings(b.Subjects, maxRecordSubjects); len(subjects) > 0 {
-		rec.Fields["subjects"] = subjects
+		data.Subjects = subjects
 	}
 	if b.DownloadCount.OK && b.DownloadCount.V >= 0 {
-		rec.Fields["downloads"] = b.DownloadCount.V
+		data.Downloads = &b.DownloadCount.V
 	}
 	for _, s := range b.Summaries {
 		if s != "" {
@@ -228,29 +229,25 @@ const gutenbergTextRange = "bytes=0-65535"
 // ebookDetail is the details of an ebook: the opening of its plain text from Project Gutenberg
 // (GET /cache/epub/{id}/pg{id}.txt, ranged) and the download links Gutendex listed.
 func ebookDetail(ctx context.Context, u *providers.Upstream, ref recordRef, title string) (*providers.Detail, error) {
-	body := map[string]any{"source": "ebook_library", "id": ref.ID, "title": title, "url": ebookPage(ref.ID)}
-	if len(ref.Editors) > 0 {
-		body["editors"] = ref.Editors
-	}
+	body := &BookDetail{Source: "ebook_library", ID: ref.ID, Title: title, URL: ebookPage(ref.ID), Editors: ref.Editors}
 	if ref.Text == "" {
-		body["note"] = "Project Gutenberg lists no plain-text format for this ebook, so there is no excerpt."
+		body.Note = "Project Gutenberg lists no plain-text format for this ebook, so there is no excerpt."
 	} else {
 		text, partial, found, err := cachedGutenbergText(ctx, u, ref.ID)
 		switch {
 		case err != nil:
 			return nil, err
 		case !found:
-			body["note"] = "Project Gutenberg has no plain-text file for this ebook, so there is no excerpt."
+			body.Note = "Project Gutenberg has no plain-text file for this ebook, so there is no excerpt."
 		case text == "":
-			body["note"] = "The ebook's plain-text file holds no text after Project Gutenberg's header."
+			body.Note = "The ebook's plain-text file holds no text after Project Gutenberg's header."
 		default:
 			excerpt := providers.Clip(text, excerptChars)
 			cut := excerpt != text
 			if !cut && partial { // the ranged read ended inside the text
 				excerpt, cut = dropPartialWord(text), true
 			}
-			body["excerpt"] = excerpt
-			body["excerpt_truncated"] = cut
+			body.Excerpt, body.ExcerptTruncated = excerpt, &cut
 		}
 	}
 	links := make([]providers.Link, 0, 4)

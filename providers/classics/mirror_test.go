@@ -32,12 +32,12 @@ func TestGutenbergMirror(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			body := d.Body.(map[string]any)
-			if !strings.HasPrefix(body["excerpt"].(string), "VOYAGE AU CENTRE DE LA TERRE") {
-				t.Fatalf("lookup %d: excerpt %q", i+1, body["excerpt"])
+			body := d.Body.(*BookDetail)
+			if !strings.HasPrefix(body.Excerpt, "VOYAGE AU CENTRE DE LA TERRE") {
+				t.Fatalf("lookup %d: excerpt %q", i+1, body.Excerpt)
 			}
-			if eds, _ := body["editors"].([]string); len(eds) != 1 || eds[0] != "Hetzel, Pierre-Jules" {
-				t.Errorf("editors = %v", body["editors"])
+			if eds := body.Editors; len(eds) != 1 || eds[0] != "Hetzel, Pierre-Jules" {
+				t.Errorf("editors = %v", body.Editors)
 			}
 		}
 		reqs := f.Requests()
@@ -57,7 +57,7 @@ func TestGutenbergMirror(t *testing.T) {
 		ref := `{"source":"gutendex","id":99999,"text":"https://www.gutenberg.org/ebooks/99999.txt.utf-8"}`
 		for i := 0; i < 2; i++ {
 			d, err := detailOf(t, c, ref)
-			if err != nil || d.Body.(map[string]any)["note"] == nil {
+			if err != nil || d.Body.(*BookDetail).Note == "" {
 				t.Fatalf("lookup %d: %v %v, want a detail with a note", i+1, d, err)
 			}
 		}

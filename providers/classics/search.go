@@ -56,6 +56,7 @@ var Search = &providers.Capability{
 		{Title: "Title words by an author, in French", Body: map[string]any{"query": "voyage", "author": "Jules Verne", "language": "fr"}},
 	},
 	Execute: execute,
+	Record:  BookRecord{},
 }
 
 const requestSchema = `{
@@ -186,6 +187,31 @@ func decodeState(raw json.RawMessage) (pageState, error) {
 		return pageState{}, &providers.Error{Code: providers.CodeInternal, Message: "the stored paging state of this search is unreadable"}
 	}
 	return st, nil
+}
+
+// BookRecord is a classics.search record (besides title, url and snippet): the ebook library's keys
+// or, from the Wikisource fallback, words and authors; keys a source does not report are left out.
+type BookRecord struct {
+	Source    string   `json:"source" doc:"ebook_library or wiki_library (the fallback)"`
+	Authors   []string `json:"authors,omitempty"`
+	Languages []string `json:"languages,omitempty" doc:"lower-case language codes (ebook_library only)"`
+	Subjects  []string `json:"subjects,omitempty" doc:"ebook_library only"`
+	Downloads *int64   `json:"downloads,omitempty" doc:"recent download count (ebook_library only)"`
+	Words     *int64   `json:"words,omitempty" doc:"the page's word count (wiki_library only)"`
+}
+
+// BookDetail is the details body of either source. json.Marshal keeps declared order, so the
+// fields are declared in sorted key order.
+type BookDetail struct {
+	Editors          []string `json:"editors,omitempty"`
+	Excerpt          string   `json:"excerpt,omitempty"`
+	ExcerptTruncated *bool    `json:"excerpt_truncated,omitempty"`
+	ID               int64    `json:"id,omitempty"`
+	Note             string   `json:"note,omitempty"`
+	PageID           int64    `json:"pageid,omitempty"`
+	Source           string   `json:"source"`
+	Title            string   `json:"title"`
+	URL              string   `json:"url"`
 }
 
 // recordRef is what the details action needs: the source and the source's ids (and, for an

@@ -203,7 +203,7 @@ func TestExamples(t *testing.T) {
 			}
 		},
 		Detail: func(t *testing.T, _ providers.Example, _ string, rec *providers.Record, d *providers.Detail) {
-			if b := d.Body.(map[string]any); b["excerpt"] == nil || len(d.Links) < 4 {
+			if b := d.Body.(*BookDetail); b.Excerpt == "" || len(d.Links) < 4 {
 				t.Errorf("details of %q: %v %v", rec.Title, b, d.Links)
 			}
 		}}.Run(t, Search)
@@ -240,7 +240,7 @@ func checkExamplePage(t *testing.T, page *providers.Page) {
 		t.Fatal("no records")
 	}
 	for _, r := range page.Records {
-		if r.Title == "" || r.URL == "" || r.Fields["source"] != "ebook_library" || len(r.Ref) == 0 {
+		if r.Title == "" || r.URL == "" || r.Data.(*BookRecord).Source != "ebook_library" || len(r.Ref) == 0 {
 			t.Errorf("record %+v", r)
 		}
 	}
@@ -612,16 +612,15 @@ func TestFallback(t *testing.T) {
 			t.Fatalf("%d fallback records", len(page.Records))
 		}
 		for _, r := range page.Records {
-			if r.Fields["source"] != "wiki_library" || r.Snippet != "" || r.Fields["words"] == nil {
+			data := r.Data.(*BookRecord)
+			if data.Source != "wiki_library" || r.Snippet != "" || data.Words == nil {
 				t.Errorf("record %+v", r)
 			}
-			for _, k := range []string{"languages", "subjects", "downloads"} {
-				if _, ok := r.Fields[k]; ok {
-					t.Errorf("fallback record has %s", k)
-				}
+			if data.Languages != nil || data.Subjects != nil || data.Downloads != nil {
+				t.Errorf("fallback record has languages, subjects or downloads: %+v", data)
 			}
-			if !reflect.DeepEqual(r.Fields["authors"], []string{"Charles Dickens"}) && !reflect.DeepEqual(r.Fields["authors"], []string{"Charles Dickens", "John Leech"}) {
-				t.Errorf("authors = %v", r.Fields["authors"])
+			if !reflect.DeepEqual(data.Authors, []string{"Charles Dickens"}) && !reflect.DeepEqual(data.Authors, []string{"Charles Dickens", "John Leech"}) {
+				t.Errorf("authors = %v", data.Authors)
 			}
 		}
 		if len(page.Notes) != 1 || !strings.Contains(page.Notes[0], why) ||
@@ -766,7 +765,7 @@ func TestFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range page.Records {
-			if _, ok := r.Fields["authors"]; ok {
+			if r.Data.(*BookRecord).Authors != nil {
 				t.Errorf("record %q has authors", r.Title)
 			}
 		}

@@ -132,7 +132,7 @@ func TestLenientDecoding(t *testing.T) {
 		t.Fatalf("books = %+v", books)
 	}
 	rec, ok := ebookRecord(books.Results[0])
-	if !ok || rec.Title != "Project Gutenberg ebook #5" || rec.Fields["downloads"] != nil || fmt.Sprint(rec.Fields["languages"]) != "[en]" || rec.Fields["authors"] != nil {
+	if !ok || rec.Title != "Project Gutenberg ebook #5" || rec.Data.(*BookRecord).Downloads != nil || fmt.Sprint(rec.Data.(*BookRecord).Languages) != "[en]" || rec.Data.(*BookRecord).Authors != nil {
 		t.Errorf("record = %+v", rec)
 	}
 }

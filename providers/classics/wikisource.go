@@ -170,7 +170,7 @@ func searchWikisource(ctx context.Context, u *providers.Upstream, sr searchReque
 		for i := range out.Records {
 			var ref recordRef
 			if json.Unmarshal(out.Records[i].Ref, &ref) == nil && len(authors[ref.PageID]) > 0 {
-				out.Records[i].Fields["authors"] = authors[ref.PageID]
+				out.Records[i].Data.(*BookRecord).Authors = authors[ref.PageID]
 			}
 		}
 	}
@@ -204,9 +204,10 @@ func wikiRecord(hit mwSearchHit) (providers.Record, bool) {
 	if title == "" {
 		return providers.Record{}, false
 	}
-	rec := providers.Record{Title: title, URL: wikiPage(title), Fields: map[string]any{"source": "wiki_library"}}
+	data := &BookRecord{Source: "wiki_library"}
+	rec := providers.Record{Title: title, URL: wikiPage(title), Data: data}
 	if hit.WordCount.OK && hit.WordCount.V >= 0 {
-		rec.Fields["words"] = hit.WordCount.V
+		data.Words = &hit.WordCount.V
 	}
 	if !hit.PageID.OK || hit.PageID.V <= 0 {
 		rec.Actions = []string{}
@@ -294,13 +295,13 @@ func wikisourceDetail(ctx context.Context, u *providers.Upstream, ref recordRef)
 			}
 		}
 	}
-	body := map[string]any{"source": "wiki_library", "pageid": ref.PageID, "title": title, "url": wikiPage(title)}
+	body := &BookDetail{Source: "wiki_library", PageID: ref.PageID, Title: title, URL: wikiPage(title)}
 	if text == "" {
-		body["note"] = "Wikisource returned no text for this page, so there is no excerpt."
+		body.Note = "Wikisource returned no text for this page, so there is no excerpt."
 	} else {
 		excerpt := providers.Clip(text, excerptChars)
-		body["excerpt"] = excerpt
-		body["excerpt_truncated"] = excerpt != text
+		cut := excerpt != text
+		body.Excerpt, body.ExcerptTruncated = excerpt, &cut
 	}
 	links := []providers.Link{
 		{Label: "Plain text (WS Export)", URL: wsExport(title, "txt")},

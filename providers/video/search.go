@@ -75,6 +75,7 @@ var Search = &providers.Capability{
 			"query": "go concurrency patterns", "duration": "long", "published_after": "2012-01-01T00:00:00Z"}},
 	},
 	Execute: execute,
+	Record:  VideoRecord{},
 }
 
 const requestSchema = `{
@@ -269,23 +270,26 @@ func searchRecord(it searchResult) (providers.Record, bool) {
 		Title:   title,
 		URL:     watchPage(id),
 		Snippet: oneLine(html.UnescapeString(string(sn.Description))),
-		Fields:  map[string]any{},
 		Ref:     mustJSON(videoRef{ID: id}),
-	}
-	if ch := oneLine(html.UnescapeString(string(sn.ChannelTitle))); ch != "" {
-		rec.Fields["channel"] = ch
 	}
 	published := sn.PublishedAt
 	if published == "" {
 		published = sn.PublishTime
 	}
-	if p := normalizeTime(string(published)); p != "" {
-		rec.Fields["published_at"] = p
-	}
-	if th := pickThumbnail(sn.Thumbnails.V); th != "" {
-		rec.Fields["thumbnail"] = th
+	rec.Data = &VideoRecord{
+		Channel:     oneLine(html.UnescapeString(string(sn.ChannelTitle))),
+		PublishedAt: normalizeTime(string(published)),
+		Thumbnail:   pickThumbnail(sn.Thumbnails.V),
 	}
 	return rec, true
+}
+
+// VideoRecord is a video.search record (besides title, url and snippet); keys the platform does
+// not report are left out.
+type VideoRecord struct {
+	Channel     string `json:"channel,omitempty" doc:"the channel's name"`
+	PublishedAt string `json:"published_at,omitempty" doc:"RFC 3339 UTC publish time"`
+	Thumbnail   string `json:"thumbnail,omitempty" doc:"URL of the medium (320x180) or default thumbnail"`
 }
 
 // pickThumbnail is the medium-size thumbnail (320x180) when offered, else the default size

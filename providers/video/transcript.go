@@ -169,7 +169,7 @@ func hasDeadline(ctx context.Context) bool {
 
 // transcriptDetail builds the transcript body: language, available_languages, segments and
 // timestamps always; text when there is any; timestamps_truncated only when the cap cut the list.
-func transcriptDetail(body transcriptResponse) map[string]any {
+func transcriptDetail(body transcriptResponse) *TranscriptDetail {
 	var chunks lenient.List[transcriptChunk]
 	var plain lenient.Str
 	content := bytes.TrimSpace(body.Content)
@@ -233,19 +233,22 @@ func transcriptDetail(body transcriptResponse) map[string]any {
 		joined = oneLine(string(plain))
 	}
 
-	d := map[string]any{
-		"language":            lang,
-		"available_languages": available,
-		"segments":            len(chunks),
-		"timestamps":          stamps,
-	}
+	d := &TranscriptDetail{Language: lang, AvailableLanguages: available, Segments: len(chunks), Timestamps: stamps, TimestampsTruncated: truncated}
 	if joined != "" {
-		d["text"], _ = providers.Truncate(joined, maxTranscriptText)
-	}
-	if truncated {
-		d["timestamps_truncated"] = true
+		d.Text, _ = providers.Truncate(joined, maxTranscriptText)
 	}
 	return d
+}
+
+// TranscriptDetail is the transcript action's body. json.Marshal keeps declared order, so the
+// fields are declared in sorted key order.
+type TranscriptDetail struct {
+	AvailableLanguages  []string    `json:"available_languages"`
+	Language            string      `json:"language"`
+	Segments            int         `json:"segments"`
+	Text                string      `json:"text,omitempty"`
+	Timestamps          []timestamp `json:"timestamps"`
+	TimestampsTruncated bool        `json:"timestamps_truncated,omitempty"`
 }
 
 // millisToSeconds turns Supadata's milliseconds into seconds, kept to the millisecond.

@@ -237,10 +237,8 @@ func TestSearchGolden(t *testing.T) {
 				if r.Actions != nil {
 					t.Errorf("%q: actions %v, want all", r.Title, r.Actions)
 				}
-				for k, v := range r.Fields {
-					if s, ok := v.(string); ok && s == "" {
-						t.Errorf("%q: empty %s", r.Title, k)
-					}
+				if _, ok := r.Data.(*VideoRecord); !ok || len(r.Fields) != 0 {
+					t.Errorf("%q: data %T, fields %v", r.Title, r.Data, r.Fields)
 				}
 			}
 		})
@@ -475,13 +473,13 @@ func TestDetails(t *testing.T) {
 		if got := reqs[0].URL.Query(); !reflect.DeepEqual(got, want) {
 			t.Errorf("query %v, want %v", got, want)
 		}
-		body := d.Body.(map[string]any)
+		body := d.Body.(*VideoDetail)
 		// The recorded video has 20 tags: the first 10 are kept, in order.
-		if tags := body["tags"].([]string); len(tags) != maxTags || tags[0] != "Google" || tags[9] != "google assistant developers" {
+		if tags := body.Tags; len(tags) != maxTags || tags[0] != "Google" || tags[9] != "google assistant developers" {
 			t.Errorf("tags = %q", tags)
 		}
 		// Statistics are strings in the API and numbers here.
-		if body["views"] != int64(8087) || body["likes"] != int64(190) || body["comments"] != int64(32) || body["duration_seconds"] != int64(1267) {
+		if body.Views == nil || *body.Views != 8087 || body.Likes == nil || *body.Likes != 190 || body.Comments == nil || *body.Comments != 32 || body.DurationSeconds != 1267 {
 			t.Errorf("numbers: %#v", body)
 		}
 	})
@@ -492,7 +490,7 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
+		body := d.Body.(*VideoDetail)
 		raw := readFile(t, "testdata/videos_long.json")
 		var src struct {
 			Items []struct {
@@ -511,7 +509,7 @@ func TestDetails(t *testing.T) {
 		if n := len(src.Items[0].Snippet.Tags); n <= maxTags {
 			t.Fatalf("fixture has %d tags; it must exceed %d", n, maxTags)
 		}
-		desc := body["description"].(string)
+		desc := body.Description
 		if n := utf8.RuneCountInString(desc); n != maxDescription || !strings.HasSuffix(desc, "ÉÈÊËÎ") || !utf8.ValidString(desc) {
 			t.Errorf("description: %d characters, ends %q", n, desc[len(desc)-12:])
 		}
@@ -519,16 +517,14 @@ func TestDetails(t *testing.T) {
 			t.Error("the description is not a prefix of the source's")
 		}
 		want := []string{"WSL", "pipeline", "Pipe Pro", "surfing", "live", "contest", "north shore", "hawaii", "day 1", "full broadcast"}
-		if got := body["tags"]; !reflect.DeepEqual(got, want) {
+		if got := body.Tags; !reflect.DeepEqual(got, want) {
 			t.Errorf("tags = %q", got)
 		}
-		if body["duration_seconds"] != int64(93784) || body["definition"] != "sd" || body["views"] != int64(1024) {
+		if body.DurationSeconds != 93784 || body.Definition != "sd" || body.Views == nil || *body.Views != 1024 {
 			t.Errorf("body %v", body)
 		}
-		for _, k := range []string{"likes", "comments"} {
-			if _, ok := body[k]; ok {
-				t.Errorf("%s present although the source hides it", k)
-			}
+		if body.Likes != nil || body.Comments != nil {
+			t.Errorf("likes or comments present although the source hides them: %v %v", body.Likes, body.Comments)
 		}
 	})
 
@@ -540,9 +536,8 @@ func TestDetails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]any{"title": "Live now", "likes": int64(12)}
-		if !reflect.DeepEqual(d.Body, want) {
-			t.Errorf("body %#v, want %#v", d.Body, want)
+		if got, _ := json.Marshal(d.Body); string(got) != `{"likes":12,"title":"Live now"}` {
+			t.Errorf("body %s", got)
 		}
 		if len(d.Links) != 1 || d.Links[0].URL != "https://www.youtube.com/watch?v=AAAAAAAAAA1" {
 			t.Errorf("links %v", d.Links)
@@ -631,8 +626,8 @@ func TestTranscript(t *testing.T) {
 		if ua := reqs[0].Header.Get("User-Agent"); !strings.HasPrefix(ua, "capgate/test") {
 			t.Errorf("User-Agent = %q", ua)
 		}
-		body := d.Body.(map[string]any)
-		if _, ok := body["timestamps_truncated"]; ok {
+		body := d.Body.(*TranscriptDetail)
+		if body.TimestampsTruncated {
 			t.Error("timestamps_truncated present without a cap")
 		}
 		if d.Credits != nil {
@@ -659,11 +654,11 @@ func TestTranscript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		stamps := body["timestamps"].([]timestamp)
-		text := body["text"].(string)
-		if len(stamps) != maxTimestamps || body["timestamps_truncated"] != true || body["segments"] != n {
-			t.Errorf("%d timestamps, truncated %v, segments %v", len(stamps), body["timestamps_truncated"], body["segments"])
+		body := d.Body.(*TranscriptDetail)
+		stamps := body.Timestamps
+		text := body.Text
+		if len(stamps) != maxTimestamps || !body.TimestampsTruncated || body.Segments != n {
+			t.Errorf("%d timestamps, truncated %v, segments %v", len(stamps), body.TimestampsTruncated, body.Segments)
 		}
 		if utf8.RuneCountInString(text) > maxTranscriptText || utf8.RuneCountInString(text) < maxTranscriptText-1 {
 			t.Errorf("text has %d characters, want %d", utf8.RuneCountInString(text), maxTranscriptText)
@@ -683,8 +678,8 @@ func TestTranscript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]any{"language": "en", "available_languages": []string{"en", "es", "zh-TW"}, "segments": 0,
-			"timestamps": []timestamp{}, "text": "Never gonna give you up, never gonna let you down..."}
+		want := &TranscriptDetail{Language: "en", AvailableLanguages: []string{"en", "es", "zh-TW"}, Segments: 0,
+			Timestamps: []timestamp{}, Text: "Never gonna give you up, never gonna let you down..."}
 		if !reflect.DeepEqual(d.Body, want) {
 			t.Errorf("body %#v", d.Body)
 		}
@@ -696,8 +691,8 @@ func TestTranscript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		if body["language"] != "es" || !reflect.DeepEqual(body["available_languages"], []string{"es"}) || body["segments"] != 1 {
+		body := d.Body.(*TranscriptDetail)
+		if body.Language != "es" || !reflect.DeepEqual(body.AvailableLanguages, []string{"es"}) || body.Segments != 1 {
 			t.Errorf("body %#v", body)
 		}
 	})
@@ -775,8 +770,8 @@ func TestTranscript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := d.Body.(map[string]any)
-		if body["text"] != "hello" || body["segments"] != 1 || polls != 3 {
+		body := d.Body.(*TranscriptDetail)
+		if body.Text != "hello" || body.Segments != 1 || polls != 3 {
 			t.Errorf("body %v after %d polls", body, polls)
 		}
 		for _, r := range sd.Requests() {
@@ -861,14 +856,14 @@ func TestExamples(t *testing.T) {
 					if err != nil {
 						t.Fatalf("details of %q: %v", rec.Title, err)
 					}
-					if b := d.Body.(map[string]any); b["title"] == nil || b["duration_seconds"] == nil || len(d.Links) == 0 {
+					if b := d.Body.(*VideoDetail); b.Title == "" || b.DurationSeconds == 0 || len(d.Links) == 0 {
 						t.Errorf("details of %q: %v %v", rec.Title, b, d.Links)
 					}
 					d, err = providertest.Action(t, c, Search, providers.ModeTest, req, "transcript", rec)
 					switch {
 					case err == nil:
 						transcripts++
-						if b := d.Body.(map[string]any); b["text"] == nil || len(b["timestamps"].([]timestamp)) == 0 {
+						if b := d.Body.(*TranscriptDetail); b.Text == "" || len(b.Timestamps) == 0 {
 							t.Errorf("transcript of %q: %v", rec.Title, b)
 						}
 					case providertest.ErrorCode(err) != providers.CodeNotFound:
@@ -918,7 +913,7 @@ func checkExamplePage(t *testing.T, page *providers.Page) {
 		t.Fatal("no records")
 	}
 	for _, r := range page.Records {
-		if r.Title == "" || r.URL == "" || len(r.Ref) == 0 || r.Fields["channel"] == nil || r.Fields["published_at"] == nil || r.Fields["thumbnail"] == nil {
+		if r.Title == "" || r.URL == "" || len(r.Ref) == 0 || r.Data.(*VideoRecord).Channel == "" || r.Data.(*VideoRecord).PublishedAt == "" || r.Data.(*VideoRecord).Thumbnail == "" {
 			t.Errorf("record %+v", r)
 		}
 	}

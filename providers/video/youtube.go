@@ -95,41 +95,53 @@ func videoGone(id string) error {
 }
 
 // videoDetail builds the details body (every key optional) and its links.
-func videoDetail(id string, v *videoResource) (map[string]any, []providers.Link) {
-	d := map[string]any{}
+func videoDetail(id string, v *videoResource) (*VideoDetail, []providers.Link) {
 	sn, cd, stats := v.Snippet.V, v.ContentDetails.V, v.Statistics.V
-	if t := oneLine(string(sn.Title)); t != "" {
-		d["title"] = t
-	}
-	if ch := oneLine(string(sn.ChannelTitle)); ch != "" {
-		d["channel"] = ch
-	}
-	if p := normalizeTime(string(sn.PublishedAt)); p != "" {
-		d["published_at"] = p
+	d := &VideoDetail{
+		Title:       oneLine(string(sn.Title)),
+		Channel:     oneLine(string(sn.ChannelTitle)),
+		PublishedAt: normalizeTime(string(sn.PublishedAt)),
+		Views:       count(stats.ViewCount),
+		Likes:       count(stats.LikeCount),
+		Comments:    count(stats.CommentCount),
+		Tags:        firstTags(sn.Tags, maxTags),
+		Definition:  strings.ToLower(string(cd.Definition)),
 	}
 	// A live or upcoming broadcast reports P0D: no duration yet, so none is shown.
 	if secs, ok := parseISODuration(string(cd.Duration)); ok && secs > 0 {
-		d["duration_seconds"] = secs
-	}
-	for key, n := range map[string]lenient.Int{"views": stats.ViewCount, "likes": stats.LikeCount, "comments": stats.CommentCount} {
-		if n.OK && n.V >= 0 {
-			d[key] = n.V
-		}
+		d.DurationSeconds = secs
 	}
 	if desc := strings.TrimSpace(string(sn.Description)); desc != "" {
-		d["description"], _ = providers.Truncate(desc, maxDescription)
-	}
-	if tags := firstTags(sn.Tags, maxTags); len(tags) > 0 {
-		d["tags"] = tags
-	}
-	if def := strings.ToLower(string(cd.Definition)); def != "" {
-		d["definition"] = def
+		d.Description, _ = providers.Truncate(desc, maxDescription)
 	}
 	links := []providers.Link{{Label: "Watch on the video platform", URL: watchPage(id)}}
 	if ch := string(sn.ChannelID); videoIDPattern.MatchString(ch) {
 		links = append(links, providers.Link{Label: "Channel page", URL: channelURL + ch})
 	}
 	return d, links
+}
+
+// VideoDetail is the details action's body; keys the platform does not report are left out.
+// json.Marshal keeps declared order, so the fields are declared in sorted key order.
+type VideoDetail struct {
+	Channel         string   `json:"channel,omitempty"`
+	Comments        *int64   `json:"comments,omitempty"`
+	Definition      string   `json:"definition,omitempty"`
+	Description     string   `json:"description,omitempty"`
+	DurationSeconds int64    `json:"duration_seconds,omitempty"`
+	Likes           *int64   `json:"likes,omitempty"`
+	PublishedAt     string   `json:"published_at,omitempty"`
+	Tags            []string `json:"tags,omitempty"`
+	Title           string   `json:"title,omitempty"`
+	Views           *int64   `json:"views,omitempty"`
+}
+
+// count is a reported, non-negative statistic, or nil.
+func count(n lenient.Int) *int64 {
+	if !n.OK || n.V < 0 {
+		return nil
+	}
+	return &n.V
 }
 
 // firstTags keeps the first n distinct tags in the owner's order.

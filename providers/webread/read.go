@@ -46,6 +46,7 @@ var WebRead = &providers.Capability{
 		{Title: "Read an encyclopedia article", Body: map[string]any{"url": "https://en.wikipedia.org/wiki/Markdown", "max_chars": 20000}},
 	},
 	Execute: pageread.Execute,
+	Record:  pageread.PageRecord{},
 }
 
 const readRequestSchema = `{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/providertest"
+	"github.com/capgate/capgate/providers/upstream/pageread"
 )
 
 func prepare(t *testing.T, body string) providers.Request {
@@ -24,8 +25,7 @@ func prepare(t *testing.T, body string) providers.Request {
 }
 
 // recent tells whether v is an RFC 3339 time within the last minute (fetched_at).
-func recent(v any) bool {
-	s, _ := v.(string)
+func recent(s string) bool {
 	at, err := time.Parse(time.RFC3339, s)
 	return err == nil && time.Since(at) < time.Minute && time.Since(at) > -time.Second
 }
@@ -212,13 +212,14 @@ func TestExamples(t *testing.T) {
 				t.Fatalf("page = %+v", page)
 			}
 			rec := page.Records[0]
-			if rec.Title == "" || rec.URL != ex.Body["url"] || rec.Fields["source"] != "reader" || !recent(rec.Fields["fetched_at"]) {
+			data := rec.Data.(*pageread.PageRecord)
+			if rec.Title == "" || rec.URL != ex.Body["url"] || data.Source != "reader" || !recent(data.FetchedAt) {
 				t.Errorf("record = %+v", rec)
 			}
-			md, _ := rec.Fields["markdown"].(string)
+			md := data.Markdown
 			n := utf8.RuneCountInString(md)
-			if md == "" || n > wantMax || rec.Fields["truncated"] != (n == wantMax) {
-				t.Errorf("markdown %d characters (max %d), truncated %v", n, wantMax, rec.Fields["truncated"])
+			if md == "" || n > wantMax || data.Truncated != (n == wantMax) {
+				t.Errorf("markdown %d characters (max %d), truncated %v", n, wantMax, data.Truncated)
 			}
 		}
 		t.Run("sandbox: "+ex.Title, func(t *testing.T) {
@@ -238,10 +239,11 @@ func TestSandbox(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !recent(page.Records[0].Fields["fetched_at"]) {
-			t.Fatalf("fetched_at %v", page.Records[0].Fields["fetched_at"])
+		data := page.Records[0].Data.(*pageread.PageRecord)
+		if !recent(data.FetchedAt) {
+			t.Fatalf("fetched_at %v", data.FetchedAt)
 		}
-		page.Records[0].Fields["fetched_at"] = "2025-05-05T10:00:00Z" // the golden's pinned clock
+		data.FetchedAt = "2025-05-05T10:00:00Z" // the golden's pinned clock
 		providertest.Golden(t, "sandbox_web_scraping", providertest.RecordsJSON(page))
 	})
 	t.Run("warning becomes a note", func(t *testing.T) {

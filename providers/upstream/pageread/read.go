@@ -61,15 +61,7 @@ func Read(ctx context.Context, call *providers.Call, url string, maxChars int) (
 	if err != nil {
 		return nil, err
 	}
-	body := map[string]any{
-		"title":      p.Title,
-		"url":        p.URL,
-		"truncated":  p.Truncated,
-		"fetched_at": p.FetchedAt,
-	}
-	if p.Markdown != "" {
-		body["markdown"] = p.Markdown
-	}
+	body := &ReadDetail{FetchedAt: p.FetchedAt, Markdown: p.Markdown, Title: p.Title, Truncated: p.Truncated, URL: p.URL}
 	return &providers.Detail{Body: body, Links: []providers.Link{{Label: "page", URL: p.URL}}}, nil
 }
 
@@ -79,15 +71,27 @@ const sourceName = "reader"
 // Record is web.read's record of a page: title, url and the keys markdown (left out when the page
 // has no text), truncated, fetched_at and source.
 func (p *Page) Record() providers.Record {
-	rec := providers.Record{Title: p.Title, URL: p.URL, Fields: map[string]any{
-		"truncated":  p.Truncated,
-		"fetched_at": p.FetchedAt,
-		"source":     sourceName,
+	return providers.Record{Title: p.Title, URL: p.URL, Data: &PageRecord{
+		Markdown: p.Markdown, Truncated: p.Truncated, FetchedAt: p.FetchedAt, Source: sourceName,
 	}}
-	if p.Markdown != "" {
-		rec.Fields["markdown"] = p.Markdown
-	}
-	return rec
+}
+
+// PageRecord is a web.read record (besides title and url).
+type PageRecord struct {
+	Markdown  string `json:"markdown,omitempty" doc:"the page as Markdown, cut to max_chars; left out when the page has no text"`
+	Truncated bool   `json:"truncated" doc:"true when markdown was cut"`
+	FetchedAt string `json:"fetched_at" doc:"RFC 3339 UTC time of the read"`
+	Source    string `json:"source" doc:"always \"reader\""`
+}
+
+// ReadDetail is the detail of a read record action. json.Marshal keeps declared order, so the
+// fields are declared in sorted key order.
+type ReadDetail struct {
+	FetchedAt string `json:"fetched_at"`
+	Markdown  string `json:"markdown,omitempty"`
+	Title     string `json:"title"`
+	Truncated bool   `json:"truncated"`
+	URL       string `json:"url"`
 }
 
 // now is the clock of fetched_at (tests pin it).

@@ -137,9 +137,10 @@ func TestTruncation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		md := page.Records[0].Fields["markdown"].(string)
-		if utf8.RuneCountInString(md) != 1001 || !strings.HasSuffix(md, "é") || page.Records[0].Fields["truncated"] != true {
-			t.Errorf("markdown has %d characters, truncated %v", utf8.RuneCountInString(md), page.Records[0].Fields["truncated"])
+		data := page.Records[0].Data.(*PageRecord)
+		md := data.Markdown
+		if utf8.RuneCountInString(md) != 1001 || !strings.HasSuffix(md, "é") || !data.Truncated {
+			t.Errorf("markdown has %d characters, truncated %v", utf8.RuneCountInString(md), data.Truncated)
 		}
 	})
 }
@@ -266,16 +267,17 @@ func TestRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := d.Body.(map[string]any)
-		md, _ := b["markdown"].(string)
-		if utf8.RuneCountInString(md) != tc.wantChars || b["truncated"] != tc.truncated {
-			t.Errorf("max %d: %d characters, truncated %v", tc.max, utf8.RuneCountInString(md), b["truncated"])
+		b := d.Body.(*ReadDetail)
+		md := b.Markdown
+		if utf8.RuneCountInString(md) != tc.wantChars || b.Truncated != tc.truncated {
+			t.Errorf("max %d: %d characters, truncated %v", tc.max, utf8.RuneCountInString(md), b.Truncated)
 		}
-		if b["title"] != "Web scraping" || b["url"] != "https://en.wikipedia.org/wiki/Web_scraping" || b["fetched_at"] != "2025-05-05T10:00:00Z" {
+		if b.Title != "Web scraping" || b.URL != "https://en.wikipedia.org/wiki/Web_scraping" || b.FetchedAt != "2025-05-05T10:00:00Z" {
 			t.Errorf("detail = %v", b)
 		}
-		if len(b) != 5 {
-			t.Errorf("detail keys = %v", b)
+		var keys map[string]any
+		if raw, _ := json.Marshal(b); json.Unmarshal(raw, &keys) != nil || len(keys) != 5 {
+			t.Errorf("detail keys = %v", keys)
 		}
 		if !reflect.DeepEqual(d.Links, []providers.Link{{Label: "page", URL: "https://en.wikipedia.org/wiki/Web_scraping"}}) {
 			t.Errorf("links = %v", d.Links)
@@ -359,13 +361,14 @@ func TestSandboxPagesLive(t *testing.T) {
 				t.Fatalf("page = %+v", page)
 			}
 			rec := page.Records[0]
-			if rec.Title == "" || rec.URL != tc.url || rec.Fields["source"] != "reader" || rec.Fields["fetched_at"] != "2025-05-05T10:00:00Z" {
+			data := rec.Data.(*PageRecord)
+			if rec.Title == "" || rec.URL != tc.url || data.Source != "reader" || data.FetchedAt != "2025-05-05T10:00:00Z" {
 				t.Errorf("record = %+v", rec)
 			}
-			md, _ := rec.Fields["markdown"].(string)
+			md := data.Markdown
 			n := utf8.RuneCountInString(md)
-			if md == "" || n > wantMax || rec.Fields["truncated"] != (n == wantMax) {
-				t.Errorf("markdown %d characters (max %d), truncated %v", n, wantMax, rec.Fields["truncated"])
+			if md == "" || n > wantMax || data.Truncated != (n == wantMax) {
+				t.Errorf("markdown %d characters (max %d), truncated %v", n, wantMax, data.Truncated)
 			}
 			if reqs := rd.Requests(); len(reqs) != 1 || targetOf(reqs[0]) != tc.url {
 				t.Errorf("reader requests = %v", reqs)
