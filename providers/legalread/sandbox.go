@@ -78,7 +78,7 @@ func generateLOCPDF(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		return fixture, status
 	}
 	if sc, ok := sandboxCaseOf(strings.TrimSuffix(base, ".pdf")); ok {
-		if b, err := sc.pdf(); err == nil {
+		if b, err := sc.cachedPDF(); err == nil {
 			return b, http.StatusOK
 		}
 	}

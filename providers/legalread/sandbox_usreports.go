@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-pdf/fpdf"
@@ -38,6 +39,36 @@ func sandboxCaseOf(item string) (sandboxCase, bool) {
 	party := strings.Fields(providers.SynthPerson("usreports", vol*1000+page))
 	return sandboxCase{item: item, volume: vol, page: page, year: year,
 		name: party[len(party)-1] + " v. United States"}, true
+}
+
+// sandboxPDFs holds the scans made, by item (the same item always gives the same bytes): laying
+// a scan out costs milliseconds, so a test caller reading one item section by section, or its
+// detail lookups, make it once. Bounded: emptied when full.
+var sandboxPDFs = struct {
+	sync.Mutex
+	m map[string][]byte
+}{m: map[string][]byte{}}
+
+const sandboxPDFCap = 256
+
+func (c sandboxCase) cachedPDF() ([]byte, error) {
+	sandboxPDFs.Lock()
+	b, ok := sandboxPDFs.m[c.item]
+	sandboxPDFs.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := c.pdf()
+	if err != nil {
+		return nil, err
+	}
+	sandboxPDFs.Lock()
+	if len(sandboxPDFs.m) >= sandboxPDFCap {
+		sandboxPDFs.m = map[string][]byte{}
+	}
+	sandboxPDFs.m[c.item] = b
+	sandboxPDFs.Unlock()
+	return b, nil
 }
 
 // pdf lays out four pages of the case as a U.S. Reports scan's text layer reads: running heads
