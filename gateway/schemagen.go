@@ -225,6 +225,19 @@ func (g *schemaGen) named(name string) map[string]any {
 		return map[string]any{"type": "object"}
 	case "any":
 		return map[string]any{}
+	case "array":
+		return map[string]any{"type": "array", "items": map[string]any{}}
+	case "integer", "number", "string", "boolean":
+		return map[string]any{"type": name}
+	}
+	if alts := strings.Split(name, "|"); len(alts) > 1 {
+		// One of several shapes (a value whose shape depends on the request, e.g. a total or a
+		// daily list): each alternative a type or a component.
+		one := make([]any, 0, len(alts))
+		for _, a := range alts {
+			one = append(one, g.named(a))
+		}
+		return map[string]any{"oneOf": one}
 	}
 	if !g.known[name] {
 		panic("schemagen: schema tag names unknown component " + name)

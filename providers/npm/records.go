@@ -60,7 +60,7 @@ type ScoreDetail struct {
 // DownloadsRecord is the jspkg.downloads record (besides title and snippet).
 type DownloadsRecord struct {
 	// Downloads is the total (an integer) for kind point, [{day, downloads}] for kind range.
-	Downloads any    `json:"downloads" doc:"kind point: the total (integer); kind range: [{day, downloads}]"`
+	Downloads any    `json:"downloads" schema:"integer|array" doc:"kind point: the total (integer); kind range: [{day, downloads}]"`
 	End       string `json:"end"`
 	Kind      string `json:"kind"`
 	Package   string `json:"package"`

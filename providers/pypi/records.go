@@ -133,7 +133,7 @@ type DownloadsRecord struct {
 	CacheHit bool `json:"cache_hit"`
 	// Data is map[string]int64 (last_day, last_week, last_month) for kind recent, []HistoryDay
 	// for kind overall.
-	Data      any    `json:"data" doc:"kind recent: {last_day, last_week, last_month}; kind overall: [{category, date, downloads}]"`
+	Data      any    `json:"data" schema:"object|array" doc:"kind recent: {last_day, last_week, last_month}; kind overall: [{category, date, downloads}]"`
 	FetchedAt string `json:"fetched_at"`
 	Kind      string `json:"kind"`
 	Mirrors   bool   `json:"mirrors"`
