@@ -95,7 +95,7 @@ func TestFleetCoalescing(t *testing.T) {
 		wg.Add(1)
 		go run(b)
 	}
-	waitFor(t, "every caller waiting", func() bool { return a.Waiting() == 10 && b.Waiting() == 10 })
+	waitFor(t, "every caller waiting", func() bool { return a.Waiting() == 10 && b.Waiting() == 10 && b.FleetWaiting() == 1 })
 	close(release)
 	wg.Wait()
 	close(results)
@@ -144,7 +144,7 @@ func TestFleetCoalescingHolderFails(t *testing.T) {
 		}
 		got <- v
 	}()
-	waitFor(t, "B waiting", func() bool { return b.Waiting() == 1 })
+	waitFor(t, "B waiting on A's lock", func() bool { return b.Waiting() == 1 && b.FleetWaiting() == 1 })
 	close(release)
 	if err := <-done; err == nil {
 		t.Fatal("A's failed call answered no error")
@@ -182,7 +182,7 @@ func TestFleetCoalescingWantsNewerAnswer(t *testing.T) {
 		}
 		got <- v
 	}()
-	waitFor(t, "B waiting", func() bool { return b.Waiting() == 1 })
+	waitFor(t, "B waiting on A's lock", func() bool { return b.Waiting() == 1 && b.FleetWaiting() == 1 })
 	close(release)
 	if v := <-got; string(v) != "new" || calls.Load() != 1 {
 		t.Fatalf("B got %q after %d upstream calls; want A's new answer and 1 call", v, calls.Load())

@@ -101,6 +101,7 @@ type Cache struct {
 	// RedisErrors counts failed Redis round trips (metrics).
 	RedisErrors atomic.Int64
 	waiting     atomic.Int64
+	fleetWait   atomic.Int64
 }
 
 // New makes a cache.
@@ -139,6 +140,10 @@ func (c *Cache) Fleet() bool { return c.redis != nil }
 
 // Waiting is the number of callers waiting for another caller's upstream call right now.
 func (c *Cache) Waiting() int64 { return c.waiting.Load() }
+
+// FleetWaiting is the number of this instance's fetches now waiting on another instance's fleet
+// lock (each has read the answer it passed over and found the lock held).
+func (c *Cache) FleetWaiting() int64 { return c.fleetWait.Load() }
 
 // Entry is a valid stored answer.
 type Entry struct {
@@ -281,7 +286,6 @@ func (c *Cache) awaitFleet(k Key, lockTTL time.Duration) (value []byte, release 
 	if raw, err := c.redisGet(k); err == nil && len(raw) >= headerLen {
 		before = bytes.Clone(raw[36:44])
 	}
-	wait := fleetPollMin
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 		ok, err := c.redis.SetNX(ctx, lock, token, lockTTL).Result()
@@ -301,33 +305,45 @@ func (c *Cache) awaitFleet(k Key, lockTTL time.Duration) (value []byte, release 
 			}
 		}
 		// Another instance is fetching: wait for its answer, or for its lock to go.
-		for {
-			if !c.now().Before(deadline) {
-				return nil, noop
+		c.fleetWait.Add(1)
+		v, again := c.pollFleet(k, lock, before, deadline)
+		c.fleetWait.Add(-1)
+		if !again {
+			return v, noop
+		}
+	}
+}
+
+// pollFleet waits for the fleet lock's holder to store an answer newer than before (then returns
+// it) or for the lock to go without one (then again is true: try to take the lock).
+func (c *Cache) pollFleet(k Key, lock string, before []byte, deadline time.Time) (value []byte, again bool) {
+	wait := fleetPollMin
+	for {
+		if !c.now().Before(deadline) {
+			return nil, false
+		}
+		time.Sleep(wait)
+		wait = min(wait*2, fleetPollMax)
+		raw, err := c.redisGet(k)
+		switch {
+		case err == nil && len(raw) >= headerLen && !bytes.Equal(raw[36:44], before):
+			if e, o := c.open(raw, k, 0); o == Hit {
+				_ = c.mem.Set(memKey(k), raw)
+				return e.Value, false
 			}
-			time.Sleep(wait)
-			wait = min(wait*2, fleetPollMax)
-			raw, err := c.redisGet(k)
-			switch {
-			case err == nil && len(raw) >= headerLen && !bytes.Equal(raw[36:44], before):
-				if e, o := c.open(raw, k, 0); o == Hit {
-					_ = c.mem.Set(memKey(k), raw)
-					return e.Value, noop
-				}
-			case err != nil && !errors.Is(err, redis.Nil):
-				c.redisFailed(err)
-				return nil, noop
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
-			n, err := c.redis.Exists(ctx, lock).Result()
-			cancel()
-			if err != nil {
-				c.redisFailed(err)
-				return nil, noop
-			}
-			if n == 0 {
-				break // the holder is gone without a new answer: try to take the lock
-			}
+		case err != nil && !errors.Is(err, redis.Nil):
+			c.redisFailed(err)
+			return nil, false
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
+		n, err := c.redis.Exists(ctx, lock).Result()
+		cancel()
+		if err != nil {
+			c.redisFailed(err)
+			return nil, false
+		}
+		if n == 0 {
+			return nil, true // the holder is gone without a new answer: try to take the lock
 		}
 	}
 }
