@@ -2,6 +2,7 @@ package tenants_test
 
 import (
 	"context"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,8 +22,9 @@ func TestRequestLogRetention(t *testing.T) {
 		l := tenants.NewRequestLog(db, tenants.RequestLogOptions{Retention: 48 * time.Hour, PruneEvery: time.Hour,
 			Now: func() time.Time { return time.UnixMicro(now.Load()) }})
 		defer l.Close()
-		// 7 days of entries, one an hour: 168, of which the last 48 hours are kept.
-		for h := 0; h < 7*24; h++ {
+		// 7 days of entries, one an hour, written oldest first as the writer does: 168, of which
+		// the last 48 hours are kept.
+		for h := 7*24 - 1; h >= 0; h-- {
 			l.Record(tenants.RequestEntry{TenantID: "tnt_a", KeyID: "key_a", Status: 200, RequestID: "r",
 				AtUS: base.Add(-time.Duration(h)*time.Hour - time.Minute).UnixMicro()})
 		}
@@ -125,4 +127,81 @@ func BenchmarkRequestLogRecord(b *testing.B) {
 	b.StopTimer()
 	_, dropped, _, _ := l.Stats()
 	b.ReportMetric(float64(dropped)/float64(b.N), "dropped/op")
+}
+
+// BenchmarkRequestLogWrite: what the background writer spends per logged call (the CPU the log
+// takes from the hot path's cores): entries of a few tenants, mostly successes, written in the
+// writer's batches into SQLite.
+func BenchmarkRequestLogWrite(b *testing.B) {
+	l := tenants.NewRequestLog(tenantstest.SQLite(b), tenants.RequestLogOptions{})
+	defer l.Close()
+	ctx := context.Background()
+	tenantIDs := []string{"tnt_0123456789abcdef", "tnt_1123456789abcdef", "tnt_2123456789abcdef", "tnt_3123456789abcdef"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e := tenants.RequestEntry{TenantID: tenantIDs[i%len(tenantIDs)], KeyID: "key_0123456789abcdef", Mode: "live", Via: "api",
+			Method: "POST", Route: "/v1/capabilities/:id/execute", Capability: "books.search", Action: "search", Status: 200,
+			Credits: 1, LatencyUS: 800, RequestID: "req_" + strconv.Itoa(i) + "abcdefghijkl", AtUS: time.Now().UnixMicro()}
+		if i%50 == 49 {
+			e.Status, e.ErrorCode, e.ErrorMessage = 503, "upstream_unavailable", "the upstream did not answer in time"
+		}
+		l.Record(e)
+		if i%256 == 255 {
+			if err := l.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := l.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	if _, dropped, failed, _ := l.Stats(); dropped+failed != 0 {
+		b.Fatalf("dropped %d failed %d", dropped, failed)
+	}
+}
+
+// TestRequestLogPruneStragglers: entries written a little out of time order (a batch, a slow
+// call) are pruned by their own time: none at or after the cutoff goes, and every one well
+// before it does.
+func TestRequestLogPruneStragglers(t *testing.T) {
+	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
+		ctx := context.Background()
+		base := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+		l := tenants.NewRequestLog(db, tenants.RequestLogOptions{Retention: 24 * time.Hour, PruneEvery: time.Hour,
+			Now: func() time.Time { return base }})
+		defer l.Close()
+		cutoff := base.Add(-24 * time.Hour)
+		// An entry every 5 minutes over 48 hours, each swapped with its neighbour: never in order.
+		var ats []time.Time
+		for m := 48 * 60; m > 0; m -= 10 {
+			ats = append(ats, base.Add(-time.Duration(m-5)*time.Minute), base.Add(-time.Duration(m)*time.Minute))
+		}
+		for _, at := range ats {
+			l.Record(tenants.RequestEntry{TenantID: "tnt_s", Status: 200, AtUS: at.UnixMicro()})
+		}
+		if err := l.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Prune(ctx); err != nil {
+			t.Fatal(err)
+		}
+		es, _, err := tenants.NewStore(db).Requests(ctx, tenants.RequestFilter{TenantID: "tnt_s", Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := map[int64]bool{}
+		for _, e := range es {
+			kept[e.AtUS] = true
+		}
+		for _, at := range ats {
+			switch {
+			case !at.Before(cutoff) && !kept[at.UnixMicro()]:
+				t.Fatalf("the entry of %v, inside the retention, was pruned", at)
+			case at.Before(cutoff.Add(-5*time.Minute)) && kept[at.UnixMicro()]:
+				t.Fatalf("the entry of %v, older than the retention, was kept", at)
+			}
+		}
+	})
 }
