@@ -55,7 +55,12 @@ step "go test -race -count=1 -p 2 -timeout 30m ./... (a line per package as it f
 # gotestsum (a Go tool of this module) runs go test -json and prints each package's result when
 # it finishes, and every failure's output in full at the end; plain go test printed nothing for
 # minutes while an early slow package ran.
-go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -p 2 -timeout 30m ./...
+test_json=$(mktemp)
+go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg --jsonfile "$test_json" -- -race -count=1 -p 2 -timeout 30m ./...
+# Where the time went: every test (top level or subtest) that took 20 s or more, slowest first.
+echo "tests over 20 s (gotestsum tool slowest):"
+go tool gotestsum tool slowest --jsonfile "$test_json" --threshold 20s
+rm -f "$test_json"
 
 step "fuzzing each target for ${FUZZTIME}"
 mapfile -t fuzz_files < <(grep -rl 'func Fuzz' --include='*_test.go' \
