@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"runtime/debug"
@@ -15,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/capgate/capgate/internal/ids"
 	"github.com/capgate/capgate/providers"
 )
 
@@ -34,21 +34,10 @@ func requestID(c *fiber.Ctx) string {
 	return rid
 }
 
-// newRequestID makes "req_" and 16 base-62 characters (95 bits) from the runtime's ChaCha8
-// generator: request ids must be unique, not secret (the caller sees its own, and any client may
-// choose one), so they skip crypto/rand's system call that API keys need.
-func newRequestID() string {
-	const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	b := make([]byte, 4, 20)
-	copy(b, "req_")
-	for _, v := range [2]uint64{rand.Uint64(), rand.Uint64()} {
-		for range 8 {
-			b = append(b, base62[v%62])
-			v /= 62
-		}
-	}
-	return string(b)
-}
+// newRequestID makes "req_", the time in 8 base-62 digits and 12 random ones (71 bits): unique,
+// not secret (the caller sees its own, and any client may choose one), and ordered by time so
+// the request log's index of request ids grows at its end (internal/ids).
+func newRequestID() string { return ids.New("req_", time.Now(), 12) }
 
 // withRequestID keeps a well-formed client X-Request-Id or makes one, on every response.
 func (s *Server) withRequestID(c *fiber.Ctx) error {

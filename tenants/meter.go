@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	mrand "math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/capgate/capgate/internal/ids"
 )
 
 // CreditLease is the row of credits one instance holds from a period. amount is everything it
@@ -547,19 +548,10 @@ func (m *Meter) Settle(ctx context.Context, r *Reservation, actual int64, e Ledg
 	return charged, Balance{Used: l.st.used, Cap: r.Cap, PeriodEnd: l.end}, nil
 }
 
-// newCommitKey is a ledger row's unique commit key: "cmt_" and 20 base-62 characters (119
-// bits) from the runtime's generator (unique, not secret).
-func newCommitKey() string {
-	b := make([]byte, 4, 24)
-	copy(b, "cmt_")
-	for _, v := range [2]uint64{mrand.Uint64(), mrand.Uint64()} {
-		for range 10 {
-			b = append(b, base62[v%62])
-			v /= 62
-		}
-	}
-	return string(b)
-}
+// newCommitKey is a ledger row's unique commit key: "cmt_", the time in 8 base-62 digits and 14
+// random ones (83 bits). Unique, not secret; ordered by time so the ledger's unique index of
+// commit keys grows at its end instead of taking a random page per row (internal/ids).
+func newCommitKey() string { return ids.New("cmt_", time.Now(), 14) }
 
 // Refund gives a reservation back to the lease after a failed call.
 func (m *Meter) Refund(ctx context.Context, r *Reservation) error {

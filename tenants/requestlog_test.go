@@ -2,6 +2,7 @@ package tenants_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -131,34 +132,45 @@ func BenchmarkRequestLogRecord(b *testing.B) {
 
 // BenchmarkRequestLogWrite: what the background writer spends per logged call (the CPU the log
 // takes from the hot path's cores): entries of a few tenants, mostly successes, written in the
-// writer's batches into SQLite.
+// writer's batches into SQLite. Request ids come random (as clients may choose them) or ordered
+// by time (as the gateway makes them): an index over random keys dirties a page per row.
 func BenchmarkRequestLogWrite(b *testing.B) {
-	l := tenants.NewRequestLog(tenantstest.SQLite(b), tenants.RequestLogOptions{})
-	defer l.Close()
-	ctx := context.Background()
-	tenantIDs := []string{"tnt_0123456789abcdef", "tnt_1123456789abcdef", "tnt_2123456789abcdef", "tnt_3123456789abcdef"}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		e := tenants.RequestEntry{TenantID: tenantIDs[i%len(tenantIDs)], KeyID: "key_0123456789abcdef", Mode: "live", Via: "api",
-			Method: "POST", Route: "/v1/capabilities/:id/execute", Capability: "books.search", Action: "search", Status: 200,
-			Credits: 1, LatencyUS: 800, RequestID: "req_" + strconv.Itoa(i) + "abcdefghijkl", AtUS: time.Now().UnixMicro()}
-		if i%50 == 49 {
-			e.Status, e.ErrorCode, e.ErrorMessage = 503, "upstream_unavailable", "the upstream did not answer in time"
-		}
-		l.Record(e)
-		if i%256 == 255 {
+	for _, ids := range []struct {
+		name string
+		id   func(i int) string
+	}{
+		{"random-ids", func(int) string { return "req_" + strconv.FormatUint(rand.Uint64(), 36) }},
+		{"time-ordered-ids", func(i int) string { return "req_" + strconv.FormatInt(time.Now().UnixMilli(), 36) + strconv.Itoa(i) }},
+	} {
+		b.Run(ids.name, func(b *testing.B) {
+			l := tenants.NewRequestLog(tenantstest.SQLite(b), tenants.RequestLogOptions{})
+			defer l.Close()
+			ctx := context.Background()
+			tenantIDs := []string{"tnt_0123456789abcdef", "tnt_1123456789abcdef", "tnt_2123456789abcdef", "tnt_3123456789abcdef"}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				e := tenants.RequestEntry{TenantID: tenantIDs[i%len(tenantIDs)], KeyID: "key_0123456789abcdef", Mode: "live", Via: "api",
+					Method: "POST", Route: "/v1/capabilities/:id/execute", Capability: "books.search", Action: "search", Status: 200,
+					Credits: 1, LatencyUS: 800, RequestID: ids.id(i), AtUS: time.Now().UnixMicro()}
+				if i%50 == 49 {
+					e.Status, e.ErrorCode, e.ErrorMessage = 503, "upstream_unavailable", "the upstream did not answer in time"
+				}
+				l.Record(e)
+				if i%1000 == 999 {
+					if err := l.Flush(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
 			if err := l.Flush(ctx); err != nil {
 				b.Fatal(err)
 			}
-		}
-	}
-	if err := l.Flush(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.StopTimer()
-	if _, dropped, failed, _ := l.Stats(); dropped+failed != 0 {
-		b.Fatalf("dropped %d failed %d", dropped, failed)
+			b.StopTimer()
+			if _, dropped, failed, _ := l.Stats(); dropped+failed != 0 {
+				b.Fatalf("dropped %d failed %d", dropped, failed)
+			}
+		})
 	}
 }
 
