@@ -1,8 +1,8 @@
 package tenants
 
 import (
-	"database/sql"
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"errors"
 	"fmt"
