@@ -176,8 +176,11 @@ func FuzzExecuteBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) { checkExecuteBody(t, caps, previous, body) })
 }
 
-// TestExecuteBodyAwkwardValues runs the fuzz target's check on every example of every capability,
-// and on each example with each of its fields replaced by an awkward value.
+// TestExecuteBodyAwkwardValues runs the fuzz target's check on every example of every capability
+// (against every capability), and on each example with each of its fields replaced by an awkward
+// value (against the example's own capability, the one that knows the field: against all of them
+// it was 36 times the work, 49 s of the gateway package's race-detector run, for fields the
+// others refuse by name before they read the value; FuzzExecuteBody crosses them).
 func TestExecuteBodyAwkwardValues(t *testing.T) {
 	caps := registry.Capabilities()
 	previous := previousQueries(t, caps)
@@ -196,7 +199,7 @@ func TestExecuteBodyAwkwardValues(t *testing.T) {
 					}
 					m[k] = v
 					b, _ := json.Marshal(m)
-					checkExecuteBody(t, caps, previous, b)
+					checkExecuteBody(t, []*providers.Capability{cp}, previous, b)
 				}
 			}
 		}

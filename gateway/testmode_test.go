@@ -26,6 +26,12 @@ import (
 // bodiesPerCapability is how many distinct valid bodies each capability must answer.
 const bodiesPerCapability = 50
 
+// thoroughBodies is how many of them are walked in full (every record action of every record of
+// the first page, every page with more); the others run their first record's actions and one
+// more. The full walk of all 50 made 90,000 calls and took 183 s of the race-detector run, with
+// each further body repeating code paths the first ones had taken.
+const thoroughBodies = 3
+
 // maxPages bounds more: a local result set of a few hundred records paged one by one ends within it.
 const maxPages = 400
 
@@ -452,7 +458,7 @@ func TestTestModeAnswersAnyValidBody(t *testing.T) {
 			_, _, key := e.NewTenant("pro")
 			bodies := validBodies(t, cp, bodiesPerCapability)
 			for i, body := range bodies {
-				checkTestModeBody(t, e, key, cp, body, bodies[(i+1)%len(bodies)])
+				checkTestModeBody(t, e, key, cp, body, bodies[(i+1)%len(bodies)], i < thoroughBodies)
 				if t.Failed() {
 					return
 				}
@@ -462,8 +468,9 @@ func TestTestModeAnswersAnyValidBody(t *testing.T) {
 }
 
 // checkTestModeBody executes body, pages with more until has_more is false, runs every record
-// action of every record of the first page, and updates the search to other.
-func checkTestModeBody(t *testing.T, e *gatewaytest.Env, key string, cp *providers.Capability, body, other map[string]any) {
+// action of every record of the first page, and updates the search to other. Unless thorough,
+// only the first record's actions run and only one more page is read.
+func checkTestModeBody(t *testing.T, e *gatewaytest.Env, key string, cp *providers.Capability, body, other map[string]any, thorough bool) {
 	t.Helper()
 	enc, _ := json.Marshal(body)
 	r := e.Do(http.MethodPost, "/v1/capabilities/"+cp.ID+"/execute", key, body)
@@ -473,7 +480,11 @@ func checkTestModeBody(t *testing.T, e *gatewaytest.Env, key string, cp *provide
 	}
 	sid, _ := r.JSON["search_id"].(string)
 	actions := anyStrings(r.JSON["record_actions"])
-	for _, x := range r.JSON["results"].([]any) {
+	results := r.JSON["results"].([]any)
+	if !thorough && len(results) > 1 {
+		results = results[:1]
+	}
+	for _, x := range results {
 		rec := x.(map[string]any)
 		for _, a := range actions {
 			f := e.Do(http.MethodPost, "/v1/follow-up", key, map[string]any{"record_id": rec["record_id"], "action": a})
@@ -491,6 +502,9 @@ func checkTestModeBody(t *testing.T, e *gatewaytest.Env, key string, cp *provide
 		for page := 0; more.JSON["has_more"] == true; page++ {
 			if page == maxPages {
 				t.Errorf("%s: has_more still true after %d pages", enc, maxPages)
+				break
+			}
+			if !thorough && page == 1 {
 				break
 			}
 			more = e.Do(http.MethodPost, "/v1/follow-up", key, map[string]any{"search_id": sid, "action": "more"})
