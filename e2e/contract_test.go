@@ -18,7 +18,7 @@ import (
 var (
 	contractMu  sync.Mutex
 	contractFor = map[string]*apicontract.Checker{} // by instance base URL
-	checkerFor  = map[string]*apicontract.Checker{} // by document (all instances of a binary serve one, but for servers.url)
+	checkerFor  = map[string]*apicontract.Checker{} // by document, less the instance's own URLs
 )
 
 // contract is the checker for the instance's own document.
@@ -38,7 +38,7 @@ func (in *instance) contract(t *testing.T) *apicontract.Checker {
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("GET /v1/openapi.json: %d %v", res.StatusCode, err)
 	}
-	key := stripServers(string(raw))
+	key := strings.ReplaceAll(stripServers(string(raw)), in.Base, "")
 	c, ok := checkerFor[key]
 	if !ok {
 		if c, err = apicontract.New(raw); err != nil {
@@ -50,7 +50,10 @@ func (in *instance) contract(t *testing.T) *apicontract.Checker {
 	return c
 }
 
-// stripServers drops the servers entry, the one part that differs between instances.
+// stripServers drops the servers entry. With it, and the instance's base URL removed wherever
+// else it appears (the contact and licence links), every instance of a binary serves one
+// document and shares one checker: building one takes about 11 s under the race detector, and
+// each deployment built its own.
 func stripServers(doc string) string {
 	i := strings.Index(doc, `"servers":`)
 	if i < 0 {

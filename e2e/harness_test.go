@@ -95,13 +95,30 @@ func (d *deployment) withRedis(t *testing.T) *deployment {
 }
 
 // forEachBackend runs fn on SQLite and on PostgreSQL (PostgreSQL is skipped, or failed with
-// CAPGATE_REQUIRE_SERVERS=1, when no test server is configured).
+// CAPGATE_REQUIRE_SERVERS=1, when no test server is configured), the two side by side: each has
+// its own deployment, and most of an e2e test's time is waiting (a process starting, a key's
+// expiry, a cache's TTL), which the other backend's half can use. Load tests, whose figures two
+// loads at once on two cores would skew, use forEachBackendInTurn.
 func forEachBackend(t *testing.T, fn func(t *testing.T, backend string)) {
+	t.Helper()
+	eachBackend(t, true, fn)
+}
+
+// forEachBackendInTurn is forEachBackend one backend after the other.
+func forEachBackendInTurn(t *testing.T, fn func(t *testing.T, backend string)) {
+	t.Helper()
+	eachBackend(t, false, fn)
+}
+
+func eachBackend(t *testing.T, parallel bool, fn func(t *testing.T, backend string)) {
 	t.Helper()
 	for _, b := range []string{"sqlite", "postgres"} {
 		t.Run(b, func(t *testing.T) {
 			if b == "postgres" && tenantstest.PostgresURL(t) == "" {
 				t.Skip("no PostgreSQL test server (set CAPGATE_TEST_POSTGRES_URL)")
+			}
+			if parallel {
+				t.Parallel()
 			}
 			fn(t, b)
 		})

@@ -105,7 +105,7 @@ func oneCreditSandboxCall(t *testing.T, in *instance, probeKey string) (string, 
 // used == SUM(ledger), no credits stay leased, and every request id that got a 200 has its
 // ledger row.
 func TestCrashConsistency(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, backend string) {
+	forEachBackendInTurn(t, func(t *testing.T, backend string) {
 		d := newDeployment(t, backend)
 		lease := "GATEWAY_LEASE_TTL=2s"
 		in := d.serve(t, lease)
@@ -197,7 +197,7 @@ func TestCrashConsistency(t *testing.T) {
 // TestFleetCreditCap: two gateways on one PostgreSQL and Redis, 400 concurrent 1-credit calls
 // against a cap of 100: as many 200s as credits charged, at most 100, used == SUM(ledger).
 func TestFleetCreditCap(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, backend string) {
+	forEachBackendInTurn(t, func(t *testing.T, backend string) {
 		if backend != "postgres" {
 			t.Skip("a fleet shares an external database")
 		}

@@ -90,7 +90,7 @@ func durableCall(rot *rotation, path, key, rid string, body []byte, client *http
 // it is running drain) and is replaced by a new process. No call fails, every acknowledged
 // call has exactly one ledger row, no call has two, and used == SUM(ledger).
 func TestRollingRestart(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, backend string) {
+	forEachBackendInTurn(t, func(t *testing.T, backend string) {
 		if backend != "postgres" {
 			t.Skip("a fleet shares an external database")
 		}
