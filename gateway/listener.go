@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // unusedConns is the API's listener with one addition: it knows which connections have not
@@ -123,14 +124,57 @@ func (c *trackedConn) Read(p []byte) (int, error) {
 
 func (c *trackedConn) Close() error {
 	c.forget()
-	if c.closed.CompareAndSwap(false, true) && c.addr.IsValid() {
+	first := c.closed.CompareAndSwap(false, true)
+	if first && c.addr.IsValid() {
 		c.l.mu.Lock()
 		if c.l.open[c.addr]--; c.l.open[c.addr] <= 0 {
 			delete(c.l.open, c.addr)
 		}
 		c.l.mu.Unlock()
 	}
+	if first && c.used.Load() && !c.shut.Load() && lingerClose(c.Conn) {
+		return nil
+	}
 	return c.Conn.Close()
+}
+
+// Lingering close (RFC 9112 §9.6): a connection the server ends while the client may still be
+// sending (a 413 for a body over the limit, answered before the body is read, right after
+// fasthttp's "100 Continue") is closed in stages: the write side first, so the answer goes out
+// ahead of a FIN, then what the client still sends is read and dropped for a moment, then the
+// socket closes. Closed at once instead, the unread bytes make the kernel send a reset, which
+// can destroy the answer in the client's receive buffer before the client reads it: the client
+// saw "broken pipe" instead of the 413. Bounded: at most lingerMaxConns connections linger, each
+// for at most lingerFor and lingerBytes; beyond that a connection closes at once.
+const (
+	lingerFor      = 2 * time.Second
+	lingerBytes    = 2 * maxBody
+	lingerMaxConns = 1024
+)
+
+var lingering atomic.Int64
+
+// lingerClose starts the staged close of a TCP connection and reports whether it did.
+func lingerClose(conn net.Conn) bool {
+	tcp, ok := conn.(*net.TCPConn)
+	if !ok {
+		return false
+	}
+	if lingering.Add(1) > lingerMaxConns {
+		lingering.Add(-1)
+		return false
+	}
+	if tcp.CloseWrite() != nil {
+		lingering.Add(-1)
+		return false
+	}
+	go func() {
+		defer lingering.Add(-1)
+		_ = tcp.SetReadDeadline(time.Now().Add(lingerFor))
+		_, _ = io.CopyN(io.Discard, tcp, lingerBytes)
+		_ = tcp.Close()
+	}()
+	return true
 }
 
 func (c *trackedConn) forget() {

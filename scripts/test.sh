@@ -56,11 +56,13 @@ step "go test -race -count=1 -p 2 -timeout 30m ./... (a line per package as it f
 # it finishes, and every failure's output in full at the end; plain go test printed nothing for
 # minutes while an early slow package ran.
 test_json=$(mktemp)
-go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg --jsonfile "$test_json" -- -race -count=1 -p 2 -timeout 30m ./...
-# Where the time went: every test (top level or subtest) that took 20 s or more, slowest first.
+go_test_rc=0
+go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg --jsonfile "$test_json" -- -race -count=1 -p 2 -timeout 30m ./... || go_test_rc=$?
+# Where the time went, passed or failed: every test (top level or subtest) of 20 s or more.
 echo "tests over 20 s (gotestsum tool slowest):"
-go tool gotestsum tool slowest --jsonfile "$test_json" --threshold 20s
+go tool gotestsum tool slowest --jsonfile "$test_json" --threshold 20s || true
 rm -f "$test_json"
+[ "$go_test_rc" = 0 ] || exit "$go_test_rc"
 
 step "fuzzing each target for ${FUZZTIME}"
 mapfile -t fuzz_files < <(grep -rl 'func Fuzz' --include='*_test.go' \
