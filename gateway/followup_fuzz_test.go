@@ -182,6 +182,7 @@ func FuzzExecuteBody(f *testing.F) {
 // it was 36 times the work, 49 s of the gateway package's race-detector run, for fields the
 // others refuse by name before they read the value; FuzzExecuteBody crosses them).
 func TestExecuteBodyAwkwardValues(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	caps := registry.Capabilities()
 	previous := previousQueries(t, caps)
 	for _, cp := range caps {
@@ -323,6 +324,7 @@ func serverFault(r *gatewaytest.Response) bool {
 // replaced by each hostile value, then follow-ups (update params, ids and actions) with the same
 // values, on SQLite and PostgreSQL: the gateway never fails on its own (500, 503).
 func TestHostileValuesNever5xx(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	for _, b := range tenantstest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			e := gatewaytest.New(t, gatewaytest.Options{DB: b.Open(t)})

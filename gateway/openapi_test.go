@@ -34,6 +34,7 @@ func servedDoc(t *testing.T, publicURL string) ([]byte, map[string]any) {
 // TestOpenAPIDocumentValidates loads the document with libopenapi, builds its 3.1 model and
 // validates it with libopenapi-validator: zero errors.
 func TestOpenAPIDocumentValidates(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	for _, u := range []string{"", "https://api.example.com"} {
 		b, _ := servedDoc(t, u)
 		if _, err := contractOf(b); err != nil {

@@ -416,6 +416,7 @@ func prefix(s string, n int) string {
 // TestTestModeIsConsistentWithTheRequestB is the property test of issue 36 for the package,
 // legal, reading and filings capabilities (the music fallback's is in providers/music).
 func TestTestModeIsConsistentWithTheRequestB(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
 	for _, cc := range consistencyCasesB() {
 		t.Run(cc.id, func(t *testing.T) {

@@ -633,6 +633,7 @@ func numOr(v any) float64 { f, _ := num(v); return f }
 
 // TestTestModeIsConsistentWithTheRequest is the property test of issue 36.
 func TestTestModeIsConsistentWithTheRequest(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
 	for _, cc := range consistencyCases() {
 		t.Run(cc.id, func(t *testing.T) {

@@ -435,6 +435,7 @@ func consistencyCasesI36a() []consistencyCase {
 
 // TestTestModeIsConsistentWithTheRequestTopics is issue 36's property test of the topic searches.
 func TestTestModeIsConsistentWithTheRequestTopics(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
 	for _, cc := range consistencyCasesI36a() {
 		t.Run(cc.id, func(t *testing.T) {

@@ -452,6 +452,7 @@ func bodyValues(body map[string]any) []string {
 
 // TestTestModeAnswersAnyValidBody is the property test of issue 18.
 func TestTestModeAnswersAnyValidBody(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
 	for _, cp := range registry.Capabilities() {
 		t.Run(cp.ID, func(t *testing.T) {
@@ -565,6 +566,7 @@ func faultCapabilities() []*providers.Capability {
 // live mode answers to the same upstream behaviour (status, code, Retry-After), and the test
 // balance stays as it was.
 func TestSandboxFaults(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	up := &faultUpstream{}
 	fakes, keys := map[string]http.Handler{}, map[string]string{}
 	for _, p := range registry.Providers() {
@@ -784,6 +786,7 @@ func stableResults(r *gatewaytest.Response) string {
 // TestTestModeIsDeterministicAndReflectsTheQuery: the same body gives the same records, and a
 // search's records carry the asked query's words.
 func TestTestModeIsDeterministicAndReflectsTheQuery(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
 	for _, cp := range registry.Capabilities() {
 		t.Run(cp.ID, func(t *testing.T) {
