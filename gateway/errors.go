@@ -64,6 +64,9 @@ func (s *Server) errorHandler(c *fiber.Ctx, err error) error {
 	} else if e.Cause != nil && e.HTTPStatus() >= 500 {
 		s.log.Warn("request failed", "request_id", rid, "code", e.Code, "cause", e.Cause)
 	}
+	if e.HTTPStatus() == fiber.StatusRequestEntityTooLarge {
+		lingerOnClose(c) // answered with the body unread: the connection ends after this answer
+	}
 	return writeError(c, e, rid)
 }
 

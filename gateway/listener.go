@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gofiber/fiber/v2"
 )
 
 // unusedConns is the API's listener with one addition: it knows which connections have not
@@ -108,6 +110,7 @@ type trackedConn struct {
 	used   atomic.Bool
 	shut   atomic.Bool // closed by closeUnused
 	closed atomic.Bool
+	linger atomic.Bool // close in stages (lingerClose): an answer went out with the body unread
 }
 
 func (c *trackedConn) Read(p []byte) (int, error) {
@@ -132,7 +135,7 @@ func (c *trackedConn) Close() error {
 		}
 		c.l.mu.Unlock()
 	}
-	if first && c.used.Load() && !c.shut.Load() && lingerClose(c.Conn) {
+	if first && c.linger.Load() && !c.shut.Load() && lingerClose(c.Conn) {
 		return nil
 	}
 	return c.Conn.Close()
@@ -140,7 +143,7 @@ func (c *trackedConn) Close() error {
 
 // Lingering close (RFC 9112 §9.6): a connection the server ends while the client may still be
 // sending (a 413 for a body over the limit, answered before the body is read, right after
-// fasthttp's "100 Continue") is closed in stages: the write side first, so the answer goes out
+// fasthttp's "100 Continue"; lingerOnClose marks it) is closed in stages: the write side first, so the answer goes out
 // ahead of a FIN, then what the client still sends is read and dropped for a moment, then the
 // socket closes. Closed at once instead, the unread bytes make the kernel send a reset, which
 // can destroy the answer in the client's receive buffer before the client reads it: the client
@@ -153,6 +156,16 @@ const (
 )
 
 var lingering atomic.Int64
+
+// lingerOnClose marks the connection of the request being answered for a staged close. Only a
+// connection whose serving has ended may linger: fasthttp also closes idle connections from its
+// own shutdown while their serving goroutine still waits on them, and a socket closed later under
+// that goroutine made fasthttp panic.
+func lingerOnClose(c *fiber.Ctx) {
+	if tc, ok := c.Context().Conn().(*trackedConn); ok {
+		tc.linger.Store(true)
+	}
+}
 
 // lingerClose starts the staged close of a TCP connection and reports whether it did.
 func lingerClose(conn net.Conn) bool {
