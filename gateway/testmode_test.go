@@ -456,6 +456,7 @@ func TestTestModeAnswersAnyValidBody(t *testing.T) {
 	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
 	for _, cp := range registry.Capabilities() {
 		t.Run(cp.ID, func(t *testing.T) {
+			t.Parallel() // the capabilities share the Env, not a tenant
 			_, _, key := e.NewTenant("pro")
 			bodies := validBodies(t, cp, bodiesPerCapability)
 			for i, body := range bodies {
