@@ -4,6 +4,7 @@ package gateway_test
 // requests, wrong routes and adapter panics all leave through the error envelope.
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -195,20 +196,36 @@ func TestBodyOverLimit(t *testing.T) {
 // listenLoopback serves the gateway on a loopback port until the test ends.
 func listenLoopback(t *testing.T, e *gatewaytest.Env) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// The product's own listener (Server.Listen), with its lingering close of a connection
+	// answered before its body was read: a bare net.Listener let the client see a reset.
+	probe, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr := probe.Addr().String()
+	probe.Close()
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = e.Server.App().Listener(ln)
+		_ = e.Server.Listen(ctx, addr)
 	}()
 	t.Cleanup(func() {
-		_ = e.Server.App().ShutdownWithTimeout(5 * time.Second)
+		cancel()
 		<-done
 	})
-	return "http://" + ln.Addr().String()
+	for i := 0; ; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if i > 200 {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return "http://" + addr
 }
 
 // TestAdapterPanic: a panic inside an adapter is a 500 internal_error with the request id and
