@@ -4,9 +4,7 @@ package gateway_test
 // requests, wrong routes and adapter panics all leave through the error envelope.
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -134,7 +132,8 @@ func TestMalformedRequests(t *testing.T) {
 // Expect: 100-continue: otherwise it may see the connection reset while still writing the body.
 func TestBodyOverLimit(t *testing.T) {
 	e := newCapEnv(t, nil)
-	base := listenLoopback(t, e.Env)
+	addr, _ := serveLoopback(t, e.Env)
+	base := "http://" + addr
 	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: 5 * time.Second}, Timeout: 30 * time.Second}
 	t.Cleanup(client.CloseIdleConnections)
 	huge := `{"query":"` + strings.Repeat("a", 1<<20) + `"}`
@@ -191,41 +190,6 @@ func TestBodyOverLimit(t *testing.T) {
 	if e.live.Calls() != 1 {
 		t.Fatalf("%d upstream calls, want 1 (the 1 MiB body only)", e.live.Calls())
 	}
-}
-
-// listenLoopback serves the gateway on a loopback port until the test ends.
-func listenLoopback(t *testing.T, e *gatewaytest.Env) string {
-	t.Helper()
-	// The product's own listener (Server.Listen), with its lingering close of a connection
-	// answered before its body was read: a bare net.Listener let the client see a reset.
-	probe, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := probe.Addr().String()
-	probe.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = e.Server.Listen(ctx, addr)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	for i := 0; ; i++ {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if i > 200 {
-			t.Fatal(err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return "http://" + addr
 }
 
 // TestAdapterPanic: a panic inside an adapter is a 500 internal_error with the request id and

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,27 +20,7 @@ import (
 // after 30 s.
 func TestShutdownClosesUnusedConnections(t *testing.T) {
 	e := gatewaytest.New(t, gatewaytest.Options{})
-	probe, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := probe.Addr().String()
-	probe.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() { errc <- e.Server.Listen(ctx, addr) }()
-	for i := 0; ; i++ {
-		res, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		if i > 100 {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	addr, stop := serveLoopback(t, e)
 
 	unused, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -59,7 +40,8 @@ func TestShutdownClosesUnusedConnections(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond) // both connections are now waiting for a request
 
-	cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- stop() }()
 	select {
 	case err := <-errc:
 		if err != nil {
@@ -82,26 +64,7 @@ func TestShutdownClosesUnusedConnections(t *testing.T) {
 // answer.
 func TestOversizedBodyAnswerSurvivesTheClose(t *testing.T) {
 	e := gatewaytest.New(t, gatewaytest.Options{})
-	probe, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := probe.Addr().String()
-	probe.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = e.Server.Listen(ctx, addr) }()
-	for i := 0; ; i++ {
-		res, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		if i > 100 {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	addr, _ := serveLoopback(t, e)
 	body := strings.Repeat("x", 3<<19) // over the 1 MiB limit
 	for _, expect := range []bool{true, false} {
 		for i := range 5 {
@@ -133,5 +96,39 @@ func TestOversizedBodyAnswerSurvivesTheClose(t *testing.T) {
 				t.Fatalf("expect %v, try %d: status %d, want 413", expect, i, res.StatusCode)
 			}
 		}
+	}
+}
+
+// serveLoopback serves e through the product's own listener (Server.Listen: the unused-connection
+// tracking, the per-address cap, the lingering close) on a free loopback port, once it answers
+// /healthz. stop cancels it and returns what Listen returned; the test's cleanup stops it too.
+func serveLoopback(t *testing.T, e *gatewaytest.Env) (addr string, stop func() error) {
+	t.Helper()
+	probe, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = probe.Addr().String()
+	probe.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- e.Server.Listen(ctx, addr) }()
+	var once sync.Once
+	var listenErr error
+	stop = func() error {
+		once.Do(func() { cancel(); listenErr = <-errc })
+		return listenErr
+	}
+	t.Cleanup(func() { _ = stop() })
+	for i := 0; ; i++ {
+		res, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			return addr, stop
+		}
+		if i > 100 {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
