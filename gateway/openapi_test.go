@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,7 +36,7 @@ func TestOpenAPIDocumentValidates(t *testing.T) {
 	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
 	for _, u := range []string{"", "https://api.example.com"} {
 		b, _ := servedDoc(t, u)
-		if _, err := contractOf(b); err != nil {
+		if _, err := apicontract.Shared(b); err != nil {
 			t.Fatalf("public URL %q: %v", u, err)
 		}
 	}
@@ -388,7 +387,7 @@ func typeAllows(declared any, kind string) bool {
 // header, a wrong type or a bare error on an unknown route each fail.
 func TestContractCheckerRejects(t *testing.T) {
 	b, _ := servedDoc(t, "")
-	c, err := contractOf(b)
+	c, err := apicontract.Shared(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,23 +461,3 @@ func TestProjectsEnvelopesDerived(t *testing.T) {
 		}
 	}
 }
-
-// contractOf builds a document's checker once for the tests of this file (about 11 s each under
-// the race detector).
-func contractOf(doc []byte) (*apicontract.Checker, error) {
-	contractsMu.Lock()
-	defer contractsMu.Unlock()
-	if c, ok := contracts[string(doc)]; ok {
-		return c, nil
-	}
-	c, err := apicontract.New(doc)
-	if err == nil {
-		contracts[string(doc)] = c
-	}
-	return c, err
-}
-
-var (
-	contractsMu sync.Mutex
-	contracts   = map[string]*apicontract.Checker{}
-)

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -255,35 +254,12 @@ func loadContract(tb testing.TB, e *Env) *apicontract.Checker {
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	c, err := Contract(raw)
+	c, err := apicontract.Shared(raw)
 	if err != nil {
 		tb.Fatalf("openapi.json: %v", err)
 	}
 	return c
 }
-
-// Contract is the checker of an OpenAPI document, built once per document for the whole test
-// binary (building one takes seconds, about 11 under the race detector).
-func Contract(doc []byte) (*apicontract.Checker, error) {
-	docMu.Lock()
-	defer docMu.Unlock()
-	if c, ok := docCheckers[string(doc)]; ok {
-		return c, nil
-	}
-	c, err := apicontract.New(doc)
-	if err != nil {
-		return nil, err
-	}
-	docCheckers[string(doc)] = c
-	return c, nil
-}
-
-// Checkers by document: building one takes a while, and most Envs of a test binary serve the
-// same document.
-var (
-	docMu       sync.Mutex
-	docCheckers = map[string]*apicontract.Checker{}
-)
 
 func truncate(b []byte) string {
 	if len(b) > 2000 {

@@ -29,6 +29,28 @@ type Checker struct {
 	envelope *jsonschema.Schema
 }
 
+// Shared is New, built once per document for the whole process: building a checker takes
+// seconds (about 11 under the race detector), and most test servers of a binary serve the same
+// document.
+func Shared(spec []byte) (*Checker, error) {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if c, ok := shared[string(spec)]; ok {
+		return c, nil
+	}
+	c, err := New(spec)
+	if err != nil {
+		return nil, err
+	}
+	shared[string(spec)] = c
+	return c, nil
+}
+
+var (
+	sharedMu sync.Mutex
+	shared   = map[string]*Checker{}
+)
+
 // New loads the document, builds its OpenAPI 3.1 model and validates the document itself; any
 // error of either step is returned.
 func New(spec []byte) (*Checker, error) {
