@@ -16,7 +16,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 FUZZTIME=${FUZZTIME:-5s}
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step line carries the seconds since the start, so a slow step shows in CI's log.
+started=$SECONDS
+step() { printf '\n==> [+%ds] %s\n' "$((SECONDS - started))" "$*"; }
 
 step "starting test servers"
 # shellcheck source=scripts/test-servers.sh
@@ -79,3 +81,4 @@ for file in "${fuzz_files[@]}"; do
 done
 echo "fuzzed $fuzz_count target(s)"
 rm -rf "$helm_dir"
+step "done"
