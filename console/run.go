@@ -27,7 +27,7 @@ func exampleBody(cp *providers.Capability) map[string]any {
 	if len(cp.Examples) == 0 {
 		return map[string]any{}
 	}
-	return cp.Examples[0].Body
+	return cp.Examples[0].Body.Request()
 }
 
 // runInputs generates the form controls of the request fields from their schema, filled with

@@ -192,10 +192,10 @@ func TestExecuteBodyAwkwardValues(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkExecuteBody(t, caps, previous, b)
-			for k := range ex.Body {
+			for k := range ex.Body.Request() {
 				for _, v := range append(append([]json.RawMessage{}, awkwardValues...), hostileValues...) {
 					m := map[string]any{}
-					for k2, v2 := range ex.Body {
+					for k2, v2 := range ex.Body.Request() {
 						m[k2] = v2
 					}
 					m[k] = v
@@ -341,7 +341,7 @@ func TestHostileValuesNever5xx(t *testing.T) {
 				if len(cp.Examples) == 0 {
 					continue
 				}
-				ex := cp.Examples[0].Body
+				ex := cp.Examples[0].Body.Request()
 				path := "/v1/capabilities/" + cp.ID + "/execute"
 				for k := range ex {
 					for _, v := range hostileValues {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/capgate/capgate/providers"
 )
 
 // schemaGen derives JSON Schemas (OpenAPI 3.1) from Go types the way encoding/json writes them:
@@ -53,6 +55,7 @@ func (g *schemaGen) ref(v any) map[string]any { return g.of(reflect.TypeOf(v)) }
 var (
 	timeType = reflect.TypeOf(time.Time{})
 	rawType  = reflect.TypeOf(json.RawMessage(nil))
+	objType  = reflect.TypeOf(providers.ExampleJSON(nil))
 )
 
 // of is the schema of t: a $ref for a registered type, else an inline schema.
@@ -76,6 +79,8 @@ func (g *schemaGen) build(t reflect.Type) map[string]any {
 		return map[string]any{"type": "string", "format": "date-time"}
 	case rawType:
 		return map[string]any{}
+	case objType:
+		return map[string]any{"type": "object"}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

@@ -374,7 +374,7 @@ var (
 	fakeStoredAction = providers.Action{Name: "details", Description: "the item as stored at search time", Kind: providers.ActionStored}
 	fakeLookupAction = providers.Action{Name: "lookup", Description: "the item from the provider", Kind: providers.ActionLookup,
 		Credits: lookupCost, Run: fakeLookup}
-	fakeExample = []providers.Example{{Title: "alpha", Body: map[string]any{"query": "alpha"}}}
+	fakeExample = []providers.Example{{Title: "alpha", Body: providers.ExampleBody(`{"query": "alpha"}`)}}
 )
 
 func fakeSearchCap(id string, paging providers.Paging, typical int, exec func(context.Context, *providers.Call) (*providers.Page, error)) *providers.Capability {

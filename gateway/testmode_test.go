@@ -334,7 +334,7 @@ func validBodies(tb testing.TB, cp *providers.Capability, n int) []map[string]an
 	tb.Helper()
 	examples := map[string][]any{}
 	for _, ex := range cp.Examples {
-		for k, v := range ex.Body {
+		for k, v := range ex.Body.Request() {
 			examples[k] = append(examples[k], v)
 		}
 	}
@@ -591,7 +591,7 @@ func TestSandboxFaults(t *testing.T) {
 	for _, cp := range faultCapabilities() {
 		t.Run(cp.ID, func(t *testing.T) {
 			path := "/v1/capabilities/" + cp.ID + "/execute"
-			body := cp.Examples[0].Body
+			body := cp.Examples[0].Body.Request()
 			livePaused := false
 			for _, f := range faults {
 				// A fresh tenant per fault: repeated faults would open its sandbox breaker.

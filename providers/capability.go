@@ -25,6 +25,7 @@ package providers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -154,8 +155,44 @@ type Action struct {
 
 // Example is an execute body shown by inspect.
 type Example struct {
-	Title string         `json:"title"`
-	Body  map[string]any `json:"body"`
+	Title string     `json:"title"`
+	Body  ExampleJSON `json:"body"`
+}
+
+// ExampleJSON is a JSON object kept as its text: an example's body is data to show and send, so it
+// is written as the JSON a caller would send (ExampleBody), not as a Go map built by hand.
+type ExampleJSON json.RawMessage
+
+// MarshalJSON answers the object's text.
+func (o ExampleJSON) MarshalJSON() ([]byte, error) {
+	if len(o) == 0 {
+		return []byte("{}"), nil
+	}
+	return o, nil
+}
+
+// ExampleBody is the JSON object js in canonical form (compact, keys sorted, numbers as written).
+// It panics when js is not one JSON object: examples are constants, so a bad one is a programming
+// error caught by the first test that loads the capability.
+func ExampleBody(js string) ExampleJSON {
+	req, err := DecodeBody([]byte(js))
+	if err != nil {
+		panic(fmt.Sprintf("providers.ExampleBody: %v: %s", err, js))
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Request is a fresh, caller-owned copy of the body, decoded as the gateway decodes a caller's.
+func (o ExampleJSON) Request() Request {
+	req, err := DecodeBody(o)
+	if err != nil {
+		return Request{}
+	}
+	return req
 }
 
 // Update describes a follow-up update for the capability's rules.

@@ -52,8 +52,8 @@ var Search = &providers.Capability{
 	// Gutendex is the source a search starts on; Wikisource only stands in for it (doc.go).
 	Providers: []string{gutendexID},
 	Examples: []providers.Example{
-		{Title: "Works by an author, five per page", Body: map[string]any{"author": "Charles Dickens", "num": 5}},
-		{Title: "Title words by an author, in French", Body: map[string]any{"query": "voyage", "author": "Jules Verne", "language": "fr"}},
+		{Title: "Works by an author, five per page", Body: providers.ExampleBody(`{"author": "Charles Dickens", "num": 5}`)},
+		{Title: "Title words by an author, in French", Body: providers.ExampleBody(`{"query": "voyage", "author": "Jules Verne", "language": "fr"}`)},
 	},
 	Execute: execute,
 	Record:  BookRecord{},

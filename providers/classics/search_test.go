@@ -220,9 +220,9 @@ func TestExamples(t *testing.T) {
 			}
 			checkExamplePage(t, page)
 			r := gx.Requests()[0]
-			query, _ := ex.Body["query"].(string)
-			author, _ := ex.Body["author"].(string)
-			language, _ := ex.Body["language"].(string)
+			query, _ := ex.Body.Request()["query"].(string)
+			author, _ := ex.Body.Request()["author"].(string)
+			language, _ := ex.Body.Request()["language"].(string)
 			want := strings.TrimSpace(query + " " + author)
 			if q := r.URL.Query(); q.Get("search") != want || q.Get("page") != "1" || q.Get("languages") != language {
 				t.Errorf("query = %v, want search %q and languages %q", q, want, language)

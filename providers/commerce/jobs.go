@@ -51,9 +51,8 @@ var JobsSearch = &providers.Capability{
 	Deadline:  40 * time.Second,
 	Providers: []string{serpapi.ProviderID},
 	Examples: []providers.Example{
-		{Title: "Barista jobs in New York", Body: map[string]any{"query": "barista", "location": "New York, NY, United States"}},
-		{Title: "Remote Go developer jobs in Germany, in English, five per page", Body: map[string]any{
-			"query": "golang developer remote", "country": "de", "language": "en", "num": 5}},
+		{Title: "Barista jobs in New York", Body: providers.ExampleBody(`{"query": "barista", "location": "New York, NY, United States"}`)},
+		{Title: "Remote Go developer jobs in Germany, in English, five per page", Body: providers.ExampleBody(`{"query": "golang developer remote", "country": "de", "language": "en", "num": 5}`)},
 	},
 	Execute: searchJobs,
 	Record:  JobRecord{},

@@ -60,8 +60,8 @@ var MarketsQuote = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{serpapi.ProviderID},
 	Examples: []providers.Example{
-		{Title: "One stock today", Body: map[string]any{"symbols": []any{"GOOGL:NASDAQ"}}},
-		{Title: "Several instruments over one month", Body: map[string]any{"symbols": []any{"AAPL:NASDAQ", "MSFT:NASDAQ", "EUR-USD"}, "window": "1M"}},
+		{Title: "One stock today", Body: providers.ExampleBody(`{"symbols": ["GOOGL:NASDAQ"]}`)},
+		{Title: "Several instruments over one month", Body: providers.ExampleBody(`{"symbols": ["AAPL:NASDAQ", "MSFT:NASDAQ", "EUR-USD"], "window": "1M"}`)},
 	},
 	Execute: quoteMarkets,
 	Record:  QuoteRecord{},

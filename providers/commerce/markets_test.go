@@ -131,7 +131,7 @@ func TestMarketsSandbox(t *testing.T) {
 	for _, ex := range MarketsQuote.Examples {
 		t.Run(ex.Title, func(t *testing.T) {
 			page, err := providertest.Execute(t, client, MarketsQuote, providers.ModeTest, mustJSON(t, ex.Body))
-			if err != nil || len(page.Records) != len(ex.Body["symbols"].([]any)) {
+			if err != nil || len(page.Records) != len(ex.Body.Request()["symbols"].([]any)) {
 				t.Fatalf("page %+v err %v", page, err)
 			}
 			f := newFake(t)

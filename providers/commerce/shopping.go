@@ -83,11 +83,9 @@ var ShoppingSearch = &providers.Capability{
 	Deadline:  40 * time.Second,
 	Providers: []string{serpapi.ProviderID},
 	Examples: []providers.Example{
-		{Title: "Coffee grinders in the US, five per page", Body: map[string]any{"query": "coffee grinder", "country": "us", "language": "en", "num": 5}},
-		{Title: "Used cameras under 500, cheapest first", Body: map[string]any{
-			"query": "mirrorless camera", "condition": "used", "price_max": 500, "sort": "price_low_to_high"}},
-		{Title: "Running shoes between 50 and 120 near a city", Body: map[string]any{
-			"query": "running shoes", "price_min": 50, "price_max": 120, "location": "Austin, Texas, United States"}},
+		{Title: "Coffee grinders in the US, five per page", Body: providers.ExampleBody(`{"query": "coffee grinder", "country": "us", "language": "en", "num": 5}`)},
+		{Title: "Used cameras under 500, cheapest first", Body: providers.ExampleBody(`{"query": "mirrorless camera", "condition": "used", "price_max": 500, "sort": "price_low_to_high"}`)},
+		{Title: "Running shoes between 50 and 120 near a city", Body: providers.ExampleBody(`{"query": "running shoes", "price_min": 50, "price_max": 120, "location": "Austin, Texas, United States"}`)},
 	},
 	Execute: searchShopping,
 	Record:  OfferRecord{},

@@ -92,15 +92,10 @@ var Financials = &providers.Capability{
 	Deadline:  40 * time.Second,
 	Providers: []string{secID, secDataID},
 	Examples: []providers.Example{
-		{Title: "Latest periodic reports of a company by ticker", Body: map[string]any{
-			"company": map[string]any{"ticker": "AAPL"}}},
-		{Title: "Annual reports and their amendments by CIK, filed 2019 to 2024", Body: map[string]any{
-			"company": map[string]any{"cik": "320193"}, "forms": []any{"10-K", "10-K/A"},
-			"filed_from": "2019-01-01", "filed_to": "2024-12-31", "num": 10}},
-		{Title: "Facts reported in one filing's XBRL (Apple's 10-K for fiscal 2024)", Body: map[string]any{
-			"company": map[string]any{"cik": "320193"}, "view": viewFinancials, "accession": "0000320193-24-000123"}},
-		{Title: "Revenue by segment and product as filed", Body: map[string]any{
-			"company": map[string]any{"ticker": "AAPL"}, "view": viewRevenueBreakdown, "accession": "0000320193-24-000123", "num": 10}},
+		{Title: "Latest periodic reports of a company by ticker", Body: providers.ExampleBody(`{"company": {"ticker": "AAPL"}}`)},
+		{Title: "Annual reports and their amendments by CIK, filed 2019 to 2024", Body: providers.ExampleBody(`{"company": {"cik": "320193"}, "forms": ["10-K", "10-K/A"], "filed_from": "2019-01-01", "filed_to": "2024-12-31", "num": 10}`)},
+		{Title: "Facts reported in one filing's XBRL (Apple's 10-K for fiscal 2024)", Body: providers.ExampleBody(`{"company": {"cik": "320193"}, "view": "` + viewFinancials + `", "accession": "0000320193-24-000123"}`)},
+		{Title: "Revenue by segment and product as filed", Body: providers.ExampleBody(`{"company": {"ticker": "AAPL"}, "view": "` + viewRevenueBreakdown + `", "accession": "0000320193-24-000123", "num": 10}`)},
 	},
 	Record:  FilingRecord{},
 	Execute: execute,

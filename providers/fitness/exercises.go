@@ -59,9 +59,9 @@ var Exercises = &providers.Capability{
 	Deadline:  45 * time.Second,
 	Providers: []string{VideoProviderID, WgerProviderID},
 	Examples: []providers.Example{
-		{Title: "Chest exercises with dumbbells", Body: map[string]any{"muscle": "chest", "equipment": "dumbbell", "num": 5}},
-		{Title: "An exercise by name", Body: map[string]any{"query": "bench press"}},
-		{Title: "Leg exercises you can do with a kettlebell", Body: map[string]any{"muscle": "quadriceps", "equipment": "kettlebell"}},
+		{Title: "Chest exercises with dumbbells", Body: providers.ExampleBody(`{"muscle": "chest", "equipment": "dumbbell", "num": 5}`)},
+		{Title: "An exercise by name", Body: providers.ExampleBody(`{"query": "bench press"}`)},
+		{Title: "Leg exercises you can do with a kettlebell", Body: providers.ExampleBody(`{"muscle": "quadriceps", "equipment": "kettlebell"}`)},
 	},
 	Execute: func(ctx context.Context, call *providers.Call) (*providers.Page, error) {
 		return execute(ctx, call, nil)

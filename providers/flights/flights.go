@@ -76,14 +76,10 @@ var Search = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{serpapi.ProviderID},
 	Examples: []providers.Example{
-		{Title: "One-way flights for one adult", Body: map[string]any{
-			"origin": "CDG", "destination": "AUS", "departure_date": "2027-03-03"}},
-		{Title: "Round trip for two adults and a child, at most one stop", Body: map[string]any{
-			"origin": "CDG", "destination": "AUS", "departure_date": "2027-03-03", "return_date": "2027-03-10",
-			"adults": 2, "children": 1, "max_stops": 1}},
-		{Title: "Return flights of a chosen outbound (the return_search that details gives for it)", Body: map[string]any{
-			"origin": "CDG", "destination": "AUS", "departure_date": "2027-03-03", "return_date": "2027-03-10",
-			"adults": 2, "children": 1, "max_stops": 1, "departure_token": exampleDepartureToken}},
+		{Title: "One-way flights for one adult", Body: providers.ExampleBody(`{"origin": "CDG", "destination": "AUS", "departure_date": "2027-03-03"}`)},
+		{Title: "Round trip for two adults and a child, at most one stop", Body: providers.ExampleBody(`{"origin": "CDG", "destination": "AUS", "departure_date": "2027-03-03", "return_date": "2027-03-10", "adults": 2, "children": 1, "max_stops": 1}`)},
+		{Title: "Return flights of a chosen outbound (the return_search that details gives for it)", Body: providers.ExampleBody(`{"origin": "CDG", "destination": "AUS", "departure_date": "2027-03-03", "return_date": "2027-03-10",
+			"adults": 2, "children": 1, "max_stops": 1, "departure_token": "` + exampleDepartureToken + `"}`)},
 	},
 	Execute: search,
 	Record:  FlightRecord{},

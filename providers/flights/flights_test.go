@@ -688,7 +688,7 @@ func TestReturnSearch(t *testing.T) {
 }
 
 func TestExamples(t *testing.T) {
-	if body := Search.Examples[2].Body; body["departure_token"] != exampleDepartureToken {
+	if body := Search.Examples[2].Body.Request(); body["departure_token"] != exampleDepartureToken {
 		t.Fatalf("third example carries no departure_token: %v", body)
 	}
 	for _, ex := range Search.Examples {

@@ -65,8 +65,8 @@ var RepoSearch = &providers.Capability{
 		Run:     readmeDetails,
 	}},
 	Examples: []providers.Example{
-		{Title: "Most-starred Go HTTP routers, five per page", Body: map[string]any{"query": "http router language:go", "sort": "stars", "num": 5}},
-		{Title: "Recently updated static site generators with over 1,000 stars", Body: map[string]any{"query": "topic:static-site-generator stars:>1000", "sort": "updated"}},
+		{Title: "Most-starred Go HTTP routers, five per page", Body: providers.ExampleBody(`{"query": "http router language:go", "sort": "stars", "num": 5}`)},
+		{Title: "Recently updated static site generators with over 1,000 stars", Body: providers.ExampleBody(`{"query": "topic:static-site-generator stars:>1000", "sort": "updated"}`)},
 	},
 	Execute: searchRepos,
 	Record:  RepoRecord{},

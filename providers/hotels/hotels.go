@@ -113,15 +113,12 @@ type Occupancy struct {
 func examples(now time.Time) []providers.Example {
 	day := func(n int) string { return now.UTC().AddDate(0, 0, n).Format(dateLayout) }
 	return []providers.Example{
-		{Title: "Hotels in Lisbon for two adults, three nights", Body: map[string]any{
-			"destination": "Lisbon", "check_in": day(30), "check_out": day(33)}},
-		{Title: "Family hotel with a pool and free breakfast, rated 4+, at most 250 EUR a night, cheapest first", Body: map[string]any{
-			"destination": "Lisbon", "check_in": day(30), "check_out": day(34), "adults": 2, "children_ages": []any{6, 9},
-			"currency": "EUR", "max_price": 250, "min_rating": 4, "amenities": []any{"pool", "free_breakfast"},
-			"sort": "lowest_price"}},
-		{Title: "Vacation rental with a kitchen for six, most reviewed first", Body: map[string]any{
-			"destination": "Algarve", "check_in": day(45), "check_out": day(52), "adults": 6,
-			"property_type": "vacation_rental", "amenities": []any{"kitchen"}, "sort": "most_reviewed"}},
+		{Title: "Hotels in Lisbon for two adults, three nights", Body: providers.ExampleBody(`{"destination": "Lisbon", "check_in": "` + day(30) + `", "check_out": "` + day(33) + `"}`)},
+		{Title: "Family hotel with a pool and free breakfast, rated 4+, at most 250 EUR a night, cheapest first", Body: providers.ExampleBody(`{"destination": "Lisbon", "check_in": "` + day(30) + `", "check_out": "` + day(34) + `", "adults": 2,
+			"children_ages": [6, 9], "currency": "EUR", "max_price": 250, "min_rating": 4, "amenities": ["pool", "free_breakfast"],
+			"sort": "lowest_price"}`)},
+		{Title: "Vacation rental with a kitchen for six, most reviewed first", Body: providers.ExampleBody(`{"destination": "Algarve", "check_in": "` + day(45) + `", "check_out": "` + day(52) + `", "adults": 6,
+			"property_type": "vacation_rental", "amenities": ["kitchen"], "sort": "most_reviewed"}`)},
 	}
 }
 

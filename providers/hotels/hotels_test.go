@@ -833,7 +833,7 @@ func TestExamples(t *testing.T) {
 	t.Run("example stays start in the future", func(t *testing.T) {
 		now := time.Date(2031, 7, 1, 23, 30, 0, 0, time.FixedZone("x", -5*3600))
 		for _, ex := range examples(now) {
-			in, out := ex.Body["check_in"].(string), ex.Body["check_out"].(string)
+			in, out := ex.Body.Request()["check_in"].(string), ex.Body.Request()["check_out"].(string)
 			if in <= "2031-07-02" || out <= in {
 				t.Errorf("%s: %s to %s", ex.Title, in, out)
 			}

@@ -31,7 +31,7 @@ func TestCapability(t *testing.T) {
 	}
 	jur := map[string]bool{}
 	for _, ex := range c.Examples {
-		jur[ex.Body["search"].(map[string]any)["jurisdiction"].(string)] = true
+		jur[ex.Body.Request()["search"].(map[string]any)["jurisdiction"].(string)] = true
 	}
 	if !jur["us"] || !jur["eu"] {
 		t.Errorf("examples cover %v, want us and eu", jur)
@@ -654,7 +654,7 @@ func TestExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := prepare(t, string(b))
-		jur := ex.Body["search"].(map[string]any)["jurisdiction"]
+		jur := ex.Body.Request()["search"].(map[string]any)["jurisdiction"]
 		t.Run("sandbox: "+ex.Title, func(t *testing.T) {
 			client := providertest.Client(t, Providers(), nil, nil)
 			page, err := providertest.ExecuteState(t, client, Search, providers.ModeTest, req, nil)

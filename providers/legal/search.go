@@ -54,16 +54,9 @@ var Search = &providers.Capability{
 	Deadline:  40 * time.Second,
 	Providers: []string{courtlistener.ProviderID, cellarID},
 	Examples: []providers.Example{
-		{Title: "US federal case law on the right to privacy, 1960 to 2020", Body: map[string]any{
-			"search": map[string]any{"jurisdiction": "us", "query": "right to privacy", "courts": "federal",
-				"from_year": 1960, "to_year": 2020},
-			"num": 3}},
-		{Title: "EU judgments on the protection of personal data, in English", Body: map[string]any{
-			"search": map[string]any{"jurisdiction": "eu", "query": "protection of personal data", "kind": "judgment",
-				"language": "EN"}}},
-		{Title: "EU legislation on the processing of personal data", Body: map[string]any{
-			"search": map[string]any{"jurisdiction": "eu", "query": "processing of personal data", "kind": "legislation"},
-			"num":    5}},
+		{Title: "US federal case law on the right to privacy, 1960 to 2020", Body: providers.ExampleBody(`{"search": {"jurisdiction": "us", "query": "right to privacy", "courts": "federal", "from_year": 1960, "to_year": 2020}, "num": 3}`)},
+		{Title: "EU judgments on the protection of personal data, in English", Body: providers.ExampleBody(`{"search": {"jurisdiction": "eu", "query": "protection of personal data", "kind": "judgment", "language": "EN"}}`)},
+		{Title: "EU legislation on the processing of personal data", Body: providers.ExampleBody(`{"search": {"jurisdiction": "eu", "query": "processing of personal data", "kind": "legislation"}, "num": 5}`)},
 	},
 	Record:  LegalRecord{},
 	Execute: search,

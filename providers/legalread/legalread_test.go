@@ -44,10 +44,10 @@ func TestExamplesInSandbox(t *testing.T) {
 			if providertest.Native(&more[0])["section"] != num+1 {
 				t.Fatalf("more starts at section %v, want %d", providertest.Native(&more[0])["section"], num+1)
 			}
-			if page.Credits != nil && *page.Credits != 0 && ex.Body["document"].(map[string]any)["source"] != sourceScholar {
+			if page.Credits != nil && *page.Credits != 0 && ex.Body.Request()["document"].(map[string]any)["source"] != sourceScholar {
 				t.Fatalf("a direct read costs %d credits", *page.Credits)
 			}
-			src, _ := ex.Body["document"].(map[string]any)["source"].(string)
+			src, _ := ex.Body.Request()["document"].(map[string]any)["source"].(string)
 			seen[src] = true
 			providertest.Golden(t, "sandbox_"+src, providertest.RecordsJSON(page))
 		})

@@ -81,14 +81,10 @@ var Read = &providers.Capability{
 	// answered capability_unavailable without it (doc.go).
 	Providers: []string{eurlexID, locID, historicalID},
 	Examples: []providers.Example{
-		{Title: "An EU regulation from EUR-Lex (the GDPR), in English", Body: map[string]any{
-			"document": map[string]any{"source": sourceEurlex, "celex": "32016R0679", "language": "EN"}}},
-		{Title: "A U.S. Supreme Court opinion as printed in the U.S. Reports (277 U.S. 438), two sections per page", Body: map[string]any{
-			"document": map[string]any{"source": sourceUSReports, "item_id": "usrep277438"}, "num": 2}},
-		{Title: "A U.S. case's opinions from CourtListener, one section per page", Body: map[string]any{
-			"document": map[string]any{"source": sourceScholar, "caselaw_id": "101320"}, "num": 1}},
-		{Title: "Warren and Brandeis, \"The Right to Privacy\" (1890)", Body: map[string]any{
-			"document": map[string]any{"source": sourceHistorical, "work_id": historicalWorkID}, "num": 2}},
+		{Title: "An EU regulation from EUR-Lex (the GDPR), in English", Body: providers.ExampleBody(`{"document": {"source": "` + sourceEurlex + `", "celex": "32016R0679", "language": "EN"}}`)},
+		{Title: "A U.S. Supreme Court opinion as printed in the U.S. Reports (277 U.S. 438), two sections per page", Body: providers.ExampleBody(`{"document": {"source": "` + sourceUSReports + `", "item_id": "usrep277438"}, "num": 2}`)},
+		{Title: "A U.S. case's opinions from CourtListener, one section per page", Body: providers.ExampleBody(`{"document": {"source": "` + sourceScholar + `", "caselaw_id": "101320"}, "num": 1}`)},
+		{Title: "Warren and Brandeis, \"The Right to Privacy\" (1890)", Body: providers.ExampleBody(`{"document": {"source": "` + sourceHistorical + `", "work_id": "` + historicalWorkID + `"}, "num": 2}`)},
 	},
 	Record:  SectionRecord{},
 	Execute: read,

@@ -79,9 +79,9 @@ var Search = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{deezerID},
 	Examples: []providers.Example{
-		{Title: "Tracks matching a title and artist", Body: map[string]any{"query": "daft punk harder better faster stronger", "num": 5}},
-		{Title: "Artists by name", Body: map[string]any{"query": "Daft Punk", "kind": "artist"}},
-		{Title: "Albums by title", Body: map[string]any{"query": "Discovery", "kind": "album", "num": 5}},
+		{Title: "Tracks matching a title and artist", Body: providers.ExampleBody(`{"query": "daft punk harder better faster stronger", "num": 5}`)},
+		{Title: "Artists by name", Body: providers.ExampleBody(`{"query": "Daft Punk", "kind": "artist"}`)},
+		{Title: "Albums by title", Body: providers.ExampleBody(`{"query": "Discovery", "kind": "album", "num": 5}`)},
 	},
 	Record:  MusicRecord{},
 	Execute: execute,

@@ -161,7 +161,7 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkExamplePage(t, page, ex.Body)
+			checkExamplePage(t, page, ex.Body.Request())
 		})
 		t.Run("live/"+ex.Title, func(t *testing.T) {
 			dz := sandboxFake(deezerID)
@@ -170,7 +170,7 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkExamplePage(t, page, ex.Body)
+			checkExamplePage(t, page, ex.Body.Request())
 			for _, r := range dz.Requests() {
 				if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "capgate/test") {
 					t.Errorf("User-Agent = %q", ua)

@@ -75,17 +75,11 @@ var Matrix = &providers.Capability{
 	Providers: []string{osrmID, nominatimID},
 	Examples: []providers.Example{
 		{Title: "Driving times and distances between cities, one of them on an island",
-			Body: map[string]any{"origins": []any{"Berlin", "Potsdam"}, "destinations": []any{"Leipzig", "Hamburg", "Helgoland"}}},
+			Body: providers.ExampleBody(`{"origins": ["Berlin", "Potsdam"], "destinations": ["Leipzig", "Hamburg", "Helgoland"]}`)},
 		{Title: "Walking times between coordinates",
-			Body: map[string]any{
-				"origins":      []any{map[string]any{"lat": 52.5163, "lon": 13.3777}, map[string]any{"lat": 52.5076, "lon": 13.3904}},
-				"destinations": []any{map[string]any{"lat": 52.5219, "lon": 13.4132}, map[string]any{"lat": 52.5208, "lon": 13.4094}},
-				"mode":         "walking", "metrics": []any{"duration"}}},
+			Body: providers.ExampleBody(`{"origins": [{"lat": 52.5163, "lon": 13.3777}, {"lat": 52.5076, "lon": 13.3904}], "destinations": [{"lat": 52.5219, "lon": 13.4132}, {"lat": 52.5208, "lon": 13.4094}], "mode": "walking", "metrics": ["duration"]}`)},
 		{Title: "Cycling distances from one place to several",
-			Body: map[string]any{
-				"origins":      []any{"52.4009, 13.0591"},
-				"destinations": []any{map[string]any{"lat": 52.3906, "lon": 13.0645}, map[string]any{"lat": 52.4044, "lon": 13.0386}},
-				"mode":         "cycling", "metrics": []any{"distance"}}},
+			Body: providers.ExampleBody(`{"origins": ["52.4009, 13.0591"], "destinations": [{"lat": 52.3906, "lon": 13.0645}, {"lat": 52.4044, "lon": 13.0386}], "mode": "cycling", "metrics": ["distance"]}`)},
 	},
 	Execute: executeMatrix,
 	Record:  PairRecord{},

@@ -74,8 +74,8 @@ func TestMatrixExamplesSandbox(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, _ := ex.Body["origins"].([]any)
-			d, _ := ex.Body["destinations"].([]any)
+			o, _ := ex.Body.Request()["origins"].([]any)
+			d, _ := ex.Body.Request()["destinations"].([]any)
 			if len(page.Records) != len(o)*len(d) {
 				t.Fatalf("%d records for %d×%d", len(page.Records), len(o), len(d))
 			}
@@ -100,7 +100,7 @@ func TestMatrixExamplesLive(t *testing.T) {
 		t.Run(ex.Title+" on the fallback engine", func(t *testing.T) {
 			u := upstreams{osrm: sandboxFake(osrmID), nominatim: sandboxFake(nominatimID)}
 			page, err := run(t, Matrix, u, exampleBody(t, ex))
-			if mode, _ := ex.Body["mode"].(string); mode != "" && mode != "driving" {
+			if mode, _ := ex.Body.Request()["mode"].(string); mode != "" && mode != "driving" {
 				if providertest.ErrorCode(err) != providers.CodeCapabilityUnavailable {
 					t.Fatalf("%s without the primary engine: %v", mode, err)
 				}

@@ -78,15 +78,11 @@ var Route = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{osrmID, nominatimID},
 	Examples: []providers.Example{
-		{Title: "Driving route between two cities", Body: map[string]any{"origin": "Berlin", "destination": "Potsdam"}},
-		{Title: "Driving route with alternatives", Body: map[string]any{"origin": "Berlin", "destination": "Potsdam", "alternatives": true}},
-		{Title: "Driving route with a stop on the way", Body: map[string]any{"origin": "Berlin", "destination": "Leipzig", "waypoints": []any{"Potsdam"}}},
-		{Title: "Walking route between coordinates", Body: map[string]any{
-			"origin":      map[string]any{"lat": 52.5163, "lon": 13.3777},
-			"destination": map[string]any{"lat": 52.5219, "lon": 13.4132}, "mode": "walking"}},
-		{Title: "Cycling route between coordinates", Body: map[string]any{
-			"origin":      map[string]any{"lat": 52.4009, "lon": 13.0591},
-			"destination": map[string]any{"lat": 52.3906, "lon": 13.0645}, "mode": "cycling"}},
+		{Title: "Driving route between two cities", Body: providers.ExampleBody(`{"origin": "Berlin", "destination": "Potsdam"}`)},
+		{Title: "Driving route with alternatives", Body: providers.ExampleBody(`{"origin": "Berlin", "destination": "Potsdam", "alternatives": true}`)},
+		{Title: "Driving route with a stop on the way", Body: providers.ExampleBody(`{"origin": "Berlin", "destination": "Leipzig", "waypoints": ["Potsdam"]}`)},
+		{Title: "Walking route between coordinates", Body: providers.ExampleBody(`{"origin": {"lat": 52.5163, "lon": 13.3777}, "destination": {"lat": 52.5219, "lon": 13.4132}, "mode": "walking"}`)},
+		{Title: "Cycling route between coordinates", Body: providers.ExampleBody(`{"origin": {"lat": 52.4009, "lon": 13.0591}, "destination": {"lat": 52.3906, "lon": 13.0645}, "mode": "cycling"}`)},
 	},
 	Execute: executeRoute,
 	Record:  RouteRecord{},

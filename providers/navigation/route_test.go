@@ -233,7 +233,7 @@ func TestRouteExamplesLive(t *testing.T) {
 		t.Run(ex.Title+" on the fallback engine", func(t *testing.T) {
 			u := upstreams{osrm: sandboxFake(osrmID), nominatim: sandboxFake(nominatimID)}
 			page, err := run(t, Route, u, exampleBody(t, ex))
-			mode, _ := ex.Body["mode"].(string)
+			mode, _ := ex.Body.Request()["mode"].(string)
 			if mode != "" && mode != "driving" {
 				if providertest.ErrorCode(err) != providers.CodeCapabilityUnavailable {
 					t.Fatalf("%s without the primary engine: %v, want capability_unavailable", mode, err)

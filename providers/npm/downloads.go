@@ -54,9 +54,9 @@ var Downloads = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{DownloadsID},
 	Examples: []providers.Example{
-		{Title: "Total downloads of the last 30 available days", Body: map[string]any{"package": "yargs"}},
-		{Title: "Daily downloads of a scoped package for one week", Body: map[string]any{"package": "@babel/parser", "kind": "range", "period": "2024-01-01:2024-01-07"}},
-		{Title: "Total downloads of the first half of 2024", Body: map[string]any{"package": "yargs", "period": "2024-01-01:2024-06-30"}},
+		{Title: "Total downloads of the last 30 available days", Body: providers.ExampleBody(`{"package": "yargs"}`)},
+		{Title: "Daily downloads of a scoped package for one week", Body: providers.ExampleBody(`{"package": "@babel/parser", "kind": "range", "period": "2024-01-01:2024-01-07"}`)},
+		{Title: "Total downloads of the first half of 2024", Body: providers.ExampleBody(`{"package": "yargs", "period": "2024-01-01:2024-06-30"}`)},
 	},
 	Execute: packageDownloads,
 	Record:  DownloadsRecord{},

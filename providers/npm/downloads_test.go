@@ -298,12 +298,12 @@ func TestDownloadsUpstreamAnswers(t *testing.T) {
 func TestDownloadsExamples(t *testing.T) {
 	for _, ex := range Downloads.Examples {
 		body, _ := json.Marshal(ex.Body)
-		name, _ := ex.Body["package"].(string)
-		kind, _ := ex.Body["kind"].(string)
+		name, _ := ex.Body.Request()["package"].(string)
+		kind, _ := ex.Body.Request()["kind"].(string)
 		if kind == "" {
 			kind = "point"
 		}
-		period, _ := ex.Body["period"].(string)
+		period, _ := ex.Body.Request()["period"].(string)
 		if period == "" {
 			period = "last-month"
 		}

@@ -54,9 +54,9 @@ var Package = &providers.Capability{
 		Kind: providers.ActionStored,
 	}},
 	Examples: []providers.Example{
-		{Title: "Full metadata and version history of a package", Body: map[string]any{"package": "yargs"}},
-		{Title: "The latest manifest of a scoped package", Body: map[string]any{"package": "@babel/parser", "version": "latest"}},
-		{Title: "One exact version", Body: map[string]any{"package": "yargs", "version": "17.7.2"}},
+		{Title: "Full metadata and version history of a package", Body: providers.ExampleBody(`{"package": "yargs"}`)},
+		{Title: "The latest manifest of a scoped package", Body: providers.ExampleBody(`{"package": "@babel/parser", "version": "latest"}`)},
+		{Title: "One exact version", Body: providers.ExampleBody(`{"package": "yargs", "version": "17.7.2"}`)},
 	},
 	Execute: lookupPackage,
 	Record:  PackageRecord{},

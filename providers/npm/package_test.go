@@ -298,8 +298,8 @@ func TestPackageSchema(t *testing.T) {
 func TestPackageExamples(t *testing.T) {
 	for _, ex := range Package.Examples {
 		body, _ := json.Marshal(ex.Body)
-		name, _ := ex.Body["package"].(string)
-		version, _ := ex.Body["version"].(string)
+		name, _ := ex.Body.Request()["package"].(string)
+		version, _ := ex.Body.Request()["version"].(string)
 		wantURI := documentPath(name)
 		if version != "" {
 			wantURI = manifestPath(name, version)

@@ -49,8 +49,8 @@ var Search = &providers.Capability{
 		Run:     searchDetails,
 	}},
 	Examples: []providers.Example{
-		{Title: "Packages for a task, three per page", Body: map[string]any{"text": "argument parser", "size": 3}},
-		{Title: "Packages with a keyword, excluding pre-1.0 versions", Body: map[string]any{"text": "keywords:cli not:unstable", "size": 5}},
+		{Title: "Packages for a task, three per page", Body: providers.ExampleBody(`{"text": "argument parser", "size": 3}`)},
+		{Title: "Packages with a keyword, excluding pre-1.0 versions", Body: providers.ExampleBody(`{"text": "keywords:cli not:unstable", "size": 5}`)},
 	},
 	Execute: searchPackages,
 	Record:  SearchRecord{},

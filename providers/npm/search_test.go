@@ -350,7 +350,7 @@ func TestSearchExamples(t *testing.T) {
 				t.Fatal("no records")
 			}
 			q := only(t, fake).URL.Query()
-			if q.Get("text") != ex.Body["text"] || q.Get("size") != jsonText(ex.Body["size"]) {
+			if q.Get("text") != ex.Body.Request()["text"] || q.Get("size") != jsonText(ex.Body.Request()["size"]) {
 				t.Errorf("query %v for %v", q, ex.Body)
 			}
 		})

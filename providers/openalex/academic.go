@@ -88,9 +88,9 @@ var AcademicSearch = &providers.Capability{
 		Run:     workDetails,
 	}},
 	Examples: []providers.Example{
-		{Title: "Most relevant works on a topic, five per page", Body: map[string]any{"query": "open access citation advantage", "num": 5}},
-		{Title: "Most cited works of a period", Body: map[string]any{"query": "CRISPR genome editing", "from_year": 2015, "to_year": 2020, "sort": "cited"}},
-		{Title: "Newest open-access works", Body: map[string]any{"query": "large language models", "open_access_only": true, "sort": "recent", "num": 3}},
+		{Title: "Most relevant works on a topic, five per page", Body: providers.ExampleBody(`{"query": "open access citation advantage", "num": 5}`)},
+		{Title: "Most cited works of a period", Body: providers.ExampleBody(`{"query": "CRISPR genome editing", "from_year": 2015, "to_year": 2020, "sort": "cited"}`)},
+		{Title: "Newest open-access works", Body: providers.ExampleBody(`{"query": "large language models", "open_access_only": true, "sort": "recent", "num": 3}`)},
 	},
 	Execute: searchWorks,
 	Record:  WorkRecord{},

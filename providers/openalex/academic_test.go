@@ -729,7 +729,7 @@ func TestExamples(t *testing.T) {
 			req := prepare(t, string(body))
 			n, _ := req.Int("num")
 			q := f.Requests()[0].URL.Query()
-			if q.Get("search") != ex.Body["query"] || q.Get("per_page") != jsonInt(n) || q.Get("sort") != sortParam[req.Str("sort")] ||
+			if q.Get("search") != ex.Body.Request()["query"] || q.Get("per_page") != jsonInt(n) || q.Get("sort") != sortParam[req.Str("sort")] ||
 				q.Get("filter") != filterParam(req) {
 				t.Errorf("query = %v for %v", q, ex.Body)
 			}

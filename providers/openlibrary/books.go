@@ -67,9 +67,9 @@ var BooksSearch = &providers.Capability{
 		Run:     bookDetails,
 	}},
 	Examples: []providers.Example{
-		{Title: "Books matching a title, three per page", Body: map[string]any{"query": "the lord of the rings", "num": 3}},
-		{Title: "Books by an author on a subject", Body: map[string]any{"author": "Roald Dahl", "subject": "Children's fiction"}},
-		{Title: "Books on a subject", Body: map[string]any{"subject": "Children's fiction", "num": 5}},
+		{Title: "Books matching a title, three per page", Body: providers.ExampleBody(`{"query": "the lord of the rings", "num": 3}`)},
+		{Title: "Books by an author on a subject", Body: providers.ExampleBody(`{"author": "Roald Dahl", "subject": "Children's fiction"}`)},
+		{Title: "Books on a subject", Body: providers.ExampleBody(`{"subject": "Children's fiction", "num": 5}`)},
 	},
 	Execute: searchBooks,
 	Record:  BookRecord{},

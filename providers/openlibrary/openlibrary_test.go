@@ -649,7 +649,7 @@ func TestExamples(t *testing.T) {
 				if param == "" {
 					param = k
 				}
-				if v, _ := ex.Body[k].(string); q.Get(param) != v {
+				if v, _ := ex.Body.Request()[k].(string); q.Get(param) != v {
 					t.Errorf("%s = %q, want %q", param, q.Get(param), v)
 				}
 			}

@@ -534,14 +534,14 @@ func TestExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := record(t, page)
-			days, _ := ex.Body["days"].(int)
+			days, _ := ex.Body.Request().Int("days")
 			if days == 0 {
 				days = 3
 			}
 			if got := len(rec["daily"].([]any)); got != days {
 				t.Errorf("daily has %d entries, want %d", got, days)
 			}
-			include, _ := ex.Body["include"].([]any)
+			include, _ := ex.Body.Request()["include"].([]any)
 			for _, k := range []string{"air_quality", "marine"} {
 				_, present := rec[k]
 				if present && !slices.Contains(include, any(k)) {

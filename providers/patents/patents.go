@@ -76,12 +76,9 @@ var Search = &providers.Capability{
 	Deadline:  40 * time.Second,
 	Providers: []string{serpapi.ProviderID},
 	Examples: []providers.Example{
-		{Title: "Patents about a technology, five per page", Body: map[string]any{"query": "coffee foam", "num": 5}},
-		{Title: "Granted US and European patents since 2018, newest first", Body: map[string]any{
-			"query": "lithium battery electrode", "countries": []any{"US", "EP"}, "status": "GRANT",
-			"after": "priority:20180101", "sort": "new"}},
-		{Title: "Design patents of an assignee filed before 2023", Body: map[string]any{
-			"query": "drone", "assignee": "Amazon Technologies", "patent_type": "DESIGN", "before": "filing:20221231"}},
+		{Title: "Patents about a technology, five per page", Body: providers.ExampleBody(`{"query": "coffee foam", "num": 5}`)},
+		{Title: "Granted US and European patents since 2018, newest first", Body: providers.ExampleBody(`{"query": "lithium battery electrode", "countries": ["US", "EP"], "status": "GRANT", "after": "priority:20180101", "sort": "new"}`)},
+		{Title: "Design patents of an assignee filed before 2023", Body: providers.ExampleBody(`{"query": "drone", "assignee": "Amazon Technologies", "patent_type": "DESIGN", "before": "filing:20221231"}`)},
 	},
 	Record:  PatentRecord{},
 	Execute: search,

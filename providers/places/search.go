@@ -73,12 +73,9 @@ var Search = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{serpapi.ProviderID},
 	Examples: []providers.Example{
-		{Title: "Coffee shops within 2 km of a point in Manhattan", Body: map[string]any{
-			"query": "coffee", "location": map[string]any{"lat": 40.7455096, "lon": -74.0083012}, "radius_m": 2000, "num": 5}},
-		{Title: "Well-rated places open now, in English for the US", Body: map[string]any{
-			"query": "coffee", "location": map[string]any{"lat": 40.7455096, "lon": -74.0083012},
-			"min_rating": 4, "open_now": true, "country": "us", "language": "en"}},
-		{Title: "Places by name anywhere", Body: map[string]any{"query": "coffee shops in Chelsea, New York"}},
+		{Title: "Coffee shops within 2 km of a point in Manhattan", Body: providers.ExampleBody(`{"query": "coffee", "location": {"lat": 40.7455096, "lon": -74.0083012}, "radius_m": 2000, "num": 5}`)},
+		{Title: "Well-rated places open now, in English for the US", Body: providers.ExampleBody(`{"query": "coffee", "location": {"lat": 40.7455096, "lon": -74.0083012}, "min_rating": 4, "open_now": true, "country": "us", "language": "en"}`)},
+		{Title: "Places by name anywhere", Body: providers.ExampleBody(`{"query": "coffee shops in Chelsea, New York"}`)},
 	},
 	Execute: search,
 	Record:  PlaceRecord{},

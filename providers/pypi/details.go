@@ -46,8 +46,8 @@ var Details = &providers.Capability{
 		Kind: providers.ActionStored,
 	}},
 	Examples: []providers.Example{
-		{Title: "Latest release of a project", Body: map[string]any{"package": "requests"}},
-		{Title: "One release, with its known vulnerabilities (the name is normalized)", Body: map[string]any{"package": "Django", "version": "4.2.11"}},
+		{Title: "Latest release of a project", Body: providers.ExampleBody(`{"package": "requests"}`)},
+		{Title: "One release, with its known vulnerabilities (the name is normalized)", Body: providers.ExampleBody(`{"package": "Django", "version": "4.2.11"}`)},
 	},
 	Execute: executeDetails,
 	Record:  ReleaseRecord{},

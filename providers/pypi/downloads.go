@@ -44,8 +44,8 @@ var Downloads = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{statsID},
 	Examples: []providers.Example{
-		{Title: "Downloads in the last day, week and month", Body: map[string]any{"package": "requests"}},
-		{Title: "Daily downloads over the last 180 days, without mirrors", Body: map[string]any{"package": "requests", "kind": "overall"}},
+		{Title: "Downloads in the last day, week and month", Body: providers.ExampleBody(`{"package": "requests"}`)},
+		{Title: "Daily downloads over the last 180 days, without mirrors", Body: providers.ExampleBody(`{"package": "requests", "kind": "overall"}`)},
 	},
 	Execute: executeDownloads,
 	Record:  DownloadsRecord{},

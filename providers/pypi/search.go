@@ -59,8 +59,8 @@ var Search = &providers.Capability{
 		Run:     verifyCandidate,
 	}},
 	Examples: []providers.Example{
-		{Title: "Projects for a task", Body: map[string]any{"query": "http client"}},
-		{Title: "Five candidates per page", Body: map[string]any{"query": "async http requests", "num": 5}},
+		{Title: "Projects for a task", Body: providers.ExampleBody(`{"query": "http client"}`)},
+		{Title: "Five candidates per page", Body: providers.ExampleBody(`{"query": "async http requests", "num": 5}`)},
 	},
 	Execute: executeSearch,
 	Record:  CandidateRecord{},

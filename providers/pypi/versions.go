@@ -56,8 +56,8 @@ var Versions = &providers.Capability{
 		Run:     versionDetails,
 	}},
 	Examples: []providers.Example{
-		{Title: "Releases of a project, newest first", Body: map[string]any{"package": "requests"}},
-		{Title: "The five newest releases, yanked ones included", Body: map[string]any{"package": "requests", "include_yanked": true, "num": 5}},
+		{Title: "Releases of a project, newest first", Body: providers.ExampleBody(`{"package": "requests"}`)},
+		{Title: "The five newest releases, yanked ones included", Body: providers.ExampleBody(`{"package": "requests", "include_yanked": true, "num": 5}`)},
 	},
 	Execute: executeVersions,
 	Record:  VersionRecord{},

@@ -76,13 +76,9 @@ var Search = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{ProviderID},
 	Examples: []providers.Example{
-		{Title: "Homes for sale in a city", Body: map[string]any{"query": "Austin, TX"}},
-		{Title: "Apartments and condos for rent under $3,000 a month, cheapest first", Body: map[string]any{
-			"query": "Seattle, WA", "listing_status": "for_rent", "home_types": []any{"apartment", "condo"},
-			"max_price": 3000, "min_beds": 1, "sort": "price_asc", "num": 5}},
-		{Title: "Recently sold houses and townhouses in a ZIP code, newest first", Body: map[string]any{
-			"query": "Denver, CO 80206", "listing_status": "sold", "home_types": []any{"house", "townhouse"},
-			"min_price": 500000, "max_price": 1500000, "min_baths": 2, "sort": "newest"}},
+		{Title: "Homes for sale in a city", Body: providers.ExampleBody(`{"query": "Austin, TX"}`)},
+		{Title: "Apartments and condos for rent under $3,000 a month, cheapest first", Body: providers.ExampleBody(`{"query": "Seattle, WA", "listing_status": "for_rent", "home_types": ["apartment", "condo"], "max_price": 3000, "min_beds": 1, "sort": "price_asc", "num": 5}`)},
+		{Title: "Recently sold houses and townhouses in a ZIP code, newest first", Body: providers.ExampleBody(`{"query": "Denver, CO 80206", "listing_status": "sold", "home_types": ["house", "townhouse"], "min_price": 500000, "max_price": 1500000, "min_baths": 2, "sort": "newest"}`)},
 	},
 	Execute: search,
 	Record:  ListingRecord{},

@@ -299,7 +299,7 @@ func TestExamples(t *testing.T) {
 	providertest.Conformance{Providers: Providers(), EveryRecord: true,
 		Page: func(t *testing.T, ex providers.Example, _ int, p *providers.Page) {
 			for i := range p.Records {
-				checkRecord(t, ex.Body["text"].(string), &p.Records[i])
+				checkRecord(t, ex.Body.Request()["text"].(string), &p.Records[i])
 			}
 		},
 		Detail: func(t *testing.T, _ providers.Example, _ string, rec *providers.Record, d *providers.Detail) {

@@ -117,10 +117,10 @@ var Search = &providers.Capability{
 	// naming its setting (the description says so).
 	Providers: []string{},
 	Examples: []providers.Example{
-		{Title: "Recent posts on the short-post network (X operators)", Body: map[string]any{"platform": platformA, "query": "artemis from:NASA -is:retweet", "num": 5}},
-		{Title: "Forum posts about a topic", Body: map[string]any{"platform": platformB, "query": "rust async runtime", "num": 5}},
-		{Title: "Profiles on the short-post network by handle", Body: map[string]any{"platform": platformA, "query": "NASA @SpaceX", "kind": kindProfiles}},
-		{Title: "Forum users by name", Body: map[string]any{"platform": platformB, "query": "rustacean", "kind": kindProfiles, "num": 3}},
+		{Title: "Recent posts on the short-post network (X operators)", Body: providers.ExampleBody(`{"platform": "` + platformA + `", "query": "artemis from:NASA -is:retweet", "num": 5}`)},
+		{Title: "Forum posts about a topic", Body: providers.ExampleBody(`{"platform": "` + platformB + `", "query": "rust async runtime", "num": 5}`)},
+		{Title: "Profiles on the short-post network by handle", Body: providers.ExampleBody(`{"platform": "` + platformA + `", "query": "NASA @SpaceX", "kind": "` + kindProfiles + `"}`)},
+		{Title: "Forum users by name", Body: providers.ExampleBody(`{"platform": "` + platformB + `", "query": "rustacean", "kind": "` + kindProfiles + `", "num": 3}`)},
 	},
 	Execute: execute,
 	Record:  Record{},

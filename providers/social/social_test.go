@@ -257,11 +257,11 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkExamplePage(t, page, ex.Body)
+			checkExamplePage(t, page, ex.Body.Request())
 		})
 		t.Run("live/"+ex.Title, func(t *testing.T) {
 			x, rd := sandboxFake(xID), sandboxFake(redditID)
-			if ex.Body["platform"] == platformA {
+			if ex.Body.Request()["platform"] == platformA {
 				rd = providertest.Refuse(t, "Reddit")
 			} else {
 				x = providertest.Refuse(t, "X")
@@ -270,7 +270,7 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkExamplePage(t, page, ex.Body)
+			checkExamplePage(t, page, ex.Body.Request())
 			for _, r := range x.Requests() {
 				if ua := r.Header.Get("User-Agent"); !strings.HasPrefix(ua, "capgate/test") {
 					t.Errorf("User-Agent = %q", ua)

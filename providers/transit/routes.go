@@ -91,16 +91,9 @@ var Routes = &providers.Capability{
 	Deadline:  40 * time.Second,
 	Providers: []string{ProviderID},
 	Examples: []providers.Example{
-		{Title: "Transit trip between two places, leaving now", Body: map[string]any{
-			"origin": "2700 W Broadway, Vancouver", "destination": "SFU Burnaby Campus, Burnaby", "num": 2}},
-		{Title: "Arrive by a given time, fewer transfers, buses and trains only", Body: map[string]any{
-			"origin": "Kitsilano, Vancouver", "destination": "SFU Burnaby Campus, Burnaby",
-			"time":       map[string]any{"mode": "arrive_by", "at": "2026-03-02T09:00:00-08:00"},
-			"preference": "fewer_transfers", "prefer": []any{"bus", "train"}, "country": "CA", "language": "en"}},
-		{Title: "Between coordinates, last departure (not expressible: departs now)", Body: map[string]any{
-			"origin":      map[string]any{"lat": 40.7484, "lon": -73.9857},
-			"destination": map[string]any{"lat": 40.7033, "lon": -74.017},
-			"time":        map[string]any{"mode": "last_available"}, "preference": "less_walking"}},
+		{Title: "Transit trip between two places, leaving now", Body: providers.ExampleBody(`{"origin": "2700 W Broadway, Vancouver", "destination": "SFU Burnaby Campus, Burnaby", "num": 2}`)},
+		{Title: "Arrive by a given time, fewer transfers, buses and trains only", Body: providers.ExampleBody(`{"origin": "Kitsilano, Vancouver", "destination": "SFU Burnaby Campus, Burnaby", "time": {"mode": "arrive_by", "at": "2026-03-02T09:00:00-08:00"}, "preference": "fewer_transfers", "prefer": ["bus", "train"], "country": "CA", "language": "en"}`)},
+		{Title: "Between coordinates, last departure (not expressible: departs now)", Body: providers.ExampleBody(`{"origin": {"lat": 40.7484, "lon": -73.9857}, "destination": {"lat": 40.7033, "lon": -74.017}, "time": {"mode": "last_available"}, "preference": "less_walking"}`)},
 	},
 	Execute: execute,
 	Record:  RouteRecord{},

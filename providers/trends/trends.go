@@ -76,14 +76,10 @@ var Search = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{serpapi.ProviderID},
 	Examples: []providers.Example{
-		{Title: "Compare two terms in the US over the past year", Body: map[string]any{
-			"queries": []any{"coffee", "tea"}, "geo": "US", "time_range": "past_12_months"}},
-		{Title: "Where in the US a term is searched most", Body: map[string]any{
-			"queries": []any{"coffee"}, "geo": "US", "data": "interest_by_region"}},
-		{Title: "Which of two terms leads in each US state", Body: map[string]any{
-			"queries": []any{"coffee", "tea"}, "geo": "US", "data": "interest_by_region"}},
-		{Title: "Related and rising searches of a term worldwide", Body: map[string]any{
-			"queries": []any{"coffee"}, "data": "related_queries"}},
+		{Title: "Compare two terms in the US over the past year", Body: providers.ExampleBody(`{"queries": ["coffee", "tea"], "geo": "US", "time_range": "past_12_months"}`)},
+		{Title: "Where in the US a term is searched most", Body: providers.ExampleBody(`{"queries": ["coffee"], "geo": "US", "data": "interest_by_region"}`)},
+		{Title: "Which of two terms leads in each US state", Body: providers.ExampleBody(`{"queries": ["coffee", "tea"], "geo": "US", "data": "interest_by_region"}`)},
+		{Title: "Related and rising searches of a term worldwide", Body: providers.ExampleBody(`{"queries": ["coffee"], "data": "related_queries"}`)},
 	},
 	Record:  TrendRecord{},
 	Execute: search,

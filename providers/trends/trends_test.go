@@ -283,12 +283,12 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := len(ex.Body["queries"].([]any))
+			want := len(ex.Body.Request()["queries"].([]any))
 			if len(page.Records) != want || page.HasMore || len(page.Notes) != 0 {
 				t.Fatalf("%d records (want %d), has_more %v, notes %v", len(page.Records), want, page.HasMore, page.Notes)
 			}
 			for i, r := range page.Records {
-				if r.Title != ex.Body["queries"].([]any)[i] || r.URL == "" || r.Snippet == "" {
+				if r.Title != ex.Body.Request()["queries"].([]any)[i] || r.URL == "" || r.Snippet == "" {
 					t.Errorf("record %d = %+v", i, r)
 				}
 			}

@@ -70,9 +70,8 @@ var Search = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{youtubeID},
 	Examples: []providers.Example{
-		{Title: "Videos on a topic, four per page", Body: map[string]any{"query": "how to surf", "num": 4}},
-		{Title: "Long talks published after a date", Body: map[string]any{
-			"query": "go concurrency patterns", "duration": "long", "published_after": "2012-01-01T00:00:00Z"}},
+		{Title: "Videos on a topic, four per page", Body: providers.ExampleBody(`{"query": "how to surf", "num": 4}`)},
+		{Title: "Long talks published after a date", Body: providers.ExampleBody(`{"query": "go concurrency patterns", "duration": "long", "published_after": "2012-01-01T00:00:00Z"}`)},
 	},
 	Execute: execute,
 	Record:  VideoRecord{},

@@ -894,13 +894,13 @@ func TestExamples(t *testing.T) {
 				t.Errorf("transcript requests %v", r)
 			}
 			q := yt.Requests()[0].URL.Query()
-			if q.Get("q") != ex.Body["query"] || q.Get("key") != ytKey {
+			if q.Get("q") != ex.Body.Request()["query"] || q.Get("key") != ytKey {
 				t.Errorf("query %v", q)
 			}
-			if d, _ := ex.Body["duration"].(string); q.Get("videoDuration") != d {
+			if d, _ := ex.Body.Request()["duration"].(string); q.Get("videoDuration") != d {
 				t.Errorf("videoDuration %q, want %q", q.Get("videoDuration"), d)
 			}
-			if n, ok := ex.Body["num"].(int); ok && q.Get("maxResults") != fmt.Sprint(n) {
+			if n, ok := ex.Body.Request().Int("num"); ok && q.Get("maxResults") != fmt.Sprint(n) {
 				t.Errorf("maxResults %q, want %d", q.Get("maxResults"), n)
 			}
 		})

@@ -41,9 +41,9 @@ var WebRead = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{pageread.ProviderID},
 	Examples: []providers.Example{
-		{Title: "Read a page as Markdown", Body: map[string]any{"url": "https://example.com/"}},
-		{Title: "Read a long article, keeping the first 2,000 characters", Body: map[string]any{"url": "https://en.wikipedia.org/wiki/Web_scraping", "max_chars": 2000}},
-		{Title: "Read an encyclopedia article", Body: map[string]any{"url": "https://en.wikipedia.org/wiki/Markdown", "max_chars": 20000}},
+		{Title: "Read a page as Markdown", Body: providers.ExampleBody(`{"url": "https://example.com/"}`)},
+		{Title: "Read a long article, keeping the first 2,000 characters", Body: providers.ExampleBody(`{"url": "https://en.wikipedia.org/wiki/Web_scraping", "max_chars": 2000}`)},
+		{Title: "Read an encyclopedia article", Body: providers.ExampleBody(`{"url": "https://en.wikipedia.org/wiki/Markdown", "max_chars": 20000}`)},
 	},
 	Execute: pageread.Execute,
 	Record:  pageread.PageRecord{},

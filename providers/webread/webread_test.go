@@ -203,7 +203,7 @@ func TestExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantMax := 50000
-		if n, ok := ex.Body["max_chars"].(int); ok {
+		if n, ok := ex.Body.Request().Int("max_chars"); ok {
 			wantMax = n
 		}
 		check := func(t *testing.T, page *providers.Page) {
@@ -213,7 +213,7 @@ func TestExamples(t *testing.T) {
 			}
 			rec := page.Records[0]
 			data := rec.Data.(*pageread.PageRecord)
-			if rec.Title == "" || rec.URL != ex.Body["url"] || data.Source != "reader" || !recent(data.FetchedAt) {
+			if rec.Title == "" || rec.URL != ex.Body.Request()["url"] || data.Source != "reader" || !recent(data.FetchedAt) {
 				t.Errorf("record = %+v", rec)
 			}
 			md := data.Markdown

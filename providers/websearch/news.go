@@ -56,11 +56,9 @@ var NewsSearch = &providers.Capability{
 	Deadline:      15 * time.Second,
 	Providers:     []string{serpapi.ProviderID},
 	Examples: []providers.Example{
-		{Title: "News about a topic", Body: map[string]any{"query": "electric vehicles"}},
-		{Title: "This week's UK coverage in English, five per page", Body: map[string]any{
-			"query": "interest rates", "country": "GB", "language": "en", "time_range": "week", "num": 5}},
-		{Title: "Articles from one publisher in the past month", Body: map[string]any{
-			"query": "site:reuters.com semiconductors", "time_range": "month"}},
+		{Title: "News about a topic", Body: providers.ExampleBody(`{"query": "electric vehicles"}`)},
+		{Title: "This week's UK coverage in English, five per page", Body: providers.ExampleBody(`{"query": "interest rates", "country": "GB", "language": "en", "time_range": "week", "num": 5}`)},
+		{Title: "Articles from one publisher in the past month", Body: providers.ExampleBody(`{"query": "site:reuters.com semiconductors", "time_range": "month"}`)},
 	},
 	Execute: searchNews,
 	Record:  NewsRecord{},

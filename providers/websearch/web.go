@@ -52,11 +52,9 @@ var WebSearch = &providers.Capability{
 	Deadline:  15 * time.Second,
 	Providers: []string{serpapi.ProviderID},
 	Examples: []providers.Example{
-		{Title: "Web results for a question", Body: map[string]any{"query": "how tall is the eiffel tower"}},
-		{Title: "Pages from the past year, searched from the US in English, five per page", Body: map[string]any{
-			"query": "go generics tutorial", "num": 5, "country": "US", "language": "en", "time_range": "year"}},
-		{Title: "This week's pages in German, from Germany", Body: map[string]any{
-			"query": "Energiewende Strompreis", "country": "DE", "language": "de", "time_range": "week"}},
+		{Title: "Web results for a question", Body: providers.ExampleBody(`{"query": "how tall is the eiffel tower"}`)},
+		{Title: "Pages from the past year, searched from the US in English, five per page", Body: providers.ExampleBody(`{"query": "go generics tutorial", "num": 5, "country": "US", "language": "en", "time_range": "year"}`)},
+		{Title: "This week's pages in German, from Germany", Body: providers.ExampleBody(`{"query": "Energiewende Strompreis", "country": "DE", "language": "de", "time_range": "week"}`)},
 	},
 	Execute: searchWeb,
 	Record:  WebRecord{},

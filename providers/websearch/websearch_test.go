@@ -376,13 +376,13 @@ func TestExamples(t *testing.T) {
 					t.Fatal("no records")
 				}
 				q := f.Requests()[0].URL.Query()
-				if !strings.HasPrefix(q.Get("q"), ex.Body["query"].(string)) {
-					t.Errorf("q = %q, want the example's query %q", q.Get("q"), ex.Body["query"])
+				if !strings.HasPrefix(q.Get("q"), ex.Body.Request()["query"].(string)) {
+					t.Errorf("q = %q, want the example's query %q", q.Get("q"), ex.Body.Request()["query"])
 				}
-				if country, _ := ex.Body["country"].(string); q.Get("gl") != strings.ToLower(country) {
+				if country, _ := ex.Body.Request()["country"].(string); q.Get("gl") != strings.ToLower(country) {
 					t.Errorf("gl = %q for country %q", q.Get("gl"), country)
 				}
-				if lang, _ := ex.Body["language"].(string); q.Get("hl") != strings.ToLower(lang) {
+				if lang, _ := ex.Body.Request()["language"].(string); q.Get("hl") != strings.ToLower(lang) {
 					t.Errorf("hl = %q for language %q", q.Get("hl"), lang)
 				}
 			})
