@@ -155,7 +155,7 @@ type Action struct {
 
 // Example is an execute body shown by inspect.
 type Example struct {
-	Title string     `json:"title"`
+	Title string      `json:"title"`
 	Body  ExampleJSON `json:"body"`
 }
 
