@@ -225,7 +225,7 @@ func fill(t *testing.T, g *schemaGen, v reflect.Value, depth int) {
 	case v.Type() == timeType:
 		v.Set(reflect.ValueOf(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
 		return
-	case v.Type() == rawType:
+	case v.Type() == rawType, v.Type() == objType:
 		v.SetBytes([]byte(`{"k":1}`))
 		return
 	}
