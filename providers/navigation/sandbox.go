@@ -3,6 +3,7 @@ package navigation
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"strconv"
@@ -41,14 +42,14 @@ func generateNominatim(r *http.Request, fixture []byte, status int) ([]byte, int
 	}
 	rnd := providers.SeedOf("nominatim", p.Name)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 7, 64) }
-	place := map[string]any{
-		"place_id": 100000000 + rnd.IntN(90000000), "licence": "Data © OpenStreetMap contributors, ODbL 1.0. http://osm.org/copyright",
-		"osm_type": "relation", "osm_id": 10000 + rnd.IntN(900000), "lat": f(p.Lat), "lon": f(p.Lon),
-		"category": "boundary", "type": "administrative", "place_rank": 16, "importance": 0.5 + rnd.Float64()/3,
-		"addresstype": "city", "name": p.Name, "display_name": p.Name + ", " + p.Country,
-		"boundingbox": []string{f(p.Lat - 0.1), f(p.Lat + 0.1), f(p.Lon - 0.1), f(p.Lon + 0.1)},
+	place := nominatimResult{
+		PlaceID: 100000000 + rnd.IntN(90000000), Licence: "Data © OpenStreetMap contributors, ODbL 1.0. http://osm.org/copyright",
+		OSMType: "relation", OSMID: 10000 + rnd.IntN(900000), Lat: f(p.Lat), Lon: f(p.Lon),
+		Category: "boundary", Type: "administrative", PlaceRank: 16, Importance: 0.5 + rnd.Float64()/3,
+		AddressType: "city", Name: p.Name, DisplayName: p.Name + ", " + p.Country,
+		BoundingBox: []string{f(p.Lat - 0.1), f(p.Lat + 0.1), f(p.Lon - 0.1), f(p.Lon + 0.1)},
 	}
-	return providers.JSONBytes([]any{place}), http.StatusOK
+	return providers.JSONBytes([]nominatimResult{place}), http.StatusOK
 }
 
 // haversine is the great-circle distance in metres between two lon/lat points.
@@ -83,6 +84,17 @@ func speedOf(distance, duration any, def float64) float64 {
 	return def
 }
 
+// recordedCopy is a shallow copy of a recorded object for a generator to edit (empty when v is not
+// an object).
+func recordedCopy(v any) map[string]any {
+	// A recorded object holds whatever keys the upstream sent, so its copy stays a generic map.
+	c := map[string]any{}
+	if m, ok := v.(map[string]any); ok {
+		maps.Copy(c, m)
+	}
+	return c
+}
+
 // scaleSteps rescales a recorded list of steps to a leg's distance and duration.
 func scaleSteps(steps []any, distance, duration float64) []any {
 	var total float64
@@ -97,10 +109,7 @@ func scaleSteps(steps []any, distance, duration float64) []any {
 		if !ok {
 			continue
 		}
-		c := map[string]any{}
-		for k, v := range m {
-			c[k] = v
-		}
+		c := recordedCopy(m)
 		share := 1 / float64(len(steps))
 		if total > 0 {
 			share = number(m["distance"]) / total
@@ -177,19 +186,16 @@ func generateORSDirections(r *http.Request, fixture []byte, status int) ([]byte,
 	for k := 0; k < n; k++ {
 		detour := 1 + 0.08*float64(k)
 		var total, totalT float64
-		var segments []any
+		var segments []orsRouteSegment
 		for i := 1; i < len(body.Coordinates); i++ {
 			d := math.Max(haversine(body.Coordinates[i-1], body.Coordinates[i])*roadFactor*detour, 1)
 			t := d / speed
 			total, totalT = total+d, totalT+t
-			segments = append(segments, map[string]any{"distance": round1(d), "duration": round1(t),
-				"steps": renameSteps(scaleSteps(recordedSteps, d, t), body.Coordinates[i-1], body.Coordinates[i])})
+			segments = append(segments, orsRouteSegment{Distance: round1(d), Duration: round1(t),
+				Steps: renameSteps(scaleSteps(recordedSteps, d, t), body.Coordinates[i-1], body.Coordinates[i])})
 		}
-		rt := map[string]any{}
-		for key, v := range routes[k%len(routes)].(map[string]any) {
-			rt[key] = v
-		}
-		rt["summary"] = map[string]any{"distance": round1(total), "duration": round1(totalT)}
+		rt := recordedCopy(routes[k%len(routes)].(map[string]any))
+		rt["summary"] = orsRouteSummary{Distance: round1(total), Duration: round1(totalT)}
 		rt["segments"] = segments
 		rt["bbox"] = bbox(body.Coordinates)
 		out = append(out, rt)
@@ -257,10 +263,10 @@ func generateORSMatrix(r *http.Request, fixture []byte, status int) ([]byte, int
 	speed, _ := profileSpeed(strings.TrimPrefix(r.URL.Path, "/v2/matrix/"), pathKm(body.Locations))
 	dist, dur := matrixOf(body.Locations, src, dst, speed)
 	doc["distances"], doc["durations"] = dist, dur
-	snap := func(idx []int) []any {
-		var out []any
+	snap := func(idx []int) []orsSnappedLocation {
+		var out []orsSnappedLocation
 		for _, i := range idx {
-			out = append(out, map[string]any{"location": body.Locations[i], "snapped_distance": 3.5})
+			out = append(out, orsSnappedLocation{Location: body.Locations[i], SnappedDistance: 3.5})
 		}
 		return out
 	}
@@ -335,12 +341,7 @@ func pick(pts [][2]float64, idx []int) [][2]float64 {
 }
 
 func osrmWaypoint(tmpl any, pt [2]float64, i int) map[string]any {
-	w := map[string]any{}
-	if m, ok := tmpl.(map[string]any); ok {
-		for k, v := range m {
-			w[k] = v
-		}
-	}
+	w := recordedCopy(tmpl)
 	w["location"] = []float64{pt[0], pt[1]}
 	w["name"] = fmt.Sprintf("Sandbox Street %d", i+1)
 	w["distance"] = 2.5
@@ -369,19 +370,15 @@ func generateOSRMRoute(r *http.Request, fixture []byte, status int) ([]byte, int
 	for k := range routes {
 		detour := 1 + 0.08*float64(k)
 		var total, totalT float64
-		var newLegs []any
+		var newLegs []osrmRouteLeg
 		for i := 1; i < len(pts); i++ {
 			d := math.Max(haversine(pts[i-1], pts[i])*roadFactor*detour, 1)
 			t := d / speed
 			total, totalT = total+d, totalT+t
-			leg := map[string]any{"summary": fmt.Sprintf("Sandbox Road %d", i), "weight": round1(t), "duration": round1(t), "distance": round1(d),
-				"steps": renameSteps(scaleSteps(recordedSteps, d, t), pts[i-1], pts[i])}
-			newLegs = append(newLegs, leg)
+			newLegs = append(newLegs, osrmRouteLeg{Summary: fmt.Sprintf("Sandbox Road %d", i), Weight: round1(t), Duration: round1(t),
+				Distance: round1(d), Steps: renameSteps(scaleSteps(recordedSteps, d, t), pts[i-1], pts[i])})
 		}
-		rt := map[string]any{}
-		for key, v := range routes[k].(map[string]any) {
-			rt[key] = v
-		}
+		rt := recordedCopy(routes[k].(map[string]any))
 		rt["legs"], rt["distance"], rt["duration"], rt["weight"] = newLegs, round1(total), round1(totalT), round1(totalT)
 		out = append(out, rt)
 	}

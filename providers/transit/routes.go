@@ -233,24 +233,22 @@ func parseAt(s string) (time.Time, error) {
 
 // --- the request
 
-// waypoint is a Routes API Waypoint: {address} or {location: {latLng}}.
-type waypoint map[string]any
-
+// waypointOf is the Routes API waypoint of a place and its text for the Google Maps link.
 func waypointOf(v any) (waypoint, string, bool) {
 	switch p := v.(type) {
 	case string:
 		s := strings.TrimSpace(p)
-		return waypoint{"address": s}, s, s != ""
+		return waypoint{Address: s}, s, s != ""
 	case map[string]any:
 		lat, okLat := providers.Request(p).Float("lat")
 		lon, okLon := providers.Request(p).Float("lon")
 		if !okLat || !okLon {
-			return nil, "", false
+			return waypoint{}, "", false
 		}
-		return waypoint{"location": map[string]any{"latLng": map[string]any{"latitude": lat, "longitude": lon}}},
+		return waypoint{Location: &location{LatLng: latLng{Latitude: lat, Longitude: lon}}},
 			strconv.FormatFloat(lat, 'f', -1, 64) + "," + strconv.FormatFloat(lon, 'f', -1, 64), true
 	}
-	return nil, "", false
+	return waypoint{}, "", false
 }
 
 // preferModes maps the spec's transit modes to the Routes API's TransitTravelMode.
@@ -261,7 +259,7 @@ var routingPreferences = map[string]string{"fewer_transfers": "FEWER_TRANSFERS",
 
 // query is a validated request as the adapter uses it.
 type query struct {
-	body        map[string]any
+	body        computeRoutesRequest
 	origin      string // for the Google Maps link
 	destination string
 	timeMode    string // "", depart_at, arrive_by, last_available
@@ -271,16 +269,17 @@ type query struct {
 }
 
 func buildQuery(req providers.Request) (*query, error) {
-	q := &query{body: map[string]any{"travelMode": "TRANSIT", "computeAlternativeRoutes": true}}
+	q := &query{body: computeRoutesRequest{TravelMode: "TRANSIT", ComputeAlternativeRoutes: true}}
 	for _, f := range []struct {
 		key  string
+		wp   *waypoint
 		text *string
-	}{{"origin", &q.origin}, {"destination", &q.destination}} {
+	}{{"origin", &q.body.Origin, &q.origin}, {"destination", &q.body.Destination, &q.destination}} {
 		w, text, ok := waypointOf(req[f.key])
 		if !ok {
 			return nil, providers.InvalidField("/"+f.key, f.key+" must be a place name or coordinates {lat, lon}")
 		}
-		q.body[f.key], *f.text = w, text
+		*f.wp, *f.text = w, text
 	}
 	if t, ok := req.Object("time"); ok {
 		q.timeMode = t.Str("mode")
@@ -291,17 +290,17 @@ func buildQuery(req providers.Request) (*query, error) {
 				return nil, providers.InvalidField("/time/at", "at must be an RFC 3339 timestamp with an explicit offset")
 			}
 			q.at, q.atText = at, t.Str("at")
-			key := "departureTime"
+			when := &q.body.DepartureTime
 			if q.timeMode == "arrive_by" {
-				key = "arrivalTime"
+				when = &q.body.ArrivalTime
 			}
-			q.body[key] = at.UTC().Format(time.RFC3339Nano)
+			*when = at.UTC().Format(time.RFC3339Nano)
 		case "last_available":
 			q.notes = append(q.notes, "The Routes API cannot ask for the last trip of the day (time mode last_available): "+
 				"these itineraries depart now, and their requested_time_status is not_supported.")
 		}
 	}
-	prefs := map[string]any{}
+	var prefs transitPreferences
 	if modes := req.Strings("prefer"); len(modes) > 0 {
 		var allowed []string
 		for _, m := range modes {
@@ -309,24 +308,20 @@ func buildQuery(req providers.Request) (*query, error) {
 				allowed = append(allowed, v)
 			}
 		}
-		prefs["allowedTravelModes"] = allowed
+		prefs.AllowedTravelModes = allowed
 	}
 	switch p := req.Str("preference"); p {
 	case "fewer_transfers", "less_walking":
-		prefs["routingPreference"] = routingPreferences[p]
+		prefs.RoutingPreference = routingPreferences[p]
 	case "wheelchair_accessible":
 		q.notes = append(q.notes, "The Routes API has no wheelchair-accessible transit option: these itineraries use "+
 			"Google's default routing and are not checked for step-free access; check with the agencies before travelling.")
 	}
-	if len(prefs) > 0 {
-		q.body["transitPreferences"] = prefs
+	if prefs.AllowedTravelModes != nil || prefs.RoutingPreference != "" {
+		q.body.TransitPreferences = &prefs
 	}
-	if c := req.Str("country"); c != "" {
-		q.body["regionCode"] = strings.ToLower(c) // a CLDR/ccTLD region code
-	}
-	if l := req.Str("language"); l != "" {
-		q.body["languageCode"] = l
-	}
+	q.body.RegionCode = strings.ToLower(req.Str("country")) // a CLDR/ccTLD region code
+	q.body.LanguageCode = req.Str("language")
 	return q, nil
 }
 

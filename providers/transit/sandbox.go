@@ -32,19 +32,9 @@ func townOf(address string) string {
 	return strings.TrimSpace(parts[len(parts)-1])
 }
 
-type sandboxWaypoint struct {
-	Address  string `json:"address"`
-	Location *struct {
-		LatLng struct {
-			Latitude  float64 `json:"latitude"`
-			Longitude float64 `json:"longitude"`
-		} `json:"latLng"`
-	} `json:"location"`
-}
-
-// resolve is a sandboxWaypoint's place and point: an address within a few km of its city's centre
+// resolve is a requested waypoint's place and point: an address within a few km of its city's centre
 // (distinct addresses of one city lie apart), or the coordinates given.
-func resolve(w sandboxWaypoint) (providers.SandboxPlace, float64, float64, bool) {
+func resolve(w waypoint) (providers.SandboxPlace, float64, float64, bool) {
 	if w.Location != nil {
 		lat, lon := w.Location.LatLng.Latitude, w.Location.LatLng.Longitude
 		return providers.PlaceAt("", lat, lon), lat, lon, true
@@ -62,9 +52,9 @@ func resolve(w sandboxWaypoint) (providers.SandboxPlace, float64, float64, bool)
 
 func generateRoutes(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	var body struct {
-		Origin        sandboxWaypoint `json:"origin"`
-		Destination   sandboxWaypoint `json:"destination"`
-		DepartureTime string          `json:"departureTime"`
+		Origin        waypoint `json:"origin"`
+		Destination   waypoint `json:"destination"`
+		DepartureTime string   `json:"departureTime"`
 	}
 	if status != http.StatusOK || r.Body == nil || json.NewDecoder(r.Body).Decode(&body) != nil {
 		return fixture, status
@@ -165,7 +155,7 @@ func redraw(rt map[string]any, k int, km, rideKmh float64, start time.Time, zone
 		secs := math.Round(dist / 1000 / kmh * 3600)
 		s["distanceMeters"] = int(dist)
 		s["staticDuration"] = fmt.Sprintf("%ds", int(secs))
-		s["localizedValues"] = map[string]any{"distance": map[string]any{"text": distText(dist)}, "staticDuration": map[string]any{"text": durText(secs)}}
+		s["localizedValues"] = stepLocalizedValues{Distance: localizedText{distText(dist)}, StaticDuration: localizedText{durText(secs)}}
 		if ni, ok := s["navigationInstruction"].(map[string]any); ok {
 			switch {
 			case walk && i == 0:
@@ -178,18 +168,18 @@ func redraw(rt map[string]any, k int, km, rideKmh float64, start time.Time, zone
 		}
 		if td, ok := s["transitDetails"].(map[string]any); ok {
 			frac0, frac1 := done/total, math.Min((done+dist)/total, 1)
-			pt := func(f float64) map[string]any {
-				return map[string]any{"latLng": map[string]any{"latitude": math.Round((o[0]+(d[0]-o[0])*f)*1e6) / 1e6,
-					"longitude": math.Round((o[1]+(d[1]-o[1])*f)*1e6) / 1e6}}
+			pt := func(f float64) location {
+				return location{LatLng: latLng{Latitude: math.Round((o[0]+(d[0]-o[0])*f)*1e6) / 1e6,
+					Longitude: math.Round((o[1]+(d[1]-o[1])*f)*1e6) / 1e6}}
 			}
 			dep, arr := t, t.Add(time.Duration(secs)*time.Second)
-			td["stopDetails"] = map[string]any{
-				"departureStop": map[string]any{"name": stopName(i), "location": pt(frac0)},
-				"arrivalStop":   map[string]any{"name": stopName(i + 1), "location": pt(frac1)},
-				"departureTime": dep.UTC().Format(time.RFC3339), "arrivalTime": arr.UTC().Format(time.RFC3339)}
-			td["localizedValues"] = map[string]any{
-				"departureTime": map[string]any{"time": map[string]any{"text": dep.In(zone).Format("3:04 PM")}, "timeZone": from.Timezone},
-				"arrivalTime":   map[string]any{"time": map[string]any{"text": arr.In(zone).Format("3:04 PM")}, "timeZone": from.Timezone}}
+			td["stopDetails"] = stopDetails{
+				DepartureStop: transitStop{Name: stopName(i), Location: pt(frac0)},
+				ArrivalStop:   transitStop{Name: stopName(i + 1), Location: pt(frac1)},
+				DepartureTime: dep.UTC().Format(time.RFC3339), ArrivalTime: arr.UTC().Format(time.RFC3339)}
+			td["localizedValues"] = transitLocalizedValues{
+				DepartureTime: localizedClock{Time: localizedText{dep.In(zone).Format("3:04 PM")}, TimeZone: from.Timezone},
+				ArrivalTime:   localizedClock{Time: localizedText{arr.In(zone).Format("3:04 PM")}, TimeZone: from.Timezone}}
 			td["headsign"] = to.Name
 			if line, ok := td["transitLine"].(map[string]any); ok {
 				if ags := providers.Templates(line["agencies"]); len(ags) > 0 {
@@ -232,8 +222,8 @@ func redraw(rt map[string]any, k int, km, rideKmh float64, start time.Time, zone
 		cur = "EUR"
 	}
 	units, nanos := math.Modf(fare)
-	rt["localizedValues"] = map[string]any{"distance": map[string]any{"text": distText(done)}, "duration": map[string]any{"text": durText(totalSecs)},
-		"transitFare": map[string]any{"text": fmt.Sprintf("%s %.2f", cur, fare)}}
-	rt["travelAdvisory"] = map[string]any{"transitFare": map[string]any{"currencyCode": cur, "units": strconv.Itoa(int(units)), "nanos": int(math.Round(nanos*100)) * 10000000}}
+	rt["localizedValues"] = routeLocalizedValues{Distance: localizedText{distText(done)}, Duration: localizedText{durText(totalSecs)},
+		TransitFare: localizedText{fmt.Sprintf("%s %.2f", cur, fare)}}
+	rt["travelAdvisory"] = travelAdvisory{TransitFare: money{CurrencyCode: cur, Units: strconv.Itoa(int(units)), Nanos: int(math.Round(nanos*100)) * 10000000}}
 	return len(newSteps)
 }
