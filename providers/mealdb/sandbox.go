@@ -23,6 +23,23 @@ func init() {
 
 type synthMeal struct{ Name, Category, Area, Ingredient string }
 
+// mealsAnswer is TheMealDB's answer: its list of meals (full meals or filterMeals).
+type mealsAnswer[T any] struct {
+	Meals []T `json:"meals"`
+}
+
+// filterMeal is a meal of TheMealDB's filter.php answer: its name, thumbnail and id only.
+type filterMeal struct {
+	Name      string `json:"strMeal"`
+	Thumbnail string `json:"strMealThumb"`
+	ID        string `json:"idMeal"`
+}
+
+// mealsJSON is the encoded answer listing meals.
+func mealsJSON[T any](meals ...T) []byte {
+	return providers.JSONBytes(mealsAnswer[T]{Meals: meals})
+}
+
 var synthMeals = struct {
 	sync.Mutex
 	m map[string]synthMeal
@@ -58,7 +75,8 @@ func generateMeals(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	word := providers.TitleCase(strings.ReplaceAll(val, "_", " "))
 	seed := sel + "\x00" + strings.ToLower(val)
 	n := 4 + providers.Rand("meals", seed).IntN(8)
-	var meals []any
+	var full []map[string]any
+	var found []filterMeal
 	tmplDoc := providers.JSONObject(readSandbox("search_stew.json"))
 	tmpls := providers.Templates(tmplDoc["meals"])
 	for i := range n {
@@ -87,12 +105,15 @@ func generateMeals(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		synthMeals.m[id] = m
 		synthMeals.Unlock()
 		if sel == "s" {
-			meals = append(meals, fullMeal(providers.FromTemplate(tmpls, i), id, m))
+			full = append(full, fullMeal(providers.FromTemplate(tmpls, i), id, m))
 		} else {
-			meals = append(meals, map[string]any{"strMeal": m.Name, "strMealThumb": "https://www.themealdb.com/images/media/meals/sandbox.jpg", "idMeal": id})
+			found = append(found, filterMeal{Name: m.Name, Thumbnail: "https://www.themealdb.com/images/media/meals/sandbox.jpg", ID: id})
 		}
 	}
-	return providers.JSONBytes(map[string]any{"meals": meals}), http.StatusOK
+	if sel == "s" {
+		return mealsJSON(full...), http.StatusOK
+	}
+	return mealsJSON(found...), http.StatusOK
 }
 
 func readSandbox(name string) []byte {
@@ -103,6 +124,8 @@ func readSandbox(name string) []byte {
 // fullMeal fills a full meal template (search.php, lookup.php) with a synthetic meal.
 func fullMeal(rec map[string]any, id string, m synthMeal) map[string]any {
 	if rec == nil {
+		// A recorded meal holds whatever keys TheMealDB sent, so it stays a generic map (an empty
+		// one when there is no template).
 		rec = map[string]any{}
 	}
 	rec["idMeal"], rec["strMeal"], rec["strCategory"], rec["strArea"] = id, m.Name, m.Category, m.Area
@@ -126,5 +149,5 @@ func lookupMeal(id string, fixture []byte, status int) ([]byte, int) {
 	}
 	doc := providers.JSONObject(readSandbox("lookup_52771.json"))
 	tmpls := providers.Templates(doc["meals"])
-	return providers.JSONBytes(map[string]any{"meals": []any{fullMeal(providers.FromTemplate(tmpls, 0), id, m)}}), http.StatusOK
+	return mealsJSON(fullMeal(providers.FromTemplate(tmpls, 0), id, m)), http.StatusOK
 }

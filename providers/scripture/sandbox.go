@@ -3,6 +3,7 @@ package scripture
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"sort"
 	"strconv"
@@ -89,34 +90,28 @@ func generatePassage(r *http.Request, fixture []byte, status int) ([]byte, int) 
 	if bk == nil || !ok {
 		return fixture, status
 	}
-	var list []any
+	var list []passageVerse
 	var text strings.Builder
 	for _, cv := range verses {
 		t := fmt.Sprintf("%s %d:%d in the capgate sandbox; a live key reads the translation's text.\n", bk.Name, cv[0], cv[1])
-		list = append(list, map[string]any{"book_id": bk.ID, "book_name": bk.Name, "chapter": cv[0], "verse": cv[1], "text": t})
+		list = append(list, passageVerse{BookID: bk.ID, BookName: bk.Name, Chapter: cv[0], Verse: cv[1], Text: t})
 		text.WriteString(t)
 	}
 	translation := r.URL.Query().Get("translation")
 	if translation == "" {
 		translation = "web"
 	}
-	doc := map[string]any{"reference": bk.Name + " " + nums, "verses": list, "text": text.String(),
-		"translation_id": translation, "translation_name": strings.ToUpper(translation) + " (sandbox)", "translation_note": "Public Domain"}
+	doc := passageAnswer{Reference: bk.Name + " " + nums, Verses: list, Text: text.String(),
+		TranslationID: translation, TranslationName: strings.ToUpper(translation) + " (sandbox)", TranslationNote: "Public Domain"}
 	return providers.JSONBytes(doc), http.StatusOK
 }
 
 // sandboxAyah is a verse in Quran.com's shape, made from the recorded one.
 func sandboxAyah(tmpl map[string]any, s, a int) map[string]any {
-	v := map[string]any{}
-	for k, x := range tmpl {
-		v[k] = x
-	}
+	v := maps.Clone(tmpl)
 	v["id"], v["verse_number"], v["verse_key"] = s*1000+a, a, fmt.Sprintf("%d:%d", s, a)
 	if ts, ok := tmpl["translations"].([]any); ok && len(ts) > 0 {
-		t := map[string]any{}
-		for k, x := range ts[0].(map[string]any) {
-			t[k] = x
-		}
+		t := maps.Clone(ts[0].(map[string]any))
 		t["text"] = fmt.Sprintf("Ayah %d:%d in the capgate sandbox; a live key reads the translation's text.", s, a)
 		v["translations"] = []any{t}
 	}
@@ -141,7 +136,7 @@ func generateQuranKey(r *http.Request, fixture []byte, status int) ([]byte, int)
 	if status == http.StatusOK || !ok || err1 != nil || err2 != nil || !known || an < 1 || an > info.Ayahs || tmpl == nil {
 		return fixture, status
 	}
-	return providers.JSONBytes(map[string]any{"verse": sandboxAyah(tmpl, sn, an)}), http.StatusOK
+	return providers.JSONBytes(quranKeyAnswer{Verse: sandboxAyah(tmpl, sn, an)}), http.StatusOK
 }
 
 func generateQuranChapter(r *http.Request, fixture []byte, status int) ([]byte, int) {
@@ -156,16 +151,16 @@ func generateQuranChapter(r *http.Request, fixture []byte, status int) ([]byte, 
 	per, _ := strconv.Atoi(q.Get("per_page"))
 	page, per = max(page, 1), min(max(per, 1), 50)
 	pages := (info.Ayahs + per - 1) / per
-	var verses []any
+	var verses []map[string]any
 	for a := (page-1)*per + 1; a <= min(page*per, info.Ayahs); a++ {
 		verses = append(verses, sandboxAyah(tmpl, sn, a))
 	}
-	var next any
+	var next *int // null on the last page
 	if page < pages {
-		next = page + 1
+		next = new(page + 1)
 	}
-	return providers.JSONBytes(map[string]any{"verses": verses, "pagination": map[string]any{
-		"per_page": per, "current_page": page, "next_page": next, "total_pages": pages, "total_records": info.Ayahs}}), http.StatusOK
+	return providers.JSONBytes(quranChapterAnswer{Verses: verses, Pagination: quranPaging{
+		PerPage: per, CurrentPage: page, NextPage: next, TotalPages: pages, TotalRecords: info.Ayahs}}), http.StatusOK
 }
 
 // Phrase searches (issue 36): the recorded phrases keep their recorded answers; any other phrase

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/capgate/capgate/providers"
+	"github.com/capgate/capgate/providers/internal/lenient"
 )
 
 // The sandbox's searches carry the asked query's words and page size, and every video has a
@@ -139,7 +140,7 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		generated[vid] = v
 		videosMu.Unlock()
 		it := providers.FromTemplate(tmpls, i)
-		it["id"] = map[string]any{"kind": "youtube#video", "videoId": vid}
+		it["id"] = searchResultID{Kind: "youtube#video", VideoID: lenient.Str(vid)}
 		it["etag"] = vid + "etag"
 		it["snippet"] = fillSnippet(it["snippet"], vid, v)
 		items = append(items, it)
@@ -153,7 +154,7 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	if from > 0 {
 		doc["prevPageToken"] = "SBX" + strconv.Itoa(max(from-size, 0))
 	}
-	doc["pageInfo"] = map[string]any{"totalResults": total, "resultsPerPage": size}
+	doc["pageInfo"] = pageInfo{TotalResults: total, ResultsPerPage: size}
 	return providers.JSONBytes(doc), http.StatusOK
 }
 
@@ -161,6 +162,8 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 func fillSnippet(tmpl any, id string, v generatedVideo) map[string]any {
 	sn, _ := tmpl.(map[string]any)
 	if sn == nil {
+		// A recorded snippet holds whatever keys YouTube sent, so it stays a generic map (an empty
+		// one when the template has none).
 		sn = map[string]any{}
 	}
 	at := v.published.UTC().Format(time.RFC3339)
@@ -170,16 +173,16 @@ func fillSnippet(tmpl any, id string, v generatedVideo) map[string]any {
 	sn["publishedAt"] = at
 	sn["channelId"] = "UC" + providers.Slug(v.channel)
 	sn["title"], sn["description"], sn["channelTitle"] = v.title, v.description, v.channel
-	sn["thumbnails"] = map[string]any{
-		"default": map[string]any{"url": "https://i.ytimg.com/vi/" + id + "/default.jpg", "width": 120, "height": 90},
-		"medium":  map[string]any{"url": "https://i.ytimg.com/vi/" + id + "/mqdefault.jpg", "width": 320, "height": 180},
-		"high":    map[string]any{"url": "https://i.ytimg.com/vi/" + id + "/hqdefault.jpg", "width": 480, "height": 360},
+	sn["thumbnails"] = snippetThumbnails{
+		Default: thumbnailImage{URL: "https://i.ytimg.com/vi/" + id + "/default.jpg", Width: 120, Height: 90},
+		Medium:  thumbnailImage{URL: "https://i.ytimg.com/vi/" + id + "/mqdefault.jpg", Width: 320, Height: 180},
+		High:    thumbnailImage{URL: "https://i.ytimg.com/vi/" + id + "/hqdefault.jpg", Width: 480, Height: 360},
 	}
 	if _, ok := sn["localized"]; ok {
-		sn["localized"] = map[string]any{"title": v.title, "description": v.description}
+		sn["localized"] = localizedSnippet{Title: v.title, Description: v.description}
 	}
 	if _, ok := sn["tags"]; ok {
-		sn["tags"] = []any{strings.ToLower(v.title)}
+		sn["tags"] = []string{strings.ToLower(v.title)}
 	}
 	return sn
 }
@@ -209,8 +212,8 @@ func generateVideo(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	}
 	rr := providers.Rand("stats", id)
 	views := 1000 + rr.IntN(5000000)
-	it["statistics"] = map[string]any{"viewCount": strconv.Itoa(views), "likeCount": strconv.Itoa(views / 50),
-		"favoriteCount": "0", "commentCount": strconv.Itoa(views / 900)}
+	it["statistics"] = videoStatistics{ViewCount: strconv.Itoa(views), LikeCount: strconv.Itoa(views / 50),
+		FavoriteCount: "0", CommentCount: strconv.Itoa(views / 900)}
 	tmpl["items"] = []any{it}
 	return providers.JSONBytes(tmpl), http.StatusOK
 }
@@ -226,9 +229,9 @@ func generatedTranscript(v generatedVideo) []byte {
 	lines := []string{"[Music]", "hi everyone, welcome back to " + v.channel, "today: " + strings.ToLower(v.title),
 		v.description, "let's get started", "that's it for today, thanks for watching", "[Music]"}
 	step := v.seconds * 1000 / len(lines)
-	var content []any
+	var content []transcriptSegment
 	for i, l := range lines {
-		content = append(content, map[string]any{"text": l, "offset": i * step, "duration": step * 9 / 10, "lang": "en"})
+		content = append(content, transcriptSegment{Text: l, Offset: i * step, Duration: step * 9 / 10, Lang: "en"})
 	}
-	return providers.JSONBytes(map[string]any{"content": content, "lang": "en", "availableLangs": []any{"en"}})
+	return providers.JSONBytes(transcriptAnswer{Content: content, Lang: "en", AvailableLangs: []string{"en"}})
 }
