@@ -15,10 +15,12 @@ test:
 	bash scripts/test.sh
 
 # The inner loop: SQLite only (no PostgreSQL, Redis or Chromium), no race detector, no fuzzing;
-# the browser journey skips itself under -short. make test is what CI runs.
+# the browser journey skips itself under -short; the longest packages start first. make test is
+# what CI runs.
 test-quick:
 	CAPGATE_TEST_POSTGRES_URL= CAPGATE_TEST_REDIS_URL= CAPGATE_REQUIRE_SERVERS= \
-		$(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -short -count=1 ./...
+		$(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -short -count=1 \
+		./gateway/ ./e2e/ ./console/ ./tenants/ ./...
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
