@@ -722,17 +722,16 @@ func TestDetails(t *testing.T) {
 		if got, want := reqs[0].URL.Query(), londonQuery("property_token", "ChkIgf65q43Z3ohYGg0vZy8xMW54dDI2ampiEAE"); !reflect.DeepEqual(got, want) {
 			t.Errorf("query = %v, want %v", got, want)
 		}
-		body := d.Body.(map[string]any)
-		opts := body["booking_options"].([]map[string]any)
+		body := d.Body.(*PropertyDetails)
 		var sources []string
-		for _, o := range opts {
-			sources = append(sources, o["source"].(string))
+		for _, o := range body.BookingOptions {
+			sources = append(sources, o.Source)
 		}
 		if want := []string{"Millennium Hotel and Conference Centre Gloucester London", "Hotels.com", "momondo.com", "Bluepillow.com", "Closest Hotel"}; !reflect.DeepEqual(sources, want) {
 			t.Errorf("booking option sources = %q, want %q", sources, want)
 		}
-		if body["occupancy_status"] != "confirmed" || body["stay"].(map[string]any)["nights"] != 11 {
-			t.Errorf("occupancy %v stay %v", body["occupancy_status"], body["stay"])
+		if body.OccupancyStatus != "confirmed" || body.Stay.Nights != 11 {
+			t.Errorf("occupancy %v stay %v", body.OccupancyStatus, body.Stay)
 		}
 		if len(d.Links) != 5 || d.Links[0].Label != "Property website" || d.Links[1].Label != "Book on Millennium Hotel and Conference Centre Gloucester London" {
 			t.Errorf("links = %v", d.Links)
@@ -752,9 +751,9 @@ func TestDetails(t *testing.T) {
 		if got := f.Requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
 			t.Errorf("query = %v, want %v", got, want)
 		}
-		body := d.Body.(map[string]any)
-		if body["occupancy_status"] != "no_price" || body["currency"] != "GBP" || len(d.Links) != 0 ||
-			!reflect.DeepEqual(body["booking_options"], []map[string]any{}) {
+		body := d.Body.(*PropertyDetails)
+		if body.OccupancyStatus != "no_price" || body.Currency != "GBP" || len(d.Links) != 0 ||
+			!reflect.DeepEqual(body.BookingOptions, []BookingOption{}) {
 			t.Errorf("detail = %v links %v", body, d.Links)
 		}
 	})
@@ -803,7 +802,7 @@ func TestDetails(t *testing.T) {
 func TestExamples(t *testing.T) {
 	providertest.Conformance{Providers: Providers(),
 		Detail: func(t *testing.T, _ providers.Example, name string, _ *providers.Record, d *providers.Detail) {
-			if b := d.Body.(map[string]any); b["description"] == nil || b["nearby_places"] == nil || len(d.Links) < 2 {
+			if b := d.Body.(*PropertyDetails); b.Description == "" || b.NearbyPlaces == nil || len(d.Links) < 2 {
 				t.Errorf("%s = %v %v", name, b, d.Links)
 			}
 		},

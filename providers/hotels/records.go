@@ -338,54 +338,113 @@ func details(ctx context.Context, call *providers.Call, rec *providers.Record) (
 	return &providers.Detail{Body: body, Links: detailLinks(ans, body)}, nil
 }
 
+// PropertyDetails is the details body of a property record; a key is left out when Google Hotels
+// does not supply it. Fields are declared in key order (a detail is written by encoding/json).
+type PropertyDetails struct {
+	Address            string             `json:"address,omitempty"`
+	Amenities          []string           `json:"amenities,omitempty"`
+	BookingOptions     []BookingOption    `json:"booking_options"`
+	CheckInTime        string             `json:"check_in_time,omitempty"`
+	CheckOutTime       string             `json:"check_out_time,omitempty"`
+	Currency           string             `json:"currency"`
+	Description        string             `json:"description,omitempty"`
+	HotelClass         string             `json:"hotel_class,omitempty"`
+	Lat                *float64           `json:"lat,omitempty"`
+	LocationRating     *float64           `json:"location_rating,omitempty"`
+	Lon                *float64           `json:"lon,omitempty"`
+	Name               string             `json:"name"`
+	NearbyPlaces       []PlaceNearby      `json:"nearby_places,omitempty"`
+	OccupancyNote      string             `json:"occupancy_note,omitempty"`
+	OccupancyStatus    string             `json:"occupancy_status"`
+	Phone              string             `json:"phone,omitempty"`
+	PricePerNight      *float64           `json:"price_per_night,omitempty"`
+	Rating             *float64           `json:"rating,omitempty"`
+	RequestedOccupancy Occupancy          `json:"requested_occupancy"`
+	Reviews            *int64             `json:"reviews,omitempty"`
+	Stay               StayDates          `json:"stay"`
+	TotalPrice         *float64           `json:"total_price,omitempty"`
+	Type               string             `json:"type,omitempty"`
+	TypicalPriceRange  *TypicalPriceRange `json:"typical_price_range,omitempty"`
+}
+
+// StayDates are the dates and length of the stay the details are priced for.
+type StayDates struct {
+	CheckIn  string `json:"check_in"`
+	CheckOut string `json:"check_out"`
+	Nights   int    `json:"nights"`
+}
+
+// TypicalPriceRange is the nightly price Google Hotels says the property usually costs.
+type TypicalPriceRange struct {
+	Highest float64 `json:"highest"`
+	Lowest  float64 `json:"lowest"`
+}
+
+// PlaceNearby is a place near the property and how long it takes to get there; fields in key order.
+type PlaceNearby struct {
+	Category        string       `json:"category,omitempty"`
+	Name            string       `json:"name"`
+	Rating          *float64     `json:"rating,omitempty"`
+	Reviews         *int64       `json:"reviews,omitempty"`
+	Transportations []TravelTime `json:"transportations"`
+}
+
+// TravelTime is how long a way of travel ("Walking", "Taxi") takes to a nearby place.
+type TravelTime struct {
+	Duration string `json:"duration"`
+	Type     string `json:"type"`
+}
+
+// BookingOption is one booking site's offer for the stay; fields in key order.
+type BookingOption struct {
+	FreeCancellation *bool    `json:"free_cancellation,omitempty"`
+	Link             string   `json:"link,omitempty"`
+	NumGuests        *int64   `json:"num_guests,omitempty"`
+	Official         *bool    `json:"official,omitempty"`
+	PricePerNight    *float64 `json:"price_per_night,omitempty"`
+	Source           string   `json:"source"`
+	TotalPrice       *float64 `json:"total_price,omitempty"`
+}
+
 // detailBody builds the details answer; keys are left out when Google Hotels does not supply them.
-func detailBody(a detailAnswer, offers []offer, s stay) map[string]any {
-	d := map[string]any{"name": string(a.Name)}
-	for k, v := range map[string]lenient.Str{"type": a.Type, "description": a.Description, "address": a.Address,
-		"phone": a.Phone, "check_in_time": a.CheckInTime, "check_out_time": a.CheckOutTime} {
-		lenient.SetStr(d, k, string(v))
-	}
-	lenient.SetStr(d, "hotel_class", a.hotelClass())
+func detailBody(a detailAnswer, offers []offer, s stay) *PropertyDetails {
+	d := &PropertyDetails{Name: string(a.Name), Type: string(a.Type), Description: string(a.Description),
+		Address: string(a.Address), Phone: string(a.Phone), CheckInTime: string(a.CheckInTime),
+		CheckOutTime: string(a.CheckOutTime), HotelClass: a.hotelClass()}
 	if r, ok := a.rating(); ok {
-		d["rating"] = r
+		d.Rating = &r
 	}
 	if a.Reviews.OK && a.Reviews.V >= 0 {
-		d["reviews"] = a.Reviews.V
+		d.Reviews = &a.Reviews.V
 	}
 	if r := a.LocationRating; r.OK && r.V >= 0 && r.V <= 5 {
-		d["location_rating"] = r.V
+		d.LocationRating = &r.V
 	}
 	if lat, lon, ok := a.coordinates(); ok {
-		d["lat"], d["lon"] = lat, lon
+		d.Lat, d.Lon = &lat, &lon
 	}
-	d["stay"] = map[string]any{"check_in": s.CheckIn.Format(dateLayout), "check_out": s.CheckOut.Format(dateLayout), "nights": s.nights()}
-	d["currency"] = s.Currency
+	d.Stay = StayDates{CheckIn: s.CheckIn.Format(dateLayout), CheckOut: s.CheckOut.Format(dateLayout), Nights: s.nights()}
+	d.Currency = s.Currency
 	if p, ok := a.perNight(); ok {
-		d["price_per_night"] = p
+		d.PricePerNight = &p
 	}
 	if p, ok := a.total(); ok {
-		d["total_price"] = p
+		d.TotalPrice = &p
 	}
 	if r := a.TypicalPriceRange.V; r != nil && r.ExtractedLowest.OK && r.ExtractedHighest.OK {
-		d["typical_price_range"] = map[string]any{"lowest": r.ExtractedLowest.V, "highest": r.ExtractedHighest.V}
+		d.TypicalPriceRange = &TypicalPriceRange{Lowest: r.ExtractedLowest.V, Highest: r.ExtractedHighest.V}
 	}
-	d["requested_occupancy"] = requestedOccupancy(s)
-	status, note := occupancy(a.property, offers, s)
-	d["occupancy_status"] = status
-	lenient.SetStr(d, "occupancy_note", note)
-	if am := strs(a.Amenities); len(am) > 0 {
-		d["amenities"] = am
-	}
-	if places := nearby(a.NearbyPlaces); len(places) > 0 {
-		d["nearby_places"] = places
-	}
-	d["booking_options"] = bookingOptions(offers)
+	d.RequestedOccupancy = requestedOccupancy(s)
+	d.OccupancyStatus, d.OccupancyNote = occupancy(a.property, offers, s)
+	d.Amenities = strs(a.Amenities)
+	d.NearbyPlaces = nearby(a.NearbyPlaces)
+	d.BookingOptions = bookingOptions(offers)
 	return d
 }
 
 // nearby lists up to maxNearby places with their travel times.
-func nearby(in []nearbyPlace) []map[string]any {
-	var out []map[string]any
+func nearby(in []nearbyPlace) []PlaceNearby {
+	var out []PlaceNearby
 	for _, p := range in {
 		if len(out) == maxNearby {
 			break
@@ -393,27 +452,26 @@ func nearby(in []nearbyPlace) []map[string]any {
 		if p.Name == "" {
 			continue
 		}
-		m := map[string]any{"name": string(p.Name)}
-		lenient.SetStr(m, "category", string(p.Category))
+		place := PlaceNearby{Name: string(p.Name), Category: string(p.Category), Transportations: []TravelTime{}}
 		if p.Rating.OK && p.Rating.V >= 0 && p.Rating.V <= 5 {
-			m["rating"] = p.Rating.V
+			place.Rating = &p.Rating.V
 		}
-		lenient.SetInt(m, "reviews", p.Reviews)
-		ways := []map[string]string{}
+		if p.Reviews.OK {
+			place.Reviews = &p.Reviews.V
+		}
 		for _, t := range p.Transportations {
 			if t.Type != "" && t.Duration != "" {
-				ways = append(ways, map[string]string{"type": string(t.Type), "duration": string(t.Duration)})
+				place.Transportations = append(place.Transportations, TravelTime{Type: string(t.Type), Duration: string(t.Duration)})
 			}
 		}
-		m["transportations"] = ways
-		out = append(out, m)
+		out = append(out, place)
 	}
 	return out
 }
 
 // bookingOptions lists the booking sites (featured first), one entry per site, up to maxOptions.
-func bookingOptions(offers []offer) []map[string]any {
-	out := []map[string]any{}
+func bookingOptions(offers []offer) []BookingOption {
+	out := []BookingOption{}
 	seen := map[string]bool{}
 	for _, o := range offers {
 		src := string(o.Source)
@@ -421,34 +479,37 @@ func bookingOptions(offers []offer) []map[string]any {
 			continue
 		}
 		seen[strings.ToLower(src)] = true
-		m := map[string]any{"source": src}
+		opt := BookingOption{Source: src, Link: httpURL(string(o.Link))}
 		if p, ok := amount(o.RatePerNight); ok {
-			m["price_per_night"] = p
+			opt.PricePerNight = &p
 		}
 		if p, ok := amount(o.TotalRate); ok {
-			m["total_price"] = p
+			opt.TotalPrice = &p
 		}
 		if o.NumGuests.OK && o.NumGuests.V > 0 {
-			m["num_guests"] = o.NumGuests.V
+			opt.NumGuests = &o.NumGuests.V
 		}
-		lenient.SetBool(m, "official", o.Official)
-		lenient.SetBool(m, "free_cancellation", o.FreeCancellation)
-		lenient.SetStr(m, "link", httpURL(string(o.Link)))
-		out = append(out, m)
+		if o.Official.OK {
+			opt.Official = &o.Official.V
+		}
+		if o.FreeCancellation.OK {
+			opt.FreeCancellation = &o.FreeCancellation.V
+		}
+		out = append(out, opt)
 	}
 	return out
 }
 
 // detailLinks are the property's website and up to maxBookingLinks booking links.
-func detailLinks(a detailAnswer, body map[string]any) []providers.Link {
+func detailLinks(a detailAnswer, body *PropertyDetails) []providers.Link {
 	links := []providers.Link{}
 	if u := httpURL(string(a.Link)); u != "" {
 		links = append(links, providers.Link{Label: "Property website", URL: u})
 	}
 	n := 0
-	for _, o := range body["booking_options"].([]map[string]any) {
-		if u, _ := o["link"].(string); u != "" && n < maxBookingLinks {
-			links = append(links, providers.Link{Label: "Book on " + o["source"].(string), URL: u})
+	for _, o := range body.BookingOptions {
+		if o.Link != "" && n < maxBookingLinks {
+			links = append(links, providers.Link{Label: "Book on " + o.Source, URL: o.Link})
 			n++
 		}
 	}

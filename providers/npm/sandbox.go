@@ -110,18 +110,35 @@ func generateDownloads(r *http.Request, fixture []byte, status int) ([]byte, int
 		}
 		return n
 	}
-	doc := map[string]any{"start": start.Format(time.DateOnly), "end": end.Format(time.DateOnly), "package": name}
+	span := downloadsPeriod{Start: start.Format(time.DateOnly), End: end.Format(time.DateOnly), Package: name}
 	total := 0
-	var days []any
+	var days []dayCount
 	for t := start; !t.After(end); t = t.AddDate(0, 0, 1) {
 		n := day(t)
 		total += n
-		days = append(days, map[string]any{"downloads": n, "day": t.Format(time.DateOnly)})
+		days = append(days, dayCount{Day: t.Format(time.DateOnly), Downloads: int64(n)})
 	}
 	if kind == "range" {
-		doc["downloads"] = days
-	} else {
-		doc["downloads"] = total
+		return providers.JSONBytes(downloadsRange{downloadsPeriod: span, Downloads: days}), http.StatusOK
 	}
-	return providers.JSONBytes(doc), http.StatusOK
+	return providers.JSONBytes(downloadsPoint{downloadsPeriod: span, Downloads: total}), http.StatusOK
+}
+
+// downloadsPeriod is the package and the days a download counts answer covers.
+type downloadsPeriod struct {
+	Start   string `json:"start"`
+	End     string `json:"end"`
+	Package string `json:"package"`
+}
+
+// downloadsPoint is the point answer: the total downloads over the period.
+type downloadsPoint struct {
+	downloadsPeriod
+	Downloads int `json:"downloads"`
+}
+
+// downloadsRange is the range answer: the downloads of each day of the period.
+type downloadsRange struct {
+	downloadsPeriod
+	Downloads []dayCount `json:"downloads"`
 }

@@ -58,47 +58,73 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 			user = strings.ToLower(strings.ReplaceAll(providers.SynthPerson(name, 0), " ", "-"))
 		}
 		date := time.Date(2018, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rr.IntN(7*365*24)) * time.Hour).Format("2006-01-02T15:04:05.000Z")
-		kws := []any{}
-		for _, w := range words {
-			kws = append(kws, w)
-		}
+		kws := append([]string{}, words...)
 		if keyword != "" {
 			kws = append(kws, keyword)
 		}
 		slug := strings.TrimPrefix(strings.ReplaceAll(name, "/", "-"), "@")
-		pkg, _ := o["package"].(map[string]any)
-		if pkg == nil {
-			pkg = map[string]any{}
-			o["package"] = pkg
-		}
-		person := map[string]any{"username": user, "email": user + "@" + slug + ".example"}
-		pkg["name"], pkg["sanitized_name"] = name, name
-		pkg["version"] = providers.SynthVersion("npm", name)
-		pkg["description"] = fmt.Sprintf("%s: a synthetic test-mode package for %s.", name, strings.Join(words, " "))
-		pkg["keywords"] = kws
-		pkg["publisher"] = person
-		pkg["maintainers"] = []any{person}
-		pkg["date"] = date
-		delete(pkg, "author")
-		pkg["links"] = map[string]any{
-			"npm":        "https://www.registry.example/package/" + name,
-			"homepage":   "https://" + slug + ".example/",
-			"repository": "https://git.example/" + user + "/" + slug,
-			"bugs":       "https://git.example/" + user + "/" + slug + "/issues",
-		}
+		person := searchUser{Username: user, Email: user + "@" + slug + ".example"}
+		pkg := searchPackageDoc{Name: name, Scope: "unscoped", Version: providers.SynthVersion("npm", name),
+			Description: fmt.Sprintf("%s: a synthetic test-mode package for %s.", name, strings.Join(words, " ")),
+			Keywords:    kws, Date: date, SanitizedName: name, Publisher: person, Maintainers: []searchUser{person},
+			Links: searchLinks{
+				NPM:        "https://www.registry.example/package/" + name,
+				Homepage:   "https://" + slug + ".example/",
+				Repository: "https://git.example/" + user + "/" + slug,
+				Bugs:       "https://git.example/" + user + "/" + slug + "/issues",
+			}}
 		if scope != "" {
-			pkg["scope"] = scope
-		} else {
-			pkg["scope"] = "unscoped"
+			pkg.Scope = scope
 		}
+		recorded, _ := o["package"].(map[string]any)
+		if l, ok := recorded["license"].(string); ok {
+			pkg.License = &l
+		}
+		o["package"] = pkg
 		o["updated"] = date
 		o["searchScore"] = providers.Num(2000/float64(i+2)+rr.Float64(), 4)
 		weekly := 100 + rr.IntN(5_000_000/(i+1))
-		o["downloads"] = map[string]any{"weekly": weekly, "monthly": weekly * 4}
+		o["downloads"] = searchDownloads{Weekly: weekly, Monthly: weekly * 4}
 		o["dependents"] = strconv.Itoa(rr.IntN(5000))
 		objects = append(objects, o)
 	}
 	doc["objects"] = objects
 	doc["total"] = total
 	return providers.JSONBytes(doc), http.StatusOK
+}
+
+// searchPackageDoc is the package of a search object (objects[].package), as the sandbox writes
+// it: the recorded package's license, the rest made up.
+type searchPackageDoc struct {
+	Name          string       `json:"name"`
+	Scope         string       `json:"scope"`
+	Version       string       `json:"version"`
+	Description   string       `json:"description"`
+	Keywords      []string     `json:"keywords"`
+	Date          string       `json:"date"`
+	Links         searchLinks  `json:"links"`
+	Publisher     searchUser   `json:"publisher"`
+	Maintainers   []searchUser `json:"maintainers"`
+	License       *string      `json:"license,omitempty"`
+	SanitizedName string       `json:"sanitized_name"`
+}
+
+// searchUser is a package's publisher or one of its maintainers.
+type searchUser struct {
+	Username string `json:"username"`
+	Email    string `json:"email"`
+}
+
+// searchLinks are a package's links: its registry page, homepage, repository and issue tracker.
+type searchLinks struct {
+	NPM        string `json:"npm"`
+	Homepage   string `json:"homepage"`
+	Repository string `json:"repository"`
+	Bugs       string `json:"bugs"`
+}
+
+// searchDownloads is a search object's download counts over the last week and month.
+type searchDownloads struct {
+	Weekly  int `json:"weekly"`
+	Monthly int `json:"monthly"`
 }

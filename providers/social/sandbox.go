@@ -170,11 +170,11 @@ func generateX(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	seed := strings.ToLower(query)
 	doc := providers.JSONObject(fixture)
 	tmpls := providers.Templates(doc["data"])
-	var users []map[string]any
+	var userTmpls []map[string]any
 	if inc, ok := doc["includes"].(map[string]any); ok {
-		users = providers.Templates(inc["users"])
+		userTmpls = providers.Templates(inc["users"])
 	}
-	if len(tmpls) == 0 || len(users) == 0 {
+	if len(tmpls) == 0 || len(userTmpls) == 0 {
 		return fixture, status
 	}
 	size, _ := strconv.Atoi(q.Get("max_results"))
@@ -191,9 +191,9 @@ func generateX(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		lang = "en"
 	}
 	now := time.Now().UTC().Truncate(time.Hour)
-	authors := map[string]map[string]any{}
-	var order []string
-	var out []any
+	seen := map[string]bool{} // the author ids already included
+	var users []map[string]any
+	var out []map[string]any
 	for i := from; i < min(from+size, socialTotal); i++ {
 		rr := providers.Rand("x", seed, strconv.Itoa(i))
 		k := i % 6
@@ -202,8 +202,8 @@ func generateX(r *http.Request, fixture []byte, status int) ([]byte, int) {
 			username = from2
 		}
 		uid := strconv.FormatUint(1e9+providers.Rand("xuser", strings.ToLower(username)).Uint64()%1e15, 10)
-		if _, ok := authors[uid]; !ok {
-			u := providers.FromTemplate(users, k)
+		if !seen[uid] {
+			u := providers.FromTemplate(userTmpls, k)
 			u["id"], u["username"] = uid, username
 			u["name"] = providers.TitleCase(strings.ReplaceAll(username, "_", " "))
 			u["verified"] = false
@@ -211,8 +211,8 @@ func generateX(r *http.Request, fixture []byte, status int) ([]byte, int) {
 				pm["followers_count"] = providers.Rand("followers", username).IntN(100000)
 			}
 			delete(u, "location")
-			authors[uid] = u
-			order = append(order, uid)
+			seen[uid] = true
+			users = append(users, u)
 		}
 		t := providers.FromTemplate(tmpls, i)
 		id := strconv.FormatUint(2e18+providers.Rand("tweet", seed, strconv.Itoa(i)).Uint64()%1e17, 10)
@@ -227,22 +227,17 @@ func generateX(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		}
 		out = append(out, t)
 	}
-	var inc []any
-	for _, id := range order {
-		inc = append(inc, authors[id])
-	}
-	meta := map[string]any{"result_count": len(out)}
+	meta := xSearchMeta{ResultCount: len(out)}
 	if len(out) > 0 {
-		meta["newest_id"] = out[0].(map[string]any)["id"]
-		meta["oldest_id"] = out[len(out)-1].(map[string]any)["id"]
+		meta.NewestID, meta.OldestID = out[0]["id"].(string), out[len(out)-1]["id"].(string)
 		doc["data"] = out
-		doc["includes"] = map[string]any{"users": inc}
+		doc["includes"] = xSearchIncludes{Users: users}
 	} else {
 		delete(doc, "data")
 		delete(doc, "includes")
 	}
 	if from+size < socialTotal {
-		meta["next_token"] = "sbx" + strconv.Itoa(min(from+size, socialTotal)-1)
+		meta.NextToken = "sbx" + strconv.Itoa(min(from+size, socialTotal)-1)
 	}
 	doc["meta"] = meta
 	return providers.JSONBytes(doc), http.StatusOK
@@ -257,27 +252,26 @@ func generateXUsers(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	if status != http.StatusOK || len(tmpls) == 0 || len(names) == 0 {
 		return fixture, status
 	}
-	recorded := map[string]map[string]any{}
-	for _, t := range tmpls {
+	recorded := map[string]int{} // the index in tmpls of each recorded account, by lower-case handle
+	for i, t := range tmpls {
 		if u, ok := t["username"].(string); ok {
-			recorded[strings.ToLower(u)] = t
+			recorded[strings.ToLower(u)] = i
 		}
 	}
-	var out []any
-	var errs []any
+	var res xUsersAnswer
 	for i, n := range names {
 		n = strings.TrimSpace(n)
 		if n == "" {
 			continue
 		}
-		if t, ok := recorded[strings.ToLower(n)]; ok {
-			out = append(out, t)
+		if j, ok := recorded[strings.ToLower(n)]; ok {
+			res.Data = append(res.Data, tmpls[j])
 			continue
 		}
 		if providers.IsSandboxMiss(n) {
-			errs = append(errs, map[string]any{"value": n, "detail": "Could not find user with usernames: [" + n + "].",
-				"title": "Not Found Error", "resource_type": "user", "parameter": "usernames", "resource_id": n,
-				"type": "https://api.twitter.com/2/problems/resource-not-found"})
+			res.Errors = append(res.Errors, xNotFound{Value: n, Detail: "Could not find user with usernames: [" + n + "].",
+				Title: "Not Found Error", ResourceType: "user", Parameter: "usernames", ResourceID: n,
+				Type: "https://api.twitter.com/2/problems/resource-not-found"})
 			continue
 		}
 		rr := providers.Rand("xuser", strings.ToLower(n))
@@ -291,14 +285,7 @@ func generateXUsers(r *http.Request, fixture []byte, status int) ([]byte, int) {
 		if pm, ok := u["public_metrics"].(map[string]any); ok {
 			pm["followers_count"], pm["following_count"], pm["tweet_count"] = rr.IntN(200000), rr.IntN(2000), rr.IntN(30000)
 		}
-		out = append(out, u)
-	}
-	res := map[string]any{}
-	if len(out) > 0 {
-		res["data"] = out
-	}
-	if len(errs) > 0 {
-		res["errors"] = errs
+		res.Data = append(res.Data, u)
 	}
 	return providers.JSONBytes(res), http.StatusOK
 }
@@ -343,4 +330,38 @@ func withLimit(gen providers.Generator) providers.Generator {
 		}
 		return providers.JSONBytes(doc), st
 	}
+}
+
+// --- the parts of X's answers the sandbox writes; the posts and users are recorded ones, edited
+
+// xSearchMeta is a recent search answer's meta: the count, the newest and oldest post ids of the
+// page (absent on an empty page) and the next page's token (absent on the last page).
+type xSearchMeta struct {
+	NewestID    string `json:"newest_id,omitempty"`
+	OldestID    string `json:"oldest_id,omitempty"`
+	ResultCount int    `json:"result_count"`
+	NextToken   string `json:"next_token,omitempty"`
+}
+
+// xSearchIncludes is a recent search answer's includes: the authors of the page's posts.
+type xSearchIncludes struct {
+	Users []map[string]any `json:"users"`
+}
+
+// xUsersAnswer is the users/by answer: the accounts found and a problem for each handle that was
+// not (each absent when empty).
+type xUsersAnswer struct {
+	Data   []map[string]any `json:"data,omitempty"`
+	Errors []xNotFound      `json:"errors,omitempty"`
+}
+
+// xNotFound is X's problem for a handle that names no account.
+type xNotFound struct {
+	Value        string `json:"value"`
+	Detail       string `json:"detail"`
+	Title        string `json:"title"`
+	ResourceType string `json:"resource_type"`
+	Parameter    string `json:"parameter"`
+	ResourceID   string `json:"resource_id"`
+	Type         string `json:"type"`
 }
