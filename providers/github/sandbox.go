@@ -29,6 +29,7 @@ var recordedQueries = []string{"http router language:go", "static site generator
 // sandboxOwnerPrefix marks the owners of generated repositories.
 const sandboxOwnerPrefix = "sandbox-"
 
+// generateSearch answers an unrecorded repository search with a synthetic set about its words.
 func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	v := r.URL.Query()
 	query := strings.TrimSpace(v.Get("q"))
@@ -48,85 +49,14 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	if len(tmpls) == 0 {
 		return fixture, status
 	}
-	var words []string
-	language := ""
-	for _, w := range strings.Fields(query) {
-		if k, val, ok := strings.Cut(w, ":"); ok {
-			if strings.EqualFold(k, "language") {
-				language = val
-			}
-			continue
-		}
-		if up := strings.ToUpper(w); up == "AND" || up == "OR" || up == "NOT" {
-			continue
-		}
-		words = append(words, w)
-	}
-	topic := strings.Join(words, " ")
-	if topic == "" {
-		topic = "project"
-	}
-	slug := providers.Slug(topic)
+	topic, language := searchTerms(query)
 	rnd := providers.Rand("repos", strings.ToLower(query))
 	total := 25 + rnd.IntN(40)
 	var all []map[string]any
 	for i := range total {
-		rec := providers.FromTemplate(tmpls, i)
-		rr := providers.Rand("repo", strings.ToLower(query), strconv.Itoa(i))
-		owner := sandboxOwnerPrefix + strings.ToLower(strings.ReplaceAll(providers.SynthPerson(query, i), " ", "-"))
-		owner = providers.Slug(owner)
-		name := slug
-		if i > 0 {
-			name = fmt.Sprintf("%s-%s", slug, []string{"kit", "lib", "cli", "core", "go", "rs", "js", "tools", "server", "lite"}[i%10])
-			if i >= 10 {
-				name += strconv.Itoa(i / 10)
-			}
-		}
-		full := owner + "/" + name
-		lang := language
-		if lang == "" {
-			lang = []string{"Go", "Rust", "Python", "TypeScript", "Java", "C++"}[rr.IntN(6)]
-		}
-		stars := int(1000 * rr.ExpFloat64() * rr.ExpFloat64())
-		forks := stars/10 + rr.IntN(50)
-		updated := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(-time.Duration(rr.IntN(3*365*24)) * time.Hour)
-		id := 900000000 + int(rr.Uint32()%90000000)
-		setURLs(rec, full)
-		rec["id"] = id
-		rec["node_id"] = "R_sbx" + strconv.Itoa(id)
-		rec["name"] = name
-		rec["full_name"] = full
-		rec["description"] = fmt.Sprintf("%s: a synthetic test-mode repository about %s (not a real project).", name, topic)
-		rec["language"] = lang
-		rec["stargazers_count"], rec["watchers_count"], rec["watchers"] = stars, stars, stars
-		rec["forks_count"], rec["forks"] = forks, forks
-		rec["updated_at"] = updated.Format(time.RFC3339)
-		rec["pushed_at"] = updated.Add(-time.Hour).Format(time.RFC3339)
-		rec["homepage"] = "https://" + name + ".example/"
-		rec["topics"] = []any{slug, strings.ToLower(lang)}
-		rec["fork"], rec["archived"] = false, false
-		if o, ok := rec["owner"].(map[string]any); ok {
-			o["login"] = owner
-			o["id"] = 800000000 + int(rr.Uint32()%90000000)
-			o["html_url"] = "https://github.com/" + owner
-			o["url"] = "https://api.github.com/users/" + owner
-		}
-		rec["score"] = providers.Num(float64(total-i), 1)
-		all = append(all, rec)
+		all = append(all, synthRepo(providers.FromTemplate(tmpls, i), query, topic, language, i, total))
 	}
-	key := map[string]func(m map[string]any) string{
-		"stars":   func(m map[string]any) string { return fmt.Sprintf("%012d", m["stargazers_count"]) },
-		"forks":   func(m map[string]any) string { return fmt.Sprintf("%012d", m["forks_count"]) },
-		"updated": func(m map[string]any) string { return m["updated_at"].(string) },
-	}[v.Get("sort")]
-	if key != nil {
-		sort.SliceStable(all, func(i, j int) bool {
-			if v.Get("order") == "asc" {
-				return key(all[i]) < key(all[j])
-			}
-			return key(all[i]) > key(all[j])
-		})
-	}
+	sortRepos(all, v.Get("sort"), v.Get("order"))
 	per, err := strconv.Atoi(v.Get("per_page"))
 	if err != nil || per < 1 {
 		per = 30
@@ -143,6 +73,95 @@ func generateSearch(r *http.Request, fixture []byte, status int) ([]byte, int) {
 	doc["total_count"] = total
 	doc["incomplete_results"] = false
 	return providers.JSONBytes(doc), http.StatusOK
+}
+
+// searchTerms reads a search query: its plain words make the topic ("project" when there are
+// none), a language: qualifier the language; other qualifiers and AND/OR/NOT are left out.
+func searchTerms(query string) (topic, language string) {
+	var words []string
+	for _, w := range strings.Fields(query) {
+		if k, val, ok := strings.Cut(w, ":"); ok {
+			if strings.EqualFold(k, "language") {
+				language = val
+			}
+			continue
+		}
+		if up := strings.ToUpper(w); up == "AND" || up == "OR" || up == "NOT" {
+			continue
+		}
+		words = append(words, w)
+	}
+	topic = strings.Join(words, " ")
+	if topic == "" {
+		topic = "project"
+	}
+	return topic, language
+}
+
+// synthRepo fills rec, a repository template, as the i-th of total generated repositories about
+// topic; language, when set, is its language.
+func synthRepo(rec map[string]any, query, topic, language string, i, total int) map[string]any {
+	slug := providers.Slug(topic)
+	rr := providers.Rand("repo", strings.ToLower(query), strconv.Itoa(i))
+	owner := sandboxOwnerPrefix + strings.ToLower(strings.ReplaceAll(providers.SynthPerson(query, i), " ", "-"))
+	owner = providers.Slug(owner)
+	name := slug
+	if i > 0 {
+		name = fmt.Sprintf("%s-%s", slug, []string{"kit", "lib", "cli", "core", "go", "rs", "js", "tools", "server", "lite"}[i%10])
+		if i >= 10 {
+			name += strconv.Itoa(i / 10)
+		}
+	}
+	full := owner + "/" + name
+	lang := language
+	if lang == "" {
+		lang = []string{"Go", "Rust", "Python", "TypeScript", "Java", "C++"}[rr.IntN(6)]
+	}
+	stars := int(1000 * rr.ExpFloat64() * rr.ExpFloat64())
+	forks := stars/10 + rr.IntN(50)
+	updated := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(-time.Duration(rr.IntN(3*365*24)) * time.Hour)
+	id := 900000000 + int(rr.Uint32()%90000000)
+	setURLs(rec, full)
+	rec["id"] = id
+	rec["node_id"] = "R_sbx" + strconv.Itoa(id)
+	rec["name"] = name
+	rec["full_name"] = full
+	rec["description"] = fmt.Sprintf("%s: a synthetic test-mode repository about %s (not a real project).", name, topic)
+	rec["language"] = lang
+	rec["stargazers_count"], rec["watchers_count"], rec["watchers"] = stars, stars, stars
+	rec["forks_count"], rec["forks"] = forks, forks
+	rec["updated_at"] = updated.Format(time.RFC3339)
+	rec["pushed_at"] = updated.Add(-time.Hour).Format(time.RFC3339)
+	rec["homepage"] = "https://" + name + ".example/"
+	rec["topics"] = []any{slug, strings.ToLower(lang)}
+	rec["fork"], rec["archived"] = false, false
+	if o, ok := rec["owner"].(map[string]any); ok {
+		o["login"] = owner
+		o["id"] = 800000000 + int(rr.Uint32()%90000000)
+		o["html_url"] = "https://github.com/" + owner
+		o["url"] = "https://api.github.com/users/" + owner
+	}
+	rec["score"] = providers.Num(float64(total-i), 1)
+	return rec
+}
+
+// sortRepos orders generated repositories by stars, forks or updated (descending unless order
+// is asc); any other sort keeps their order.
+func sortRepos(all []map[string]any, by, order string) {
+	key := map[string]func(m map[string]any) string{
+		"stars":   func(m map[string]any) string { return fmt.Sprintf("%012d", m["stargazers_count"]) },
+		"forks":   func(m map[string]any) string { return fmt.Sprintf("%012d", m["forks_count"]) },
+		"updated": func(m map[string]any) string { return m["updated_at"].(string) },
+	}[by]
+	if key == nil {
+		return
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if order == "asc" {
+			return key(all[i]) < key(all[j])
+		}
+		return key(all[i]) > key(all[j])
+	})
 }
 
 // setURLs points every API and web URL of a repository template at full.

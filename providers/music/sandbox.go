@@ -68,115 +68,169 @@ func splitArtist(q string) (artist, rest string) {
 
 var versions = []string{"", " (Live)", " (Remastered)", " (Acoustic)", " (Radio Edit)", " (Demo)", " (Extended Mix)", " (Reprise)"}
 
+// generateDeezerSearch answers a search the recorded answers do not cover with a synthetic set
+// about its words (synthDeezerSearch).
 func generateDeezerSearch(recorded []string) providers.Generator {
 	topicGen := providers.LimitResults("limit", providers.TopicSearch("q", recorded...))
 	return func(r *http.Request, fixture []byte, status int) ([]byte, int) {
-		v := r.URL.Query()
-		q := strings.TrimSpace(v.Get("q"))
-		if status != http.StatusOK || q == "" || providers.IsSandboxMiss(q) {
+		q := strings.TrimSpace(r.URL.Query().Get("q"))
+		if status != http.StatusOK || recordedTopic(q, recorded, fixture) {
 			return topicGen(r, fixture, status)
 		}
-		for _, rec := range recorded {
-			if strings.EqualFold(q, rec) {
-				return topicGen(r, fixture, status)
-			}
+		return synthDeezerSearch(r, q, fixture, status)
+	}
+}
+
+// recordedTopic tells whether the recorded answers serve the query q: it is empty or the
+// sandbox's miss, one of the recorded queries, or words the recorded answer is about.
+func recordedTopic(q string, recorded []string, fixture []byte) bool {
+	if q == "" || providers.IsSandboxMiss(q) {
+		return true
+	}
+	for _, rec := range recorded {
+		if strings.EqualFold(q, rec) {
+			return true
 		}
-		if holdsAll(strings.ToLower(string(fixture)), q) {
-			return topicGen(r, fixture, status) // the recorded answer is about these words
+	}
+	return holdsAll(strings.ToLower(string(fixture)), q)
+}
+
+// synthSearch is what every record of a generated search shares: the kind of record searched,
+// the query, its artist:"…" part and title words, and the seed drawn from kind and query.
+type synthSearch struct{ kind, q, artist, words, seed string }
+
+// newSynthSearch reads the search for q of a kind of record.
+func newSynthSearch(kind, q string) synthSearch {
+	artist, rest := splitArtist(q)
+	words := providers.TitleCase(strings.Trim(rest, `"`))
+	if words == "" {
+		words = providers.TitleCase(artist)
+	}
+	return synthSearch{kind: kind, q: q, artist: artist, words: words, seed: strings.ToLower(kind + "\x00" + q)}
+}
+
+// artistOf is the i-th record's artist: the query's artist:"…" part, or a synthetic name.
+func (s synthSearch) artistOf(i int) string {
+	a := s.artist
+	if a == "" {
+		a = providers.SynthName(s.seed, i%3, "")
+	}
+	return providers.TitleCase(a)
+}
+
+// synthArtistName is the i-th artist a search for q finds: q itself, then bands named after it.
+func synthArtistName(q string, i int) string {
+	name := providers.TitleCase(q)
+	if i > 0 {
+		name = fmt.Sprintf("%s %s", name, []string{"Tribute Band", "Orchestra", "Trio", "& Friends", "Revival", "Quartet"}[(i-1)%6])
+		if i > 6 {
+			name += " " + strconv.Itoa(i/6+1)
 		}
-		doc := providers.JSONObject(fixture)
-		tmpls := providers.Templates(doc["data"])
-		if len(tmpls) == 0 {
-			return fixture, status
+	}
+	return name
+}
+
+// synthAlbumTitle is the i-th album titled with words: words itself, then its other editions.
+func synthAlbumTitle(words string, i int) string {
+	title := words
+	if i > 0 {
+		title = fmt.Sprintf("%s%s", words, []string{" Vol. 2", " (Deluxe)", " Live", " Sessions", " Revisited", " II"}[(i-1)%6])
+		if i > 6 {
+			title += " " + strconv.Itoa(i/6+1)
 		}
-		kind := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/search"), "/")
-		artist, rest := splitArtist(q)
-		words := providers.TitleCase(strings.Trim(rest, `"`))
-		if words == "" {
-			words = providers.TitleCase(artist)
+	}
+	return title
+}
+
+// synthTrackTitle is the i-th track titled with words: its versions, then further takes of them.
+func synthTrackTitle(words string, i int) string {
+	title := words + versions[i%len(versions)]
+	if i >= len(versions) {
+		title += fmt.Sprintf(" [Take %d]", i/len(versions)+1)
+	}
+	return title
+}
+
+// synthDeezerSearch answers the search for q (its path names the kind) with a synthetic set of
+// 8 to 10 records; index and limit page through it, next pointing at the following page.
+func synthDeezerSearch(r *http.Request, q string, fixture []byte, status int) ([]byte, int) {
+	v := r.URL.Query()
+	doc := providers.JSONObject(fixture)
+	tmpls := providers.Templates(doc["data"])
+	if len(tmpls) == 0 {
+		return fixture, status
+	}
+	kind := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/search"), "/")
+	s := newSynthSearch(kind, q)
+	total := 8 + providers.Rand("deezer", s.seed).IntN(3)
+	index, _ := strconv.Atoi(v.Get("index"))
+	limit, err := strconv.Atoi(v.Get("limit"))
+	if err != nil || limit < 1 {
+		limit = 25
+	}
+	data := []any{}
+	for i := max(index, 0); i < min(index+limit, total); i++ {
+		rec := providers.FromTemplate(tmpls, i)
+		s.fillDeezer(rec, i)
+		data = append(data, rec)
+	}
+	doc["data"] = data
+	doc["total"] = total
+	delete(doc, "prev")
+	if index+limit < total {
+		doc["next"] = fmt.Sprintf("https://api.deezer.com/search%s?q=%s&limit=%d&index=%d", strings.TrimSuffix("/"+kind, "/"), q, limit, index+limit)
+	} else {
+		delete(doc, "next")
+	}
+	return providers.JSONBytes(doc), http.StatusOK
+}
+
+// fillDeezer fills rec, a Deezer record of the searched kind, as the search's i-th record and
+// remembers it for its lookup.
+func (s synthSearch) fillDeezer(rec map[string]any, i int) {
+	rr := providers.Rand("deezer-item", s.seed, strconv.Itoa(i))
+	id := 900000000 + int(rr.Uint32()%90000000)
+	a := s.artistOf(i)
+	artistID := 90000000 + int(providers.Rand("deezer-artist", strings.ToLower(a)).Uint32()%9000000)
+	switch s.kind {
+	case "artist":
+		name := synthArtistName(s.q, i)
+		rec["id"], rec["name"] = id, name
+		rec["link"] = fmt.Sprintf("https://www.deezer.com/artist/%d", id)
+		rec["nb_album"], rec["nb_fan"] = 1+rr.IntN(40), rr.IntN(5000000)
+		remember("artist", id, synthItem{Artist: name})
+	case "album":
+		title := synthAlbumTitle(s.words, i)
+		rec["id"], rec["title"] = id, title
+		rec["link"] = fmt.Sprintf("https://www.deezer.com/album/%d", id)
+		rec["nb_tracks"] = 6 + rr.IntN(14)
+		setDeezerArtist(rec, artistID, a)
+		remember("album", id, synthItem{Title: title, Artist: a, Album: title})
+	default:
+		title := synthTrackTitle(s.words, i)
+		rec["id"], rec["title"], rec["title_short"] = id, title, s.words
+		rec["title_version"] = strings.TrimSpace(versions[i%len(versions)])
+		rec["link"] = fmt.Sprintf("https://www.deezer.com/track/%d", id)
+		rec["duration"] = 120 + rr.IntN(300)
+		rec["rank"] = rr.IntN(1000000)
+		setDeezerArtist(rec, artistID, a)
+		album := s.words
+		if al, ok := rec["album"].(map[string]any); ok {
+			albumID := 80000000 + int(rr.Uint32()%9000000)
+			al["id"], al["title"] = albumID, album
+			al["tracklist"] = fmt.Sprintf("https://api.deezer.com/album/%d/tracks", albumID)
+			remember("album", albumID, synthItem{Title: album, Artist: a, Album: album})
 		}
-		seed := strings.ToLower(kind + "\x00" + q)
-		total := 8 + providers.Rand("deezer", seed).IntN(3)
-		index, _ := strconv.Atoi(v.Get("index"))
-		limit, err := strconv.Atoi(v.Get("limit"))
-		if err != nil || limit < 1 {
-			limit = 25
-		}
-		data := []any{}
-		for i := max(index, 0); i < min(index+limit, total); i++ {
-			rec := providers.FromTemplate(tmpls, i)
-			rr := providers.Rand("deezer-item", seed, strconv.Itoa(i))
-			id := 900000000 + int(rr.Uint32()%90000000)
-			a := artist
-			if a == "" {
-				a = providers.SynthName(seed, i%3, "")
-			}
-			a = providers.TitleCase(a)
-			artistID := 90000000 + int(providers.Rand("deezer-artist", strings.ToLower(a)).Uint32()%9000000)
-			setArtist := func(m map[string]any) {
-				if art, ok := m["artist"].(map[string]any); ok {
-					art["id"], art["name"] = artistID, a
-					art["link"] = fmt.Sprintf("https://www.deezer.com/artist/%d", artistID)
-					art["tracklist"] = fmt.Sprintf("https://api.deezer.com/artist/%d/top?limit=50", artistID)
-				}
-			}
-			switch kind {
-			case "artist":
-				name := providers.TitleCase(q)
-				if i > 0 {
-					name = fmt.Sprintf("%s %s", name, []string{"Tribute Band", "Orchestra", "Trio", "& Friends", "Revival", "Quartet"}[(i-1)%6])
-					if i > 6 {
-						name += " " + strconv.Itoa(i/6+1)
-					}
-				}
-				rec["id"], rec["name"] = id, name
-				rec["link"] = fmt.Sprintf("https://www.deezer.com/artist/%d", id)
-				rec["nb_album"], rec["nb_fan"] = 1+rr.IntN(40), rr.IntN(5000000)
-				remember("artist", id, synthItem{Artist: name})
-			case "album":
-				title := words
-				if i > 0 {
-					title = fmt.Sprintf("%s%s", words, []string{" Vol. 2", " (Deluxe)", " Live", " Sessions", " Revisited", " II"}[(i-1)%6])
-					if i > 6 {
-						title += " " + strconv.Itoa(i/6+1)
-					}
-				}
-				rec["id"], rec["title"] = id, title
-				rec["link"] = fmt.Sprintf("https://www.deezer.com/album/%d", id)
-				rec["nb_tracks"] = 6 + rr.IntN(14)
-				setArtist(rec)
-				remember("album", id, synthItem{Title: title, Artist: a, Album: title})
-			default:
-				title := words + versions[i%len(versions)]
-				if i >= len(versions) {
-					title += fmt.Sprintf(" [Take %d]", i/len(versions)+1)
-				}
-				rec["id"], rec["title"], rec["title_short"] = id, title, words
-				rec["title_version"] = strings.TrimSpace(versions[i%len(versions)])
-				rec["link"] = fmt.Sprintf("https://www.deezer.com/track/%d", id)
-				rec["duration"] = 120 + rr.IntN(300)
-				rec["rank"] = rr.IntN(1000000)
-				setArtist(rec)
-				album := words
-				if al, ok := rec["album"].(map[string]any); ok {
-					albumID := 80000000 + int(rr.Uint32()%9000000)
-					al["id"], al["title"] = albumID, album
-					al["tracklist"] = fmt.Sprintf("https://api.deezer.com/album/%d/tracks", albumID)
-					remember("album", albumID, synthItem{Title: album, Artist: a, Album: album})
-				}
-				remember("track", id, synthItem{Title: title, Artist: a, Album: album})
-			}
-			data = append(data, rec)
-		}
-		doc["data"] = data
-		doc["total"] = total
-		delete(doc, "prev")
-		if index+limit < total {
-			doc["next"] = fmt.Sprintf("https://api.deezer.com/search%s?q=%s&limit=%d&index=%d", strings.TrimSuffix("/"+kind, "/"), q, limit, index+limit)
-		} else {
-			delete(doc, "next")
-		}
-		return providers.JSONBytes(doc), http.StatusOK
+		remember("track", id, synthItem{Title: title, Artist: a, Album: album})
+	}
+}
+
+// setDeezerArtist names the artist of a Deezer track or album record.
+func setDeezerArtist(rec map[string]any, id int, name string) {
+	if art, ok := rec["artist"].(map[string]any); ok {
+		art["id"], art["name"] = id, name
+		art["link"] = fmt.Sprintf("https://www.deezer.com/artist/%d", id)
+		art["tracklist"] = fmt.Sprintf("https://api.deezer.com/artist/%d/top?limit=50", id)
 	}
 }
 

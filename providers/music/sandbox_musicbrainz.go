@@ -35,125 +35,115 @@ func synthUUID(parts ...string) string {
 func generateMBSearch(recorded []string) providers.Generator {
 	topicGen := providers.LimitResults("limit", providers.TopicSearch("query", recorded...))
 	return func(r *http.Request, fixture []byte, status int) ([]byte, int) {
-		v := r.URL.Query()
-		q := strings.TrimSpace(v.Get("query"))
-		if status != http.StatusOK || q == "" || providers.IsSandboxMiss(q) {
+		q := strings.TrimSpace(r.URL.Query().Get("query"))
+		if status != http.StatusOK || recordedTopic(q, recorded, fixture) {
 			return topicGen(r, fixture, status)
 		}
-		for _, rec := range recorded {
-			if strings.EqualFold(q, rec) {
-				return topicGen(r, fixture, status)
+		return synthMBSearch(r, q, fixture, status)
+	}
+}
+
+// synthMBSearch answers the search for q (its path names the entity) with a synthetic set of 8
+// to 10 records, the page that offset and limit ask for.
+func synthMBSearch(r *http.Request, q string, fixture []byte, status int) ([]byte, int) {
+	v := r.URL.Query()
+	entity := strings.TrimPrefix(r.URL.Path, "/ws/2/")
+	doc := providers.JSONObject(fixture)
+	list := mbListKey[entity]
+	tmpls := providers.Templates(doc[list])
+	if len(tmpls) == 0 {
+		return fixture, status
+	}
+	s := newSynthSearch(entity, q)
+	total := 8 + providers.Rand("musicbrainz", s.seed).IntN(3)
+	offset, _ := strconv.Atoi(v.Get("offset"))
+	offset = max(offset, 0)
+	limit, err := strconv.Atoi(v.Get("limit"))
+	if err != nil || limit < 1 {
+		limit = 25
+	}
+	items := []any{}
+	for i := offset; i < min(offset+limit, total); i++ {
+		rec := providers.FromTemplate(tmpls, i)
+		s.fillMB(rec, i)
+		items = append(items, rec)
+	}
+	doc[list] = items
+	doc["count"], doc["offset"] = total, offset
+	return providers.JSONBytes(doc), http.StatusOK
+}
+
+// fillMB fills rec, a MusicBrainz record of the searched entity, as the search's i-th record
+// and remembers it for its lookup.
+func (s synthSearch) fillMB(rec map[string]any, i int) {
+	rr := providers.Rand("musicbrainz-item", s.seed, strconv.Itoa(i))
+	id := synthUUID(s.seed, strconv.Itoa(i))
+	a := s.artistOf(i)
+	credit := []any{map[string]any{"name": a, "artist": map[string]any{"id": synthUUID("artist", strings.ToLower(a)), "name": a,
+		"sort-name": a, "disambiguation": "synthetic test-mode artist"}}}
+	year := 1965 + rr.IntN(60)
+	date := fmt.Sprintf("%04d-%02d-%02d", year, 1+rr.IntN(12), 1+rr.IntN(28))
+	rec["id"], rec["score"] = id, 100-i*3
+	switch s.kind {
+	case "artist":
+		name := synthArtistName(s.q, i)
+		rec["name"], rec["sort-name"] = name, name
+		rec["disambiguation"] = "synthetic test-mode artist"
+		rec["life-span"] = map[string]any{"begin": strconv.Itoa(year), "ended": nil}
+		delete(rec, "aliases")
+		delete(rec, "isnis")
+		rememberKey("artist/"+id, synthItem{Artist: name})
+	case "release":
+		title := synthAlbumTitle(s.words, i)
+		rec["title"], rec["date"], rec["artist-credit"] = title, date, credit
+		if rg, ok := rec["release-group"].(map[string]any); ok {
+			rg["id"], rg["title"] = synthUUID("release-group", id), title
+		}
+		if ev, ok := rec["release-events"].([]any); ok {
+			for _, e := range ev {
+				if m, ok := e.(map[string]any); ok {
+					m["date"] = date
+				}
 			}
 		}
-		if holdsAll(strings.ToLower(string(fixture)), q) {
-			return topicGen(r, fixture, status)
+		rec["barcode"] = fmt.Sprintf("%012d", rr.Int64N(1e12))
+		delete(rec, "label-info")
+		rememberKey("release/"+id, synthItem{Title: title, Artist: a, Album: title})
+	default:
+		title := synthTrackTitle(s.words, i)
+		rec["title"], rec["length"], rec["first-release-date"] = title, (120+rr.IntN(300))*1000, date
+		rec["artist-credit"] = credit
+		delete(rec, "isrcs")
+		setMBReleases(rec, id, title, s.words, date)
+		rememberKey("recording/"+id, synthItem{Title: title, Artist: a, Album: s.words})
+	}
+}
+
+// setMBReleases points the releases of rec, the recording id titled title, at synthetic
+// releases named album and dated date.
+func setMBReleases(rec map[string]any, id, title, album, date string) {
+	rels, ok := rec["releases"].([]any)
+	if !ok {
+		return
+	}
+	for k, x := range rels {
+		m, ok := x.(map[string]any)
+		if !ok {
+			continue
 		}
-		entity := strings.TrimPrefix(r.URL.Path, "/ws/2/")
-		doc := providers.JSONObject(fixture)
-		list := mbListKey[entity]
-		tmpls := providers.Templates(doc[list])
-		if len(tmpls) == 0 {
-			return fixture, status
+		m["id"], m["title"], m["date"] = synthUUID("release", id, strconv.Itoa(k)), album, date
+		if rg, ok := m["release-group"].(map[string]any); ok {
+			rg["id"], rg["title"] = synthUUID("release-group", id, strconv.Itoa(k)), album
 		}
-		artist, rest := splitArtist(q)
-		words := providers.TitleCase(strings.Trim(rest, `"`))
-		if words == "" {
-			words = providers.TitleCase(artist)
-		}
-		seed := strings.ToLower(entity + "\x00" + q)
-		total := 8 + providers.Rand("musicbrainz", seed).IntN(3)
-		offset, _ := strconv.Atoi(v.Get("offset"))
-		offset = max(offset, 0)
-		limit, err := strconv.Atoi(v.Get("limit"))
-		if err != nil || limit < 1 {
-			limit = 25
-		}
-		items := []any{}
-		for i := offset; i < min(offset+limit, total); i++ {
-			rec := providers.FromTemplate(tmpls, i)
-			rr := providers.Rand("musicbrainz-item", seed, strconv.Itoa(i))
-			id := synthUUID(seed, strconv.Itoa(i))
-			a := artist
-			if a == "" {
-				a = providers.SynthName(seed, i%3, "")
+		if media, ok := m["media"].([]any); ok {
+			for _, md := range media {
+				if mm, ok := md.(map[string]any); ok {
+					for _, tr := range providers.Templates(mm["track"]) {
+						tr["title"], tr["id"] = title, synthUUID("track", id)
+					}
+				}
 			}
-			a = providers.TitleCase(a)
-			credit := []any{map[string]any{"name": a, "artist": map[string]any{"id": synthUUID("artist", strings.ToLower(a)), "name": a,
-				"sort-name": a, "disambiguation": "synthetic test-mode artist"}}}
-			year := 1965 + rr.IntN(60)
-			date := fmt.Sprintf("%04d-%02d-%02d", year, 1+rr.IntN(12), 1+rr.IntN(28))
-			rec["id"], rec["score"] = id, 100-i*3
-			switch entity {
-			case "artist":
-				name := providers.TitleCase(q)
-				if i > 0 {
-					name = fmt.Sprintf("%s %s", name, []string{"Tribute Band", "Orchestra", "Trio", "& Friends", "Revival", "Quartet"}[(i-1)%6])
-					if i > 6 {
-						name += " " + strconv.Itoa(i/6+1)
-					}
-				}
-				rec["name"], rec["sort-name"] = name, name
-				rec["disambiguation"] = "synthetic test-mode artist"
-				rec["life-span"] = map[string]any{"begin": strconv.Itoa(year), "ended": nil}
-				delete(rec, "aliases")
-				delete(rec, "isnis")
-				rememberKey("artist/"+id, synthItem{Artist: name})
-			case "release":
-				title := words
-				if i > 0 {
-					title = fmt.Sprintf("%s%s", words, []string{" Vol. 2", " (Deluxe)", " Live", " Sessions", " Revisited", " II"}[(i-1)%6])
-					if i > 6 {
-						title += " " + strconv.Itoa(i/6+1)
-					}
-				}
-				rec["title"], rec["date"], rec["artist-credit"] = title, date, credit
-				if rg, ok := rec["release-group"].(map[string]any); ok {
-					rg["id"], rg["title"] = synthUUID("release-group", id), title
-				}
-				if ev, ok := rec["release-events"].([]any); ok {
-					for _, e := range ev {
-						if m, ok := e.(map[string]any); ok {
-							m["date"] = date
-						}
-					}
-				}
-				rec["barcode"] = fmt.Sprintf("%012d", rr.Int64N(1e12))
-				delete(rec, "label-info")
-				rememberKey("release/"+id, synthItem{Title: title, Artist: a, Album: title})
-			default:
-				title := words + versions[i%len(versions)]
-				if i >= len(versions) {
-					title += fmt.Sprintf(" [Take %d]", i/len(versions)+1)
-				}
-				rec["title"], rec["length"], rec["first-release-date"] = title, (120+rr.IntN(300))*1000, date
-				rec["artist-credit"] = credit
-				delete(rec, "isrcs")
-				if rels, ok := rec["releases"].([]any); ok {
-					for k, x := range rels {
-						if m, ok := x.(map[string]any); ok {
-							m["id"], m["title"], m["date"] = synthUUID("release", id, strconv.Itoa(k)), words, date
-							if rg, ok := m["release-group"].(map[string]any); ok {
-								rg["id"], rg["title"] = synthUUID("release-group", id, strconv.Itoa(k)), words
-							}
-							if media, ok := m["media"].([]any); ok {
-								for _, md := range media {
-									if mm, ok := md.(map[string]any); ok {
-										for _, tr := range providers.Templates(mm["track"]) {
-											tr["title"], tr["id"] = title, synthUUID("track", id)
-										}
-									}
-								}
-							}
-						}
-					}
-				}
-				rememberKey("recording/"+id, synthItem{Title: title, Artist: a, Album: words})
-			}
-			items = append(items, rec)
 		}
-		doc[list] = items
-		doc["count"], doc["offset"] = total, offset
-		return providers.JSONBytes(doc), http.StatusOK
 	}
 }
 

@@ -135,67 +135,13 @@ func redraw(rt map[string]any, k int, km, rideKmh float64, start time.Time, zone
 		return -1
 	}
 	total := km * 1000 * (1.25 + 0.07*float64(k))
-	scale := total / recorded
-	seed := fmt.Sprintf("%.4f,%.4f;%.4f,%.4f;%d", o[0], o[1], d[0], d[1], k)
+	rd := routeDraw{seed: fmt.Sprintf("%.4f,%.4f;%.4f,%.4f;%d", o[0], o[1], d[0], d[1], k), o: o, d: d, from: from, to: to,
+		zone: zone, rideKmh: rideKmh, total: total, scale: total / recorded}
 	t := start.Add(time.Duration(k*7) * time.Minute)
 	done, totalSecs := 0.0, 0.0
-	stopName := func(i int) string { return providers.SynthName(seed, i, "Station") }
 	var newSteps []any
 	for i, s := range steps {
-		dist, _ := providers.NumOf(s["distanceMeters"])
-		dist = math.Round(dist * scale)
-		walk := s["travelMode"] == "WALK"
-		if walk {
-			dist = math.Min(dist, 1200) // walks stay walks
-		}
-		kmh := rideKmh
-		if walk {
-			kmh = 5
-		}
-		secs := math.Round(dist / 1000 / kmh * 3600)
-		s["distanceMeters"] = int(dist)
-		s["staticDuration"] = fmt.Sprintf("%ds", int(secs))
-		s["localizedValues"] = stepLocalizedValues{Distance: localizedText{distText(dist)}, StaticDuration: localizedText{durText(secs)}}
-		if ni, ok := s["navigationInstruction"].(map[string]any); ok {
-			switch {
-			case walk && i == 0:
-				ni["instructions"] = "Head out on " + providers.SynthName(seed, i, "Street")
-			case walk:
-				ni["instructions"] = "Walk to " + stopName(i+1)
-			default:
-				ni["instructions"] = "Ride towards " + to.Name
-			}
-		}
-		if td, ok := s["transitDetails"].(map[string]any); ok {
-			frac0, frac1 := done/total, math.Min((done+dist)/total, 1)
-			pt := func(f float64) location {
-				return location{LatLng: latLng{Latitude: math.Round((o[0]+(d[0]-o[0])*f)*1e6) / 1e6,
-					Longitude: math.Round((o[1]+(d[1]-o[1])*f)*1e6) / 1e6}}
-			}
-			dep, arr := t, t.Add(time.Duration(secs)*time.Second)
-			td["stopDetails"] = stopDetails{
-				DepartureStop: transitStop{Name: stopName(i), Location: pt(frac0)},
-				ArrivalStop:   transitStop{Name: stopName(i + 1), Location: pt(frac1)},
-				DepartureTime: dep.UTC().Format(time.RFC3339), ArrivalTime: arr.UTC().Format(time.RFC3339)}
-			td["localizedValues"] = transitLocalizedValues{
-				DepartureTime: localizedClock{Time: localizedText{dep.In(zone).Format("3:04 PM")}, TimeZone: from.Timezone},
-				ArrivalTime:   localizedClock{Time: localizedText{arr.In(zone).Format("3:04 PM")}, TimeZone: from.Timezone}}
-			td["headsign"] = to.Name
-			if line, ok := td["transitLine"].(map[string]any); ok {
-				if ags := providers.Templates(line["agencies"]); len(ags) > 0 {
-					ags[0]["name"] = "Sandbox Transit " + from.Name
-					delete(ags[0], "phoneNumber")
-					ags[0]["uri"] = "https://transit.example/"
-					line["agencies"] = []any{ags[0]}
-				}
-				n := 1 + providers.Rand("line", seed, strconv.Itoa(i)).IntN(99)
-				line["name"], line["nameShort"] = fmt.Sprintf("Line %d %s", n, to.Name), strconv.Itoa(n)
-				delete(line, "uri")
-			}
-			if stops, ok := providers.NumOf(td["stopCount"]); ok {
-				td["stopCount"] = int(math.Max(1, math.Round(stops*math.Sqrt(scale))))
-			}
-		}
+		dist, secs := rd.step(s, i, t, done)
 		t = t.Add(time.Duration(secs) * time.Second)
 		done += dist
 		totalSecs += secs
@@ -216,14 +162,99 @@ func redraw(rt map[string]any, k int, km, rideKmh float64, start time.Time, zone
 	rt["legs"] = []any{leg}
 	rt["distanceMeters"] = int(done)
 	rt["duration"] = fmt.Sprintf("%ds", int(totalSecs))
+	setTotals(rt, km, done, totalSecs, from.CountryCode)
+	return len(newSteps)
+}
+
+// routeDraw is what the steps of one redrawn route share: the seed of its made-up names, its
+// ends, their zone, the ride speed, the route's length in metres and its scale to the recorded one.
+type routeDraw struct {
+	seed         string
+	o, d         [2]float64
+	from, to     providers.SandboxPlace
+	zone         *time.Location
+	rideKmh      float64
+	total, scale float64
+}
+
+// stopName is the made-up name of the route's i-th stop.
+func (rd routeDraw) stopName(i int) string { return providers.SynthName(rd.seed, i, "Station") }
+
+// step rewrites the route's i-th step, which starts at time t after done metres; it returns the
+// step's metres and seconds.
+func (rd routeDraw) step(s map[string]any, i int, t time.Time, done float64) (dist, secs float64) {
+	dist, _ = providers.NumOf(s["distanceMeters"])
+	dist = math.Round(dist * rd.scale)
+	walk := s["travelMode"] == "WALK"
+	if walk {
+		dist = math.Min(dist, 1200) // walks stay walks
+	}
+	kmh := rd.rideKmh
+	if walk {
+		kmh = 5
+	}
+	secs = math.Round(dist / 1000 / kmh * 3600)
+	s["distanceMeters"] = int(dist)
+	s["staticDuration"] = fmt.Sprintf("%ds", int(secs))
+	s["localizedValues"] = stepLocalizedValues{Distance: localizedText{distText(dist)}, StaticDuration: localizedText{durText(secs)}}
+	if ni, ok := s["navigationInstruction"].(map[string]any); ok {
+		switch {
+		case walk && i == 0:
+			ni["instructions"] = "Head out on " + providers.SynthName(rd.seed, i, "Street")
+		case walk:
+			ni["instructions"] = "Walk to " + rd.stopName(i+1)
+		default:
+			ni["instructions"] = "Ride towards " + rd.to.Name
+		}
+	}
+	if td, ok := s["transitDetails"].(map[string]any); ok {
+		rd.transit(td, i, t, t.Add(time.Duration(secs)*time.Second), done/rd.total, math.Min((done+dist)/rd.total, 1))
+	}
+	return dist, secs
+}
+
+// transit rewrites the transit details of the i-th step, a ride from dep to arr between the
+// fractions frac0 and frac1 of the way: its stops, times, headsign, line and agency.
+func (rd routeDraw) transit(td map[string]any, i int, dep, arr time.Time, frac0, frac1 float64) {
+	o, d := rd.o, rd.d
+	pt := func(f float64) location {
+		return location{LatLng: latLng{Latitude: math.Round((o[0]+(d[0]-o[0])*f)*1e6) / 1e6,
+			Longitude: math.Round((o[1]+(d[1]-o[1])*f)*1e6) / 1e6}}
+	}
+	td["stopDetails"] = stopDetails{
+		DepartureStop: transitStop{Name: rd.stopName(i), Location: pt(frac0)},
+		ArrivalStop:   transitStop{Name: rd.stopName(i + 1), Location: pt(frac1)},
+		DepartureTime: dep.UTC().Format(time.RFC3339), ArrivalTime: arr.UTC().Format(time.RFC3339)}
+	td["localizedValues"] = transitLocalizedValues{
+		DepartureTime: localizedClock{Time: localizedText{dep.In(rd.zone).Format("3:04 PM")}, TimeZone: rd.from.Timezone},
+		ArrivalTime:   localizedClock{Time: localizedText{arr.In(rd.zone).Format("3:04 PM")}, TimeZone: rd.from.Timezone}}
+	td["headsign"] = rd.to.Name
+	if line, ok := td["transitLine"].(map[string]any); ok {
+		if ags := providers.Templates(line["agencies"]); len(ags) > 0 {
+			ags[0]["name"] = "Sandbox Transit " + rd.from.Name
+			delete(ags[0], "phoneNumber")
+			ags[0]["uri"] = "https://transit.example/"
+			line["agencies"] = []any{ags[0]}
+		}
+		n := 1 + providers.Rand("line", rd.seed, strconv.Itoa(i)).IntN(99)
+		line["name"], line["nameShort"] = fmt.Sprintf("Line %d %s", n, rd.to.Name), strconv.Itoa(n)
+		delete(line, "uri")
+	}
+	if stops, ok := providers.NumOf(td["stopCount"]); ok {
+		td["stopCount"] = int(math.Max(1, math.Round(stops*math.Sqrt(rd.scale))))
+	}
+}
+
+// setTotals sets a route's localized length and duration (metres, secs) and its fare, which grows with km,
+// in euros in the euro countries and in dollars elsewhere.
+func setTotals(rt map[string]any, km, metres, secs float64, country string) {
 	fare := 1.5 + 0.12*km
 	cur := "USD"
-	if eur := map[string]bool{"DE": true, "FR": true, "ES": true, "IT": true, "PT": true, "NL": true, "AT": true, "BE": true, "IE": true, "FI": true}; eur[from.CountryCode] {
+	if eur := map[string]bool{"DE": true, "FR": true, "ES": true, "IT": true, "PT": true, "NL": true, "AT": true, "BE": true, "IE": true, "FI": true}; eur[country] {
 		cur = "EUR"
 	}
 	units, nanos := math.Modf(fare)
-	rt["localizedValues"] = routeLocalizedValues{Distance: localizedText{distText(done)}, Duration: localizedText{durText(totalSecs)},
+	rt["localizedValues"] = routeLocalizedValues{Distance: localizedText{distText(metres)}, Duration: localizedText{durText(secs)},
 		TransitFare: localizedText{fmt.Sprintf("%s %.2f", cur, fare)}}
 	rt["travelAdvisory"] = travelAdvisory{TransitFare: money{CurrencyCode: cur, Units: strconv.Itoa(int(units)), Nanos: int(math.Round(nanos*100)) * 10000000}}
-	return len(newSteps)
 }

@@ -3,6 +3,7 @@ package serpapi
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sort"
@@ -219,97 +220,15 @@ func generatePatents(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	if len(tmpls) == 0 || query == "" {
 		return nil, 0, false
 	}
-	topic := providers.TopicWords(query)
-	seed := strings.ToLower(query + "|" + q.Get("inventor") + "|" + q.Get("assignee"))
-	countries := strings.Split(q.Get("country"), ",")
-	if q.Get("country") == "" {
-		countries = []string{"US", "EP", "WO", "CN", "JP", "DE"}
-	}
-	granted := q.Get("status") != "APPLICATION"
-	design := q.Get("type") == "DESIGN"
-	lo, hi := time.Date(1995, 1, 1, 0, 0, 0, 0, time.UTC), providers.SandboxToday().AddDate(0, 0, -30)
-	loKind, hiKind := "", ""
-	if k, d, ok := patentBound(q.Get("after")); ok {
-		loKind, lo = k, d
-	}
-	if k, d, ok := patentBound(q.Get("before")); ok {
-		hiKind, hi = k, d
+	ps := newPatentSearch(query, q)
+	if ps.hi.Sub(ps.lo) <= 0 {
+		return emptyPatents(doc, q), http.StatusOK, true
 	}
 	var all []map[string]any
 	for i := range patentsTotal {
-		r := providers.Rand("patent", seed, strconv.Itoa(i))
-		// The dates: priority, then filing a year later at most, then publication 18 months on,
-		// then the grant; the bounded kind of date lies within the bounds.
-		span := hi.Sub(lo)
-		if span <= 0 {
-			return emptyPatents(doc, q), http.StatusOK, true
+		if rec, ok := ps.patent(tmpls, i, len(all)+1); ok {
+			all = append(all, rec)
 		}
-		anchor := lo.Add(time.Duration(r.Float64() * float64(span))).Truncate(24 * time.Hour)
-		offsets := map[string]int{"priority": 0, "filing": 200 + r.IntN(165), "publication": 0}
-		offsets["publication"] = offsets["filing"] + 540
-		kind := loKind
-		if kind == "" {
-			kind = hiKind
-		}
-		if kind == "" {
-			kind = "priority"
-		}
-		priority := anchor.AddDate(0, 0, -offsets[kind])
-		filing := priority.AddDate(0, 0, offsets["filing"])
-		publication := priority.AddDate(0, 0, offsets["publication"])
-		if (loKind != "" && loKind != kind) || (hiKind != "" && hiKind != kind) {
-			// Two kinds of bounds: the record is kept only if both hold.
-			dates := map[string]time.Time{"priority": priority, "filing": filing, "publication": publication}
-			if (loKind != "" && dates[loKind].Before(lo)) || (hiKind != "" && dates[hiKind].After(hi)) {
-				continue
-			}
-		}
-		country := strings.ToUpper(strings.TrimSpace(countries[i%len(countries)]))
-		number := fmt.Sprintf("%s%d", country, 10000000+r.IntN(89999999))
-		suffix := "A1"
-		if granted && country == "US" {
-			suffix = "B2"
-		} else if granted {
-			suffix = "B1"
-		}
-		if design {
-			number = fmt.Sprintf("%sD%d", country, 900000+r.IntN(99999))
-			suffix = "S"
-		}
-		number += suffix
-		rec := providers.FromTemplate(tmpls, i)
-		id := "patent/" + number + "/en"
-		title := fmt.Sprintf(patentKinds[i%len(patentKinds)], topic)
-		rec["position"] = len(all) + 1
-		rec["patent_id"] = id
-		rec["patent_link"] = "https://patents.google.com/" + id
-		rec["serpapi_link"] = "https://serpapi.com/search.json?engine=google_patents_details&patent_id=" + url.QueryEscape(id)
-		rec["title"] = providers.UpperFirst(title)
-		rec["snippet"] = "Disclosed: " + providers.UpperFirst(title) + ". The invention concerns " + topic + " and improves its reliability and cost."
-		rec["priority_date"] = priority.Format(time.DateOnly)
-		rec["filing_date"] = filing.Format(time.DateOnly)
-		rec["publication_date"] = publication.Format(time.DateOnly)
-		delete(rec, "grant_date")
-		if granted {
-			rec["grant_date"] = publication.Format(time.DateOnly)
-		}
-		inventor := providers.SynthPerson(seed, i)
-		if v := strings.TrimSpace(q.Get("inventor")); v != "" {
-			inventor = v
-		}
-		rec["inventor"] = inventor
-		assignee := providers.SynthName(seed+"assignee", i, "Ltd")
-		if v := strings.TrimSpace(q.Get("assignee")); v != "" {
-			assignee = v
-		}
-		rec["assignee"] = assignee
-		rec["publication_number"] = number
-		rec["language"] = "en"
-		rec["pdf"] = "https://patentimages.storage.googleapis.com/sandbox/" + number + ".pdf"
-		rec["thumbnail"] = "https://patentimages.storage.googleapis.com/sandbox/" + number + "-D00000.png"
-		delete(rec, "figures")
-		rec["country_status"] = map[string]any{country: "ACTIVE"}
-		all = append(all, rec)
 	}
 	switch q.Get("sort") {
 	case "new":
@@ -317,6 +236,131 @@ func generatePatents(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	case "old":
 		sort.SliceStable(all, func(i, j int) bool { return all[i]["filing_date"].(string) < all[j]["filing_date"].(string) })
 	}
+	return pagePatents(doc, q, query, all), http.StatusOK, true
+}
+
+// patentSearch is what a google_patents search asks of every patent: its topic and seed, the
+// inventor and assignee, the countries, status and type, and the bounds on a kind of date.
+type patentSearch struct {
+	topic, seed        string
+	inventor, assignee string
+	countries          []string
+	granted, design    bool
+	lo, hi             time.Time
+	// loKind and hiKind are the kinds of date the bounds are on ("" when unbounded); kind is
+	// the one a patent's dates are drawn within.
+	loKind, hiKind, kind string
+}
+
+// newPatentSearch reads a google_patents request about query.
+func newPatentSearch(query string, q url.Values) patentSearch {
+	ps := patentSearch{
+		topic:     providers.TopicWords(query),
+		seed:      strings.ToLower(query + "|" + q.Get("inventor") + "|" + q.Get("assignee")),
+		inventor:  strings.TrimSpace(q.Get("inventor")),
+		assignee:  strings.TrimSpace(q.Get("assignee")),
+		countries: strings.Split(q.Get("country"), ","),
+		granted:   q.Get("status") != "APPLICATION",
+		design:    q.Get("type") == "DESIGN",
+		lo:        time.Date(1995, 1, 1, 0, 0, 0, 0, time.UTC),
+		hi:        providers.SandboxToday().AddDate(0, 0, -30),
+	}
+	if q.Get("country") == "" {
+		ps.countries = []string{"US", "EP", "WO", "CN", "JP", "DE"}
+	}
+	if k, d, ok := patentBound(q.Get("after")); ok {
+		ps.loKind, ps.lo = k, d
+	}
+	if k, d, ok := patentBound(q.Get("before")); ok {
+		ps.hiKind, ps.hi = k, d
+	}
+	ps.kind = ps.loKind
+	if ps.kind == "" {
+		ps.kind = ps.hiKind
+	}
+	if ps.kind == "" {
+		ps.kind = "priority"
+	}
+	return ps
+}
+
+// dates draws a patent's dates: priority, then filing a year later at most, then publication 18
+// months on (also the grant); the bounded kind of date lies within the bounds. With bounds on two
+// kinds of date, false when the other one does not hold.
+func (ps patentSearch) dates(r *rand.Rand) (priority, filing, publication time.Time, ok bool) {
+	span := ps.hi.Sub(ps.lo)
+	anchor := ps.lo.Add(time.Duration(r.Float64() * float64(span))).Truncate(24 * time.Hour)
+	offsets := map[string]int{"priority": 0, "filing": 200 + r.IntN(165), "publication": 0}
+	offsets["publication"] = offsets["filing"] + 540
+	priority = anchor.AddDate(0, 0, -offsets[ps.kind])
+	filing = priority.AddDate(0, 0, offsets["filing"])
+	publication = priority.AddDate(0, 0, offsets["publication"])
+	if (ps.loKind != "" && ps.loKind != ps.kind) || (ps.hiKind != "" && ps.hiKind != ps.kind) {
+		// Two kinds of bounds: the record is kept only if both hold.
+		dates := map[string]time.Time{"priority": priority, "filing": filing, "publication": publication}
+		if (ps.loKind != "" && dates[ps.loKind].Before(ps.lo)) || (ps.hiKind != "" && dates[ps.hiKind].After(ps.hi)) {
+			return priority, filing, publication, false
+		}
+	}
+	return priority, filing, publication, true
+}
+
+// patent makes the search's i-th patent, at position in the set, from the templates; false when
+// its dates fall outside the bounds.
+func (ps patentSearch) patent(tmpls []map[string]any, i, position int) (map[string]any, bool) {
+	r := providers.Rand("patent", ps.seed, strconv.Itoa(i))
+	priority, filing, publication, ok := ps.dates(r)
+	if !ok {
+		return nil, false
+	}
+	country := strings.ToUpper(strings.TrimSpace(ps.countries[i%len(ps.countries)]))
+	number := fmt.Sprintf("%s%d", country, 10000000+r.IntN(89999999))
+	suffix := "A1"
+	if ps.granted && country == "US" {
+		suffix = "B2"
+	} else if ps.granted {
+		suffix = "B1"
+	}
+	if ps.design {
+		number = fmt.Sprintf("%sD%d", country, 900000+r.IntN(99999))
+		suffix = "S"
+	}
+	number += suffix
+	rec := providers.FromTemplate(tmpls, i)
+	id := "patent/" + number + "/en"
+	title := fmt.Sprintf(patentKinds[i%len(patentKinds)], ps.topic)
+	rec["position"] = position
+	rec["patent_id"] = id
+	rec["patent_link"] = "https://patents.google.com/" + id
+	rec["serpapi_link"] = "https://serpapi.com/search.json?engine=google_patents_details&patent_id=" + url.QueryEscape(id)
+	rec["title"] = providers.UpperFirst(title)
+	rec["snippet"] = "Disclosed: " + providers.UpperFirst(title) + ". The invention concerns " + ps.topic + " and improves its reliability and cost."
+	rec["priority_date"] = priority.Format(time.DateOnly)
+	rec["filing_date"] = filing.Format(time.DateOnly)
+	rec["publication_date"] = publication.Format(time.DateOnly)
+	delete(rec, "grant_date")
+	if ps.granted {
+		rec["grant_date"] = publication.Format(time.DateOnly)
+	}
+	rec["inventor"] = ps.inventor
+	if ps.inventor == "" {
+		rec["inventor"] = providers.SynthPerson(ps.seed, i)
+	}
+	rec["assignee"] = ps.assignee
+	if ps.assignee == "" {
+		rec["assignee"] = providers.SynthName(ps.seed+"assignee", i, "Ltd")
+	}
+	rec["publication_number"] = number
+	rec["language"] = "en"
+	rec["pdf"] = "https://patentimages.storage.googleapis.com/sandbox/" + number + ".pdf"
+	rec["thumbnail"] = "https://patentimages.storage.googleapis.com/sandbox/" + number + "-D00000.png"
+	delete(rec, "figures")
+	rec["country_status"] = map[string]any{country: "ACTIVE"}
+	return rec, true
+}
+
+// pagePatents answers the page of all that num and page ask for, with its pagination and totals.
+func pagePatents(doc map[string]any, q url.Values, query string, all []map[string]any) []byte {
 	size := max(intParam(q, "num"), 10)
 	pageN := max(intParam(q, "page"), 1)
 	from := (pageN - 1) * size
@@ -338,7 +382,7 @@ func generatePatents(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	}
 	delete(doc, "summary")
 	setParams(doc, q)
-	return providers.JSONBytes(doc), http.StatusOK, true
+	return providers.JSONBytes(doc)
 }
 
 func emptyPatents(doc map[string]any, q url.Values) []byte {
@@ -404,141 +448,169 @@ func generateTrends(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	if len(terms) == 0 {
 		return nil, 0, false
 	}
-	valueOf := func(query string, v float64, pct bool) map[string]any {
-		s := strconv.Itoa(int(math.Round(v)))
-		if pct {
-			s += "%"
-		}
-		return map[string]any{"query": query, "value": s, "extracted_value": int(math.Round(v))}
-	}
 	switch q.Get("data_type") {
 	case "TIMESERIES", "":
-		n, step := trendsPoints(q.Get("date"))
-		end := time.Now().UTC().Truncate(step)
-		if step >= 24*time.Hour {
-			end = providers.SandboxToday()
-		}
-		levels := make([][]float64, n)
-		peak := 0.0
-		for k := range n {
-			t := end.Add(-step * time.Duration(n-1-k))
-			levels[k] = make([]float64, len(terms))
-			for j, term := range terms {
-				levels[k][j] = trendLevel(term, t)
-				peak = math.Max(peak, levels[k][j])
-			}
-		}
-		var timeline []any
-		sums := make([]float64, len(terms))
-		for k := range n {
-			t := end.Add(-step * time.Duration(n-1-k))
-			var values []any
-			for j, term := range terms {
-				v := math.Round(levels[k][j] / peak * 100)
-				sums[j] += v
-				values = append(values, valueOf(term, v, false))
-			}
-			label := t.Format("Jan 2, 2006")
-			if step < 24*time.Hour {
-				label = t.Format("Jan 2, 2006 at 3:04 PM")
-			}
-			timeline = append(timeline, map[string]any{"date": label, "timestamp": strconv.FormatInt(t.Unix(), 10), "values": values})
-		}
-		var averages []any
-		for j, term := range terms {
-			averages = append(averages, map[string]any{"query": term, "value": int(math.Round(sums[j] / float64(n)))})
-		}
-		iot := map[string]any{"timeline_data": timeline}
-		if len(terms) > 1 {
-			iot["averages"] = averages
-		}
-		doc["interest_over_time"] = iot
+		trendsOverTime(doc, q.Get("date"), terms)
 	case "GEO_MAP", "GEO_MAP_0":
-		var regions []map[string]any
-		for _, key := range []string{"compared_breakdown_by_region", "interest_by_region"} {
-			regions = append(regions, providers.Templates(doc[key])...)
-		}
-		if geo := strings.ToUpper(q.Get("geo")); geo != "US" && !strings.HasPrefix(geo, "US-") {
-			regions = nil
-			for _, g := range trendRegions()[geo] {
-				regions = append(regions, map[string]any{"geo": g[0], "location": g[1]})
-			}
-		}
-		if len(regions) == 0 {
+		if !trendsByRegion(doc, q.Get("geo"), terms) {
 			return nil, 0, false
 		}
-		var out []map[string]any
-		for _, reg := range regions {
-			loc, _ := reg["location"].(string)
-			shares := make([]float64, len(terms))
-			total := 0.0
-			for j, term := range terms {
-				shares[j] = trendLevel(term+"|"+loc, time.Time{})
-				total += shares[j]
-			}
-			m := map[string]any{"geo": reg["geo"], "location": loc}
-			best := 0
-			for j := range terms {
-				if shares[j] > shares[best] {
-					best = j
-				}
-			}
-			m["max_value_index"] = best
-			if len(terms) > 1 {
-				var values []any
-				for j, term := range terms {
-					values = append(values, valueOf(term, shares[j]/total*100, true))
-				}
-				m["values"] = values
-				m["_sort"] = shares[0] / total
-			} else {
-				m["_sort"] = shares[0]
-			}
-			out = append(out, m)
-		}
-		sort.SliceStable(out, func(i, j int) bool { return out[i]["_sort"].(float64) > out[j]["_sort"].(float64) })
-		top := out[0]["_sort"].(float64)
-		var list []any
-		for _, m := range out {
-			if len(terms) == 1 {
-				v := math.Round(m["_sort"].(float64) / top * 100)
-				m["value"], m["extracted_value"] = strconv.Itoa(int(v)), int(v)
-			}
-			delete(m, "_sort")
-			list = append(list, m)
-		}
-		delete(doc, "compared_breakdown_by_region")
-		delete(doc, "interest_by_region")
-		if len(terms) > 1 {
-			doc["compared_breakdown_by_region"] = list
-		} else {
-			doc["interest_by_region"] = list
-		}
 	case "RELATED_QUERIES":
-		term := terms[0]
-		words := []string{"near me", "price", "how to", "best", "vs", "meaning", "2026", "review", "recipe", "news"}
-		var rising, top []any
-		for i, w := range words {
-			r := providers.Rand("related", strings.ToLower(term), w)
-			link := func(s string) string { return "https://trends.google.com/trends/explore?q=" + url.QueryEscape(s) }
-			query := term + " " + w
-			if strings.HasSuffix(w, "to") || w == "best" {
-				query = w + " " + term
-			}
-			top = append(top, map[string]any{"query": query, "value": strconv.Itoa(100 - i*8), "extracted_value": 100 - i*8,
-				"link": link(query)})
-			growth := 50 + r.IntN(3000)
-			rq := term + " " + risingWords[i]
-			rising = append(rising, map[string]any{"query": rq, "value": "+" + strconv.Itoa(growth) + "%",
-				"extracted_value": growth, "link": link(rq)})
-		}
-		sort.SliceStable(rising, func(i, j int) bool {
-			return rising[i].(map[string]any)["extracted_value"].(int) > rising[j].(map[string]any)["extracted_value"].(int)
-		})
-		doc["related_queries"] = map[string]any{"rising": rising, "top": top}
+		trendsRelated(doc, terms[0])
 	default:
 		return nil, 0, false
 	}
 	setParams(doc, q)
 	return providers.JSONBytes(doc), http.StatusOK, true
+}
+
+// trendValue is a term's value in a Google Trends answer, a percentage when pct.
+func trendValue(query string, v float64, pct bool) map[string]any {
+	s := strconv.Itoa(int(math.Round(v)))
+	if pct {
+		s += "%"
+	}
+	return map[string]any{"query": query, "value": s, "extracted_value": int(math.Round(v))}
+}
+
+// trendsOverTime sets the terms' interest over the date range, the peak of all terms 100, and
+// with several terms their averages.
+func trendsOverTime(doc map[string]any, date string, terms []string) {
+	n, step := trendsPoints(date)
+	end := time.Now().UTC().Truncate(step)
+	if step >= 24*time.Hour {
+		end = providers.SandboxToday()
+	}
+	levels := make([][]float64, n)
+	peak := 0.0
+	for k := range n {
+		t := end.Add(-step * time.Duration(n-1-k))
+		levels[k] = make([]float64, len(terms))
+		for j, term := range terms {
+			levels[k][j] = trendLevel(term, t)
+			peak = math.Max(peak, levels[k][j])
+		}
+	}
+	var timeline []any
+	sums := make([]float64, len(terms))
+	for k := range n {
+		t := end.Add(-step * time.Duration(n-1-k))
+		var values []any
+		for j, term := range terms {
+			v := math.Round(levels[k][j] / peak * 100)
+			sums[j] += v
+			values = append(values, trendValue(term, v, false))
+		}
+		label := t.Format("Jan 2, 2006")
+		if step < 24*time.Hour {
+			label = t.Format("Jan 2, 2006 at 3:04 PM")
+		}
+		timeline = append(timeline, map[string]any{"date": label, "timestamp": strconv.FormatInt(t.Unix(), 10), "values": values})
+	}
+	var averages []any
+	for j, term := range terms {
+		averages = append(averages, map[string]any{"query": term, "value": int(math.Round(sums[j] / float64(n)))})
+	}
+	iot := map[string]any{"timeline_data": timeline}
+	if len(terms) > 1 {
+		iot["averages"] = averages
+	}
+	doc["interest_over_time"] = iot
+}
+
+// trendsByRegion sets the terms' interest by region: the recorded US regions, or outside the US
+// those of trendRegions; each region's share between the terms, or one term's 0 to 100. False
+// when there are no regions.
+func trendsByRegion(doc map[string]any, geo string, terms []string) bool {
+	var regions []map[string]any
+	for _, key := range []string{"compared_breakdown_by_region", "interest_by_region"} {
+		regions = append(regions, providers.Templates(doc[key])...)
+	}
+	if geo = strings.ToUpper(geo); geo != "US" && !strings.HasPrefix(geo, "US-") {
+		regions = nil
+		for _, g := range trendRegions()[geo] {
+			regions = append(regions, map[string]any{"geo": g[0], "location": g[1]})
+		}
+	}
+	if len(regions) == 0 {
+		return false
+	}
+	var out []map[string]any
+	for _, reg := range regions {
+		out = append(out, trendsRegion(reg, terms))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i]["_sort"].(float64) > out[j]["_sort"].(float64) })
+	top := out[0]["_sort"].(float64)
+	var list []any
+	for _, m := range out {
+		if len(terms) == 1 {
+			v := math.Round(m["_sort"].(float64) / top * 100)
+			m["value"], m["extracted_value"] = strconv.Itoa(int(v)), int(v)
+		}
+		delete(m, "_sort")
+		list = append(list, m)
+	}
+	delete(doc, "compared_breakdown_by_region")
+	delete(doc, "interest_by_region")
+	if len(terms) > 1 {
+		doc["compared_breakdown_by_region"] = list
+	} else {
+		doc["interest_by_region"] = list
+	}
+	return true
+}
+
+// trendsRegion is one region's entry: the term it prefers and, with several terms, each one's
+// share; _sort holds what the regions are ordered by (the first term's share, or its level).
+func trendsRegion(reg map[string]any, terms []string) map[string]any {
+	loc, _ := reg["location"].(string)
+	shares := make([]float64, len(terms))
+	total := 0.0
+	for j, term := range terms {
+		shares[j] = trendLevel(term+"|"+loc, time.Time{})
+		total += shares[j]
+	}
+	m := map[string]any{"geo": reg["geo"], "location": loc}
+	best := 0
+	for j := range terms {
+		if shares[j] > shares[best] {
+			best = j
+		}
+	}
+	m["max_value_index"] = best
+	if len(terms) > 1 {
+		var values []any
+		for j, term := range terms {
+			values = append(values, trendValue(term, shares[j]/total*100, true))
+		}
+		m["values"] = values
+		m["_sort"] = shares[0] / total
+	} else {
+		m["_sort"] = shares[0]
+	}
+	return m
+}
+
+// trendsRelated sets the related queries of term: the top ones, then the rising ones by growth.
+func trendsRelated(doc map[string]any, term string) {
+	words := []string{"near me", "price", "how to", "best", "vs", "meaning", "2026", "review", "recipe", "news"}
+	var rising, top []any
+	for i, w := range words {
+		r := providers.Rand("related", strings.ToLower(term), w)
+		link := func(s string) string { return "https://trends.google.com/trends/explore?q=" + url.QueryEscape(s) }
+		query := term + " " + w
+		if strings.HasSuffix(w, "to") || w == "best" {
+			query = w + " " + term
+		}
+		top = append(top, map[string]any{"query": query, "value": strconv.Itoa(100 - i*8), "extracted_value": 100 - i*8,
+			"link": link(query)})
+		growth := 50 + r.IntN(3000)
+		rq := term + " " + risingWords[i]
+		rising = append(rising, map[string]any{"query": rq, "value": "+" + strconv.Itoa(growth) + "%",
+			"extracted_value": growth, "link": link(rq)})
+	}
+	sort.SliceStable(rising, func(i, j int) bool {
+		return rising[i].(map[string]any)["extracted_value"].(int) > rising[j].(map[string]any)["extracted_value"].(int)
+	})
+	doc["related_queries"] = map[string]any{"rising": rising, "top": top}
 }

@@ -3,6 +3,7 @@ package serpapi
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sort"
@@ -260,15 +261,21 @@ func flightAirport(code string) providers.SandboxPlace {
 
 var airlines = []struct{ name, code string }{{"Sandbox Air", "SX"}, {"Testwind Airways", "TW"}, {"Mockingbird Airlines", "MK"}}
 
-// travelClasses are SerpApi's travel_class values with the fare multiplier.
-var travelClasses = map[string]struct {
+// travelClass is a travel class's name and fare multiplier.
+type travelClass struct {
 	name string
 	mult float64
-}{"": {"Economy", 1}, "1": {"Economy", 1}, "2": {"Premium economy", 1.7}, "3": {"Business", 3.6}, "4": {"First", 5.8}}
+}
+
+// travelClasses are SerpApi's travel_class values with the fare multiplier.
+var travelClasses = map[string]travelClass{"": {"Economy", 1}, "1": {"Economy", 1}, "2": {"Premium economy", 1.7}, "3": {"Business", 3.6}, "4": {"First", 5.8}}
 
 // sandboxToday is the day before which a flight date is refused; a variable for tests.
 var sandboxToday = func() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
 
+// generateFlights answers a google_flights search with up to nine itineraries between the asked
+// airports on the asked day (the return day for a departure_token of the sandbox), nonstop or
+// through hubs within the stops asked, priced for the class and party, the best three first.
 func generateFlights(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	// Dates in the past are refused as SerpApi refuses them (HTTP 400 with an error).
 	yesterday := sandboxToday().AddDate(0, 0, -1)
@@ -291,111 +298,15 @@ func generateFlights(doc map[string]any, q url.Values) ([]byte, int, bool) {
 		// The airports block names the asked airports (the recorded answer's, rewritten).
 		rewriteParams(map[string]any{"airports": doc["airports"]}, params, q)
 	}
-	from, to := flightAirport(q.Get("departure_id")), flightAirport(q.Get("arrival_id"))
-	date := q.Get("outbound_date")
-	returning := q.Get("departure_token") != ""
-	if returning {
-		from, to, date = to, from, q.Get("return_date")
-	}
-	day, err := time.Parse(time.DateOnly, date)
-	if err != nil {
+	fs, ok := newFlightSearch(q)
+	if !ok {
 		return nil, 0, false
-	}
-	maxStops := 2
-	if s, err := strconv.Atoi(q.Get("stops")); err == nil && s > 0 {
-		maxStops = s - 1
-	}
-	pax := 0
-	for _, k := range []string{"adults", "children", "infants_in_seat"} {
-		n, _ := strconv.Atoi(q.Get(k))
-		pax += n
-	}
-	pax = max(pax, 1)
-	cls := travelClasses[q.Get("travel_class")]
-	direct := providers.DistanceKm(from.Lat, from.Lon, to.Lat, to.Lon)
-	hubs := hubsOf(from, to)
-	type itin struct {
-		m     map[string]any
-		price float64
-		dur   int
 	}
 	var its []itin
 	for i := 0; i < 9; i++ {
-		stops := i % 3
-		if direct > 12000 && stops == 0 {
-			stops = 1 // no nonstop beyond a long-haul aircraft's range
+		if it, ok := fs.itinerary(tmpls, i); ok {
+			its = append(its, it)
 		}
-		if stops > maxStops || stops > len(hubs) {
-			continue
-		}
-		r := providers.Rand("flight", from.IATA, to.IATA, date, strconv.Itoa(i))
-		path := []providers.SandboxPlace{from}
-		for s := 0; s < stops; s++ {
-			path = append(path, hubs[(i/3+s*2)%len(hubs)])
-		}
-		path = append(path, to)
-		if stops == 2 && providers.DistanceKm(from.Lat, from.Lon, path[1].Lat, path[1].Lon) > providers.DistanceKm(from.Lat, from.Lon, path[2].Lat, path[2].Lon) {
-			path[1], path[2] = path[2], path[1]
-		}
-		al := airlines[r.IntN(len(airlines))]
-		rec := providers.FromTemplate(tmpls, i)
-		legTmpls := providers.Templates(rec["flights"])
-		dep := day.Add(time.Duration(6*60+r.IntN(16*60)/5*5) * time.Minute) // local time at from
-		utc := dep.Add(-time.Duration(from.UTCOffset) * time.Second)
-		var legs, layovers []any
-		total, km := 0, 0.0
-		for l := 0; l+1 < len(path); l++ {
-			a, b := path[l], path[l+1]
-			d := providers.DistanceKm(a.Lat, a.Lon, b.Lat, b.Lon)
-			km += d
-			mins := int(math.Round(d/800*60)) + 30
-			leg := providers.FromTemplate(legTmpls, l)
-			if leg == nil {
-				leg = map[string]any{}
-			}
-			arr := utc.Add(time.Duration(mins) * time.Minute)
-			leg["departure_airport"] = map[string]any{"name": a.Name, "id": a.IATA, "time": utc.Add(time.Duration(a.UTCOffset) * time.Second).Format("2006-01-02 15:04")}
-			leg["arrival_airport"] = map[string]any{"name": b.Name, "id": b.IATA, "time": arr.Add(time.Duration(b.UTCOffset) * time.Second).Format("2006-01-02 15:04")}
-			leg["duration"] = mins
-			leg["airline"] = al.name
-			leg["flight_number"] = fmt.Sprintf("%s %d", al.code, 100+r.IntN(899))
-			leg["travel_class"] = cls.name
-			delete(leg, "ticket_also_sold_by")
-			delete(leg, "airline_logo")
-			legs = append(legs, leg)
-			total += mins
-			utc = arr
-			if l+2 < len(path) {
-				wait := 60 + r.IntN(150)
-				layovers = append(layovers, map[string]any{"duration": wait, "name": b.Name, "id": b.IATA})
-				total += wait
-				utc = utc.Add(time.Duration(wait) * time.Minute)
-			}
-		}
-		price := math.Round((45 + km*0.075*(0.85+0.45*r.Float64())*(1-0.08*float64(stops))) * cls.mult * float64(pax))
-		rec["flights"] = legs
-		if len(layovers) > 0 {
-			rec["layovers"] = layovers
-		} else {
-			delete(rec, "layovers")
-		}
-		rec["total_duration"] = total
-		rec["price"] = price
-		rec["carbon_emissions"] = map[string]any{"this_flight": int(km * 85 * float64(pax)), "typical_for_this_route": int(direct * 90 * float64(pax)),
-			"difference_percent": int(math.Round((km*85/(direct*90) - 1) * 100))}
-		delete(rec, "airline_logo")
-		if q.Get("type") == "1" && !returning {
-			rec["type"] = "Round trip"
-			rec["departure_token"] = sandboxToken("dep", map[string]any{"i": i, "f": from.IATA, "t": to.IATA})
-		} else {
-			delete(rec, "departure_token")
-			if q.Get("type") == "1" {
-				rec["type"] = "Round trip"
-			} else {
-				rec["type"] = "One way"
-			}
-		}
-		its = append(its, itin{rec, price, total})
 	}
 	sort.SliceStable(its, func(i, j int) bool { return its[i].price*float64(its[i].dur) < its[j].price*float64(its[j].dur) })
 	best, other := []any{}, []any{}
@@ -416,6 +327,141 @@ func generateFlights(doc map[string]any, q url.Values) ([]byte, int, bool) {
 	}
 	setParams(doc, q)
 	return providers.JSONBytes(doc), http.StatusOK, true
+}
+
+// flightSearch is what a google_flights search asks of every itinerary: the airports (swapped
+// for the return flights), the day, the stops at most, the party and class, and what follows
+// from the airports (their distance and the hubs between them).
+type flightSearch struct {
+	from, to  providers.SandboxPlace
+	date      string
+	day       time.Time
+	returning bool // the return flights of a sandbox outbound (departure_token)
+	roundTrip bool // type=1
+	maxStops  int
+	pax       int
+	cls       travelClass
+	direct    float64
+	hubs      []providers.SandboxPlace
+}
+
+// newFlightSearch reads a google_flights request; false when its day is not a date.
+func newFlightSearch(q url.Values) (flightSearch, bool) {
+	fs := flightSearch{from: flightAirport(q.Get("departure_id")), to: flightAirport(q.Get("arrival_id")), date: q.Get("outbound_date"),
+		returning: q.Get("departure_token") != "", roundTrip: q.Get("type") == "1", maxStops: 2}
+	if fs.returning {
+		fs.from, fs.to, fs.date = fs.to, fs.from, q.Get("return_date")
+	}
+	day, err := time.Parse(time.DateOnly, fs.date)
+	if err != nil {
+		return fs, false
+	}
+	fs.day = day
+	if s, err := strconv.Atoi(q.Get("stops")); err == nil && s > 0 {
+		fs.maxStops = s - 1
+	}
+	for _, k := range []string{"adults", "children", "infants_in_seat"} {
+		n, _ := strconv.Atoi(q.Get(k))
+		fs.pax += n
+	}
+	fs.pax = max(fs.pax, 1)
+	fs.cls = travelClasses[q.Get("travel_class")]
+	fs.direct = providers.DistanceKm(fs.from.Lat, fs.from.Lon, fs.to.Lat, fs.to.Lon)
+	fs.hubs = hubsOf(fs.from, fs.to)
+	return fs, true
+}
+
+// itin is a generated itinerary with its price and total duration in minutes.
+type itin struct {
+	m     map[string]any
+	price float64
+	dur   int
+}
+
+// itinerary makes the search's i-th itinerary from the templates, with i%3 stops (one at least
+// beyond a long-haul aircraft's range); false when it has more stops than asked or hubs allow.
+func (fs flightSearch) itinerary(tmpls []map[string]any, i int) (itin, bool) {
+	stops := i % 3
+	if fs.direct > 12000 && stops == 0 {
+		stops = 1 // no nonstop beyond a long-haul aircraft's range
+	}
+	if stops > fs.maxStops || stops > len(fs.hubs) {
+		return itin{}, false
+	}
+	from, to := fs.from, fs.to
+	r := providers.Rand("flight", from.IATA, to.IATA, fs.date, strconv.Itoa(i))
+	path := []providers.SandboxPlace{from}
+	for s := 0; s < stops; s++ {
+		path = append(path, fs.hubs[(i/3+s*2)%len(fs.hubs)])
+	}
+	path = append(path, to)
+	if stops == 2 && providers.DistanceKm(from.Lat, from.Lon, path[1].Lat, path[1].Lon) > providers.DistanceKm(from.Lat, from.Lon, path[2].Lat, path[2].Lon) {
+		path[1], path[2] = path[2], path[1]
+	}
+	al := airlines[r.IntN(len(airlines))]
+	rec := providers.FromTemplate(tmpls, i)
+	dep := fs.day.Add(time.Duration(6*60+r.IntN(16*60)/5*5) * time.Minute) // local time at from
+	utc := dep.Add(-time.Duration(from.UTCOffset) * time.Second)
+	legs, layovers, total, km := fs.fly(path, providers.Templates(rec["flights"]), r, utc, al.name, al.code)
+	price := math.Round((45 + km*0.075*(0.85+0.45*r.Float64())*(1-0.08*float64(stops))) * fs.cls.mult * float64(fs.pax))
+	rec["flights"] = legs
+	if len(layovers) > 0 {
+		rec["layovers"] = layovers
+	} else {
+		delete(rec, "layovers")
+	}
+	rec["total_duration"] = total
+	rec["price"] = price
+	rec["carbon_emissions"] = map[string]any{"this_flight": int(km * 85 * float64(fs.pax)), "typical_for_this_route": int(fs.direct * 90 * float64(fs.pax)),
+		"difference_percent": int(math.Round((km*85/(fs.direct*90) - 1) * 100))}
+	delete(rec, "airline_logo")
+	if fs.roundTrip && !fs.returning {
+		rec["type"] = "Round trip"
+		rec["departure_token"] = sandboxToken("dep", map[string]any{"i": i, "f": from.IATA, "t": to.IATA})
+	} else {
+		delete(rec, "departure_token")
+		if fs.roundTrip {
+			rec["type"] = "Round trip"
+		} else {
+			rec["type"] = "One way"
+		}
+	}
+	return itin{rec, price, total}, true
+}
+
+// fly makes the legs along path, flown by the airline from utc on, from the leg templates, and
+// the layovers between them; it returns them with the total minutes and the kilometres flown.
+func (fs flightSearch) fly(path []providers.SandboxPlace, legTmpls []map[string]any, r *rand.Rand, utc time.Time,
+	airline, code string) (legs, layovers []any, total int, km float64) {
+	for l := 0; l+1 < len(path); l++ {
+		a, b := path[l], path[l+1]
+		d := providers.DistanceKm(a.Lat, a.Lon, b.Lat, b.Lon)
+		km += d
+		mins := int(math.Round(d/800*60)) + 30
+		leg := providers.FromTemplate(legTmpls, l)
+		if leg == nil {
+			leg = map[string]any{}
+		}
+		arr := utc.Add(time.Duration(mins) * time.Minute)
+		leg["departure_airport"] = map[string]any{"name": a.Name, "id": a.IATA, "time": utc.Add(time.Duration(a.UTCOffset) * time.Second).Format("2006-01-02 15:04")}
+		leg["arrival_airport"] = map[string]any{"name": b.Name, "id": b.IATA, "time": arr.Add(time.Duration(b.UTCOffset) * time.Second).Format("2006-01-02 15:04")}
+		leg["duration"] = mins
+		leg["airline"] = airline
+		leg["flight_number"] = fmt.Sprintf("%s %d", code, 100+r.IntN(899))
+		leg["travel_class"] = fs.cls.name
+		delete(leg, "ticket_also_sold_by")
+		delete(leg, "airline_logo")
+		legs = append(legs, leg)
+		total += mins
+		utc = arr
+		if l+2 < len(path) {
+			wait := 60 + r.IntN(150)
+			layovers = append(layovers, map[string]any{"duration": wait, "name": b.Name, "id": b.IATA})
+			total += wait
+			utc = utc.Add(time.Duration(wait) * time.Minute)
+		}
+	}
+	return legs, layovers, total, km
 }
 
 var (
