@@ -26,6 +26,10 @@ import (
 // test, which installs them).
 func jsDir(t *testing.T) string {
 	t.Helper()
+	if testing.Short() && os.Getenv("CAPGATE_REQUIRE_SERVERS") != "1" {
+		// make test-quick: the Node clients (TypeScript SDK, conformance suite, tsc) run in make test.
+		t.Skip("-short: the Node.js clients run in make test")
+	}
 	dir, err := filepath.Abs("js")
 	if err != nil {
 		t.Fatal(err)

@@ -79,15 +79,17 @@ export CAPGATE_TEST_HELM="$helm_dir/helm"
 step "e2e JavaScript: the TypeScript MCP SDK and the MCP conformance suite (scripts/js-deps.sh)"
 bash scripts/js-deps.sh
 
-step "go test -race -count=1 -p 2 -timeout 30m (a line per package as it finishes)"
+step "go test -race -count=1 -p 4 -timeout 30m (a line per package as it finishes)"
 # gotestsum (a Go tool of this module) runs go test -json and prints each package's result when
 # it finishes, and every failure's output in full at the end; plain go test printed nothing for
 # minutes while an early slow package ran.
 test_json=$(mktemp)
 go_test_rc=0
 # The longest packages are named first so they start first: go test starts packages in the order
-# given, and gateway, the longest, otherwise waited about 110 s behind console and e2e.
-go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg --jsonfile "$test_json" -- -race -count=1 -p 2 -timeout 30m \
+# given, and gateway, the longest, otherwise waited about 110 s behind console and e2e. Four
+# packages run at once: on two cores the race tests used about 1.5 of them at -p 2 (processes
+# waiting on servers, browsers and subprocesses, test binaries linking).
+go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg --jsonfile "$test_json" -- -race -count=1 -p 4 -timeout 30m \
 	./gateway/ ./e2e/ ./e2e/browser/ ./console/ ./tenants/ ./... || go_test_rc=$?
 # Where the time went, passed or failed: every test (top level or subtest) of 20 s or more.
 echo "tests over 20 s (gotestsum tool slowest):"
