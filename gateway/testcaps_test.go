@@ -519,24 +519,9 @@ func wantViolation(tb testing.TB, r *gatewaytest.Response, path string) {
 	tb.Fatalf("want a violation at %q, got %q: %s", path, r.Violations(), r.Body)
 }
 
-func results(r *gatewaytest.Response) []map[string]any {
-	arr, _ := r.JSON["results"].([]any)
-	out := make([]map[string]any, 0, len(arr))
-	for _, v := range arr {
-		m, _ := v.(map[string]any)
-		out = append(out, m)
-	}
-	return out
-}
+func results(r *gatewaytest.Response) []map[string]any { return r.Results() }
 
-func titles(r *gatewaytest.Response) []string {
-	var out []string
-	for _, rec := range results(r) {
-		s, _ := rec["title"].(string)
-		out = append(out, s)
-	}
-	return out
-}
+func titles(r *gatewaytest.Response) []string { return r.Titles() }
 
 // recordWithN finds the shown record of item n.
 func recordWithN(tb testing.TB, r *gatewaytest.Response, n int) string {

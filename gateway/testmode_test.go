@@ -4,7 +4,6 @@ package gateway_test
 // request schema execute with a test key, and every follow-up the answer offers works.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -36,11 +35,7 @@ const thoroughBodies = 3
 const maxPages = 400
 
 // unlimited admits every call: the property test makes thousands of calls in a minute.
-type unlimited struct{}
-
-func (unlimited) Allow(context.Context, string, int) (gateway.RateResult, error) {
-	return gateway.RateResult{Allowed: true, Limit: 1 << 20, Remaining: 1 << 20}, nil
-}
+type unlimited = gatewaytest.Unlimited
 
 // textPool is free text of every kind a caller may send: queries, places, names, packages.
 var textPool = []string{

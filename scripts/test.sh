@@ -90,7 +90,7 @@ go_test_rc=0
 # packages run at once: on two cores the race tests used about 1.5 of them at -p 2 (processes
 # waiting on servers, browsers and subprocesses, test binaries linking).
 go tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg --jsonfile "$test_json" -- -race -count=1 -p 4 -timeout 30m \
-	./gateway/ ./e2e/ ./e2e/browser/ ./console/ ./tenants/ ./... || go_test_rc=$?
+	./gateway/ ./gateway/consistency/ ./e2e/ ./e2e/browser/ ./console/ ./tenants/ ./... || go_test_rc=$?
 # Where the time went, passed or failed: every test (top level or subtest) of 20 s or more.
 echo "tests over 20 s (gotestsum tool slowest):"
 go tool gotestsum tool slowest --jsonfile "$test_json" --threshold 20s || true

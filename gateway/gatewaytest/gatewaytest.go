@@ -164,6 +164,36 @@ type Response struct {
 	JSON   map[string]any
 }
 
+// Unlimited is a rate limiter that allows every call (Options.Limiter), for sweeps that make
+// thousands of calls on one key.
+type Unlimited struct{}
+
+// Allow allows the call.
+func (Unlimited) Allow(context.Context, string, int) (gateway.RateResult, error) {
+	return gateway.RateResult{Allowed: true, Limit: 1 << 20, Remaining: 1 << 20}, nil
+}
+
+// Titles are the titles of the answer's results, in order.
+func (r *Response) Titles() []string {
+	var out []string
+	for _, rec := range r.Results() {
+		s, _ := rec["title"].(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// Results are the answer's results[] as objects (an entry that is not an object is nil).
+func (r *Response) Results() []map[string]any {
+	arr, _ := r.JSON["results"].([]any)
+	out := make([]map[string]any, 0, len(arr))
+	for _, v := range arr {
+		m, _ := v.(map[string]any)
+		out = append(out, m)
+	}
+	return out
+}
+
 // ErrorCode is the envelope's error.code, or "".
 func (r *Response) ErrorCode() string {
 	if e, ok := r.JSON["error"].(map[string]any); ok {

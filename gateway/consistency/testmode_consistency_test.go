@@ -1,4 +1,7 @@
-package gateway_test
+// Package consistency_test holds the test-mode consistency sweeps: thousands of generated
+// requests through the gateway, in a package of their own so that go test runs them beside the
+// gateway package's tests instead of after them (the gateway package was make test's longest).
+package consistency_test
 
 // Test mode looks like the world it stands in for (issue 36): generated requests per capability,
 // each answer checked against the request — results near the requested place, identities echoed,
@@ -71,11 +74,11 @@ func checkMoreAdvances(t *testing.T, c *checker, body map[string]any, r *gateway
 		return
 	}
 	seen := map[string]bool{}
-	for _, m := range results(r) {
+	for _, m := range r.Results() {
 		seen[identity(m, keys...)] = true
 	}
 	m := c.more(t, r)
-	page2 := results(m)
+	page2 := m.Results()
 	if len(page2) == 0 {
 		t.Errorf("%v: more answered an empty page while has_more was true", body)
 	}
@@ -136,7 +139,7 @@ func consistencyCases() []consistencyCase {
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			place, _ := providers.PlaceNamed(body["destination"].(string))
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 && body["max_price"] == nil && body["min_rating"] == nil {
 				t.Errorf("%v: no hotels", body)
 			}
@@ -185,7 +188,7 @@ func consistencyCases() []consistencyCase {
 			} else {
 				center, _ = providers.PlaceIn(body["query"].(string))
 			}
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 && body["min_rating"] == nil {
 				t.Errorf("%v: no places", body)
 			}
@@ -206,7 +209,7 @@ func consistencyCases() []consistencyCase {
 			return map[string]any{"location": pick(r, cities).Name, "days": 1 + r.IntN(16), "units": []string{"metric", "imperial"}[i%2]}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			place, _ := providers.PlaceNamed(body["location"].(string))
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) != 1 {
 				t.Fatalf("%v: %d records", body, len(recs))
 			}
@@ -244,7 +247,7 @@ func consistencyCases() []consistencyCase {
 			a, _ := providers.PlaceNamed(body["origin"].(string))
 			b, _ := providers.PlaceNamed(body["destination"].(string))
 			gc := providers.DistanceKm(a.Lat, a.Lon, b.Lat, b.Lon)
-			for _, m := range results(r) {
+			for _, m := range r.Results() {
 				km, _ := num(m["distance_km"])
 				mins, _ := num(m["duration_min"])
 				if gc > 1 && (km < gc || km > gc*1.7+1) {
@@ -266,7 +269,7 @@ func consistencyCases() []consistencyCase {
 			return map[string]any{"origins": names[:1+r.IntN(min(2, len(names)))], "destinations": names[len(names)/2:], "mode": []string{"driving", "walking", "cycling"}[i%3]}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			origins, dests := body["origins"].([]any), body["destinations"].([]any)
-			for _, m := range results(r) {
+			for _, m := range r.Results() {
 				oi, _ := num(m["origin_index"])
 				di, _ := num(m["destination_index"])
 				a, _ := providers.PlaceNamed(origins[int(oi)].(string))
@@ -301,7 +304,7 @@ func consistencyCases() []consistencyCase {
 			if r.Status != http.StatusOK {
 				t.Fatalf("%v: %d %s", body, r.Status, r.Body)
 			}
-			for _, m := range results(r) {
+			for _, m := range r.Results() {
 				legs, _ := m["legs"].([]any)
 				if len(legs) == 0 {
 					t.Fatalf("%v: an itinerary without legs", body)
@@ -330,7 +333,7 @@ func consistencyCases() []consistencyCase {
 			return map[string]any{"query": pick(r, jobs), "location": c.Name + ", " + c.Country}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			city := strings.Split(body["location"].(string), ",")[0]
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 {
 				t.Errorf("%v: no jobs", body)
 			}
@@ -358,7 +361,7 @@ func consistencyCases() []consistencyCase {
 			return map[string]any{"symbols": syms, "window": []string{"1D", "5D", "1M", "1Y"}[i%4]}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			known := map[string]string{"AAPL": "Apple", "MSFT": "Microsoft", "NVDA": "NVIDIA", "TSLA": "Tesla", "AMZN": "Amazon", "META": "Meta"}
-			recs := results(r)
+			recs := r.Results()
 			syms := body["symbols"].([]any)
 			if len(recs) != len(syms) {
 				t.Fatalf("%v: %d records", body, len(recs))
@@ -382,7 +385,7 @@ func consistencyCases() []consistencyCase {
 		{"pypkg.details", func(r *rand.Rand, i int) map[string]any {
 			return map[string]any{"package": pick(r, packages) + []string{"", "-x", "2"}[i%3]}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) != 1 || !strings.EqualFold(str(recs[0]["package"]), body["package"].(string)) {
 				t.Fatalf("%v: %.300s", body, r.Body)
 			}
@@ -393,7 +396,7 @@ func consistencyCases() []consistencyCase {
 		{"jspkg.package", func(r *rand.Rand, i int) map[string]any {
 			return map[string]any{"package": pick(r, packages) + []string{"", "-x", "2"}[i%3]}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) != 1 || str(recs[0]["package"]) != body["package"] {
 				t.Fatalf("%v: %.300s", body, r.Body)
 			}
@@ -406,7 +409,7 @@ func consistencyCases() []consistencyCase {
 				"kind": []string{"track", "artist", "album"}[i%3/1%3], "num": 1 + r.IntN(5)}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			q := strings.ToLower(body["query"].(string))
-			for _, m := range results(r) {
+			for _, m := range r.Results() {
 				if !strings.Contains(strings.ToLower(str(m["title"])), strings.Fields(q)[0]) {
 					t.Errorf("%v: %q", body, m["title"])
 				}
@@ -421,7 +424,7 @@ func consistencyCases() []consistencyCase {
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			first := strings.Fields(strings.ToLower(body["query"].(string)))[0]
-			for _, m := range results(r) {
+			for _, m := range r.Results() {
 				if !strings.Contains(strings.ToLower(str(m["title"])), first) {
 					t.Errorf("%v: %q", body, m["title"])
 				}
@@ -445,7 +448,7 @@ func consistencyCases() []consistencyCase {
 			}
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 {
 				t.Fatalf("%v: no works", body)
 			}
@@ -487,7 +490,7 @@ func consistencyCases() []consistencyCase {
 					v = s
 				}
 			}
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 {
 				t.Fatalf("%v: no meals", body)
 			}
@@ -521,7 +524,7 @@ func consistencyCases() []consistencyCase {
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			place, _ := providers.PlaceNamed(body["query"].(string))
-			recs := results(r)
+			recs := r.Results()
 			for _, m := range recs {
 				lat, _ := num(m["latitude"])
 				lon, _ := num(m["longitude"])
@@ -555,7 +558,7 @@ func consistencyCases() []consistencyCase {
 			a, _ := providers.PlaceNamed(body["origin"].(string))
 			b, _ := providers.PlaceNamed(body["destination"].(string))
 			gc := providers.DistanceKm(a.Lat, a.Lon, b.Lat, b.Lon)
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 {
 				t.Fatalf("%v: no itineraries", body)
 			}
@@ -582,7 +585,7 @@ func consistencyCases() []consistencyCase {
 			}
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			first := strings.Fields(strings.ToLower(body["query"].(string)))[0]
 			for _, m := range recs {
 				p := numOr(m["price"])
@@ -610,7 +613,7 @@ func consistencyCases() []consistencyCase {
 			return map[string]any{"query": pick(r, []string{"http router", "static site generator language:rust", "tetris", "markdown parser language:go"}),
 				"sort": []string{"best_match", "stars", "forks", "updated"}[i%4], "num": 2 + r.IntN(8)}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			key := map[string]string{"stars": "stars", "forks": "forks", "updated": "updated_at"}[body["sort"].(string)]
 			if key != "" && !sort.SliceIsSorted(recs, func(i, j int) bool {
 				return fmt.Sprint(recs[i][key]) > fmt.Sprint(recs[j][key]) && key == "updated_at" || numOr(recs[i][key]) > numOr(recs[j][key])
@@ -634,7 +637,7 @@ func numOr(v any) float64 { f, _ := num(v); return f }
 // TestTestModeIsConsistentWithTheRequest is the property test of issue 36.
 func TestTestModeIsConsistentWithTheRequest(t *testing.T) {
 	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
-	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: gatewaytest.Unlimited{}})
 	for _, cc := range consistencyCases() {
 		t.Run(cc.id, func(t *testing.T) {
 			_, _, key := e.NewTenant("pro")
@@ -661,12 +664,16 @@ func TestTestModeIsConsistentWithTheRequest(t *testing.T) {
 // TestReadmeUpdateExample: the README walk-through's update to author Tolkien answers works by
 // Tolkien about the query.
 func TestReadmeUpdateExample(t *testing.T) {
-	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: gatewaytest.Unlimited{}})
 	r := e.Do(http.MethodPost, "/v1/capabilities/books.search/execute", e.TestKey, map[string]any{"query": "the lord of the rings", "num": 3})
-	wantOK(t, r)
+	if r.Status != http.StatusOK {
+		t.Fatalf("execute: %d %s", r.Status, r.Body)
+	}
 	u := e.Do(http.MethodPost, "/v1/follow-up", e.TestKey, map[string]any{"search_id": r.JSON["search_id"], "action": "update", "params": map[string]any{"author": "Tolkien"}})
-	wantOK(t, u)
-	recs := results(u)
+	if u.Status != http.StatusOK {
+		t.Fatalf("update: %d %s", u.Status, u.Body)
+	}
+	recs := u.Results()
 	if len(recs) == 0 {
 		t.Fatal("no works")
 	}

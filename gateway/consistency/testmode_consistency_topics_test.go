@@ -1,4 +1,4 @@
-package gateway_test
+package consistency_test
 
 // Test mode looks like the world it stands in for (issue 36), the topic searches: generated
 // requests of web, news, patents, trends, video, social, classics, fitness and scripture, each
@@ -8,8 +8,6 @@ package gateway_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -22,8 +20,6 @@ import (
 	"github.com/capgate/capgate/gateway/gatewaytest"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/registry"
-	"github.com/capgate/capgate/tenants"
-	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
 // hasWords tells whether every word of want appears in s (case-insensitively).
@@ -72,7 +68,7 @@ func consistencyCasesI36a() []consistencyCase {
 			q := body["query"].(string)
 			topic := providers.TopicWords(q)
 			site := providers.QueryOperator(q, "site")
-			recs := results(r)
+			recs := r.Results()
 			if n, _ := num(body["num"]); len(recs) != int(n) {
 				t.Errorf("%v: %d results", body, len(recs))
 			}
@@ -105,7 +101,7 @@ func consistencyCasesI36a() []consistencyCase {
 			}
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 {
 				t.Fatalf("%v: no articles", body)
 			}
@@ -145,7 +141,7 @@ func consistencyCasesI36a() []consistencyCase {
 			}
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			field := func(bound string) (string, string) {
 				kind, day, ok := strings.Cut(bound, ":")
 				if !ok {
@@ -204,7 +200,7 @@ func consistencyCasesI36a() []consistencyCase {
 			}
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			qs := body["queries"].([]any)
 			if len(recs) != len(qs) {
 				t.Fatalf("%v: %d records: %.300s", body, len(recs), r.Body)
@@ -260,7 +256,7 @@ func consistencyCasesI36a() []consistencyCase {
 			}
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if n, _ := num(body["num"]); len(recs) != int(n) {
 				t.Errorf("%v: %d videos", body, len(recs))
 			}
@@ -304,7 +300,7 @@ func consistencyCasesI36a() []consistencyCase {
 			}
 			return map[string]any{"platform": platform, "kind": kind, "query": q, "num": 1 + r.IntN(10)}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			q := body["query"].(string)
 			if len(recs) == 0 {
 				t.Fatalf("%v: nothing found", body)
@@ -346,7 +342,7 @@ func consistencyCasesI36a() []consistencyCase {
 			}
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 {
 				t.Fatalf("%v: no works", body)
 			}
@@ -376,7 +372,7 @@ func consistencyCasesI36a() []consistencyCase {
 			}
 			return b
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			slug := map[string]string{"quadriceps": "quads"}
 			for _, m := range recs {
 				if q, ok := body["query"].(string); ok && !hasWords(str(m["title"]), q) {
@@ -413,7 +409,7 @@ func consistencyCasesI36a() []consistencyCase {
 			}
 			return map[string]any{"text": text, "reference": fmt.Sprintf("%d", 2+r.IntN(100)), "num": 1 + r.IntN(8)}
 		}, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 {
 				t.Fatalf("%v: no verses: %.300s", body, r.Body)
 			}
@@ -436,7 +432,7 @@ func consistencyCasesI36a() []consistencyCase {
 // TestTestModeIsConsistentWithTheRequestTopics is issue 36's property test of the topic searches.
 func TestTestModeIsConsistentWithTheRequestTopics(t *testing.T) {
 	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
-	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: gatewaytest.Unlimited{}})
 	for _, cc := range consistencyCasesI36a() {
 		t.Run(cc.id, func(t *testing.T) {
 			_, _, key := e.NewTenant("pro")
@@ -452,7 +448,7 @@ func TestTestModeIsConsistentWithTheRequestTopics(t *testing.T) {
 					t.Errorf("%v: no synthetic-answer note: %v", body, resp.JSON["notes"])
 				}
 				again := e.Do(http.MethodPost, "/v1/capabilities/"+cc.id+"/execute", key, body)
-				if fmt.Sprint(titles(again)) != fmt.Sprint(titles(resp)) {
+				if fmt.Sprint(again.Titles()) != fmt.Sprint(resp.Titles()) {
 					t.Errorf("%v: two answers to one request", body)
 				}
 				cc.check(t, c, body, resp)
@@ -461,41 +457,6 @@ func TestTestModeIsConsistentWithTheRequestTopics(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// BenchmarkTestModeExecuteTopics: a test-key execute of the topic searches whose sandbox
-// generates the answer (issue 36), in the shared bench's terms beside BenchmarkTestModeExecute.
-func BenchmarkTestModeExecuteTopics(b *testing.B) {
-	cases := []struct {
-		id   string
-		body map[string]any
-	}{
-		{"web.search", map[string]any{"query": "site:example.org heat pump", "time_range": "month"}},
-		{"patents.search", map[string]any{"query": "heat pump", "assignee": "Acme Robotics", "after": "filing:20180101", "sort": "new"}},
-		{"trends.search", map[string]any{"queries": []any{"tea", "coffee"}, "geo": "GB"}},
-		{"classics.search", map[string]any{"query": "winter", "author": "Leo Tolstoy"}},
-		{"fitness.exercises", map[string]any{"muscle": "biceps", "equipment": "cable"}},
-	}
-	for _, backend := range tenantstest.Backends(b) {
-		e := gatewaytest.New(b, gatewaytest.Options{DB: backend.Open(b), Limiter: unlimited{}})
-		plan := &tenants.Plan{ID: "bench", CreditCap: 1e12, RatePerMinute: 10_000_000, CreditMultiplier: 1,
-			Capabilities: "all", SharpenMax: "stock", ProjectLimit: 1, ItemLimit: 1}
-		if err := e.Store.CreatePlan(context.Background(), plan); err != nil {
-			b.Fatal(err)
-		}
-		_, _, test := e.NewTenant("bench")
-		env := &benchEnv{Env: e, key: test}
-		for _, c := range cases {
-			body, _ := json.Marshal(c.body)
-			path := "/v1/capabilities/" + c.id + "/execute"
-			if r := env.checked(b, path, json.RawMessage(body)); len(r.JSON["results"].([]any)) == 0 {
-				b.Fatalf("%s: no results", c.id)
-			}
-			b.Run(fmt.Sprintf("%s/%s", backend.Name, c.id), func(b *testing.B) {
-				timed(b, benchOp{run: func(b *testing.B) { env.post(b, path, body) }})
-			})
-		}
 	}
 }
 

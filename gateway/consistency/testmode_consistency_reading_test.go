@@ -1,4 +1,4 @@
-package gateway_test
+package consistency_test
 
 // Test mode consistent with the request (issue 36), second part: the package, legal, reading
 // and filings capabilities. Each capability answers consistencyRequests generated requests,
@@ -7,8 +7,6 @@ package gateway_test
 // tenant (no shared cache) and must answer the same records.
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -21,8 +19,6 @@ import (
 
 	"github.com/capgate/capgate/gateway/gatewaytest"
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/tenants"
-	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
 // consistencyCaseB is consistencyCase with the status a request must get (200 unless refused).
@@ -45,7 +41,7 @@ var sandboxFilers = map[string][2]string{
 func sameRecords(a, b *gatewaytest.Response) bool {
 	strip := func(r *gatewaytest.Response) []map[string]any {
 		var out []map[string]any
-		for _, m := range results(r) {
+		for _, m := range r.Results() {
 			c := map[string]any{}
 			for k, v := range m {
 				if k != "record_id" && k != "fetched_at" && k != "cache_hit" && k != "retrieved_at" {
@@ -88,7 +84,7 @@ func consistencyCasesB() []consistencyCaseB {
 			return b
 		}, ok, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			text := body["text"].(string)
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 || len(recs) > int(numOr(body["size"])) {
 				t.Errorf("%v: %d packages", body, len(recs))
 			}
@@ -135,7 +131,7 @@ func consistencyCasesB() []consistencyCaseB {
 			if r.Status != http.StatusOK {
 				return
 			}
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) != 1 {
 				t.Fatalf("%v: %d records", body, len(recs))
 			}
@@ -170,7 +166,7 @@ func consistencyCasesB() []consistencyCaseB {
 		{"pypkg.search", func(r *rand.Rand, i int) map[string]any {
 			return map[string]any{"query": pick(r, words) + []string{"", " library", " for python"}[i%3], "num": 1 + r.IntN(10)}
 		}, ok, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 || len(recs) > int(numOr(body["num"])) {
 				t.Errorf("%v: %d candidates", body, len(recs))
 			}
@@ -201,7 +197,7 @@ func consistencyCasesB() []consistencyCaseB {
 			}
 			return b
 		}, ok, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 {
 				t.Fatalf("%v: no releases", body)
 			}
@@ -224,7 +220,7 @@ func consistencyCasesB() []consistencyCaseB {
 		{"pypkg.downloads", func(r *rand.Rand, i int) map[string]any {
 			return map[string]any{"package": pick(r, packages) + []string{"", "-x", "2"}[i%3], "kind": []string{"recent", "overall"}[i%2]}
 		}, ok, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) != 1 || recs[0]["package"] != body["package"] || recs[0]["kind"] != body["kind"] {
 				t.Fatalf("%v: %.300s", body, r.Body)
 			}
@@ -265,7 +261,7 @@ func consistencyCasesB() []consistencyCaseB {
 			return map[string]any{"search": s, "num": 1 + r.IntN(5)}
 		}, ok, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
 			s := body["search"].(map[string]any)
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 || len(recs) > int(numOr(body["num"])) {
 				t.Fatalf("%v: %d cases", body, len(recs))
 			}
@@ -325,7 +321,7 @@ func consistencyCasesB() []consistencyCaseB {
 			vol, _ := strconv.Atoi(item[5:8])
 			page, _ := strconv.Atoi(item[8:])
 			cite := fmt.Sprintf("%d U.S. %d", vol, page)
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 || len(recs) > int(numOr(body["num"])) {
 				t.Fatalf("%v: %d sections", body, len(recs))
 			}
@@ -346,7 +342,7 @@ func consistencyCasesB() []consistencyCaseB {
 			slug := strings.ReplaceAll(pick(r, words), " ", "-")
 			return map[string]any{"url": fmt.Sprintf("https://%s/%s/%s-%d", pick(r, hosts), []string{"blog", "guides", "articles"}[i%3], slug, i)}
 		}, ok, func(t *testing.T, c *checker, body map[string]any, r *gatewaytest.Response) {
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) == 0 {
 				t.Fatalf("%v: nothing read", body)
 			}
@@ -383,7 +379,7 @@ func consistencyCasesB() []consistencyCaseB {
 			if tk, ok := co["ticker"].(string); ok {
 				cik, name = sandboxFilers[tk][0], sandboxFilers[tk][1]
 			}
-			recs := results(r)
+			recs := r.Results()
 			if len(recs) > int(numOr(body["num"])) {
 				t.Errorf("%v: %d filings", body, len(recs))
 			}
@@ -417,7 +413,7 @@ func prefix(s string, n int) string {
 // legal, reading and filings capabilities (the music fallback's is in providers/music).
 func TestTestModeIsConsistentWithTheRequestB(t *testing.T) {
 	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
-	e := gatewaytest.New(t, gatewaytest.Options{Limiter: unlimited{}})
+	e := gatewaytest.New(t, gatewaytest.Options{Limiter: gatewaytest.Unlimited{}})
 	for _, cc := range consistencyCasesB() {
 		t.Run(cc.id, func(t *testing.T) {
 			_, _, key := e.NewTenant("pro")
@@ -444,41 +440,5 @@ func TestTestModeIsConsistentWithTheRequestB(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// BenchmarkTestModeExecuteB: BenchmarkTestModeExecute's measure (req/s, p50, p99 of a test-key
-// execute, in process) for the generators of this part of issue 36, beside BenchmarkExecute's
-// live execute against the zero-latency fake.
-func BenchmarkTestModeExecuteB(b *testing.B) {
-	cases := []struct {
-		id   string
-		body map[string]any
-	}{
-		{"jspkg.search", map[string]any{"text": "state management keywords:react", "size": 10}},
-		{"pypkg.search", map[string]any{"query": "csv parser", "num": 10}},
-		{"legal.search", map[string]any{"search": map[string]any{"jurisdiction": "us", "query": "qualified immunity", "courts": "federal", "from_year": 1990}, "num": 5}},
-		{"legal.read", map[string]any{"document": map[string]any{"source": "us_reports", "item_id": "usrep410113"}, "num": 3}},
-		{"companies.financials", map[string]any{"company": map[string]any{"ticker": "MSFT"}, "forms": []any{"10-K"}}},
-	}
-	for _, backend := range tenantstest.Backends(b) {
-		e := gatewaytest.New(b, gatewaytest.Options{DB: backend.Open(b), Limiter: unlimited{}})
-		plan := &tenants.Plan{ID: "bench", CreditCap: 1e12, RatePerMinute: 10_000_000, CreditMultiplier: 1,
-			Capabilities: "all", SharpenMax: "stock", ProjectLimit: 1, ItemLimit: 1}
-		if err := e.Store.CreatePlan(context.Background(), plan); err != nil {
-			b.Fatal(err)
-		}
-		_, _, test := e.NewTenant("bench")
-		env := &benchEnv{Env: e, key: test}
-		for _, c := range cases {
-			body, _ := json.Marshal(c.body)
-			path := "/v1/capabilities/" + c.id + "/execute"
-			if r := env.checked(b, path, json.RawMessage(body)); len(r.JSON["results"].([]any)) == 0 {
-				b.Fatalf("%s: no results", c.id)
-			}
-			b.Run(fmt.Sprintf("%s/%s", backend.Name, c.id), func(b *testing.B) {
-				timed(b, benchOp{run: func(b *testing.B) { env.post(b, path, body) }})
-			})
-		}
 	}
 }
