@@ -84,6 +84,9 @@ func TestReadmeExamples(t *testing.T) {
 				t.Fatalf("unknown README example kind %q", b.kind)
 			}
 			if strings.Contains(b.code, "npx ") || cmd[0] == "npx" {
+				if testing.Short() && os.Getenv("CAPGATE_REQUIRE_SERVERS") != "1" {
+					t.Skip("-short: the Node.js examples run in make test")
+				}
 				needTool(t, "npx")
 			}
 			needTool(t, "python3")
