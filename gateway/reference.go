@@ -64,15 +64,12 @@ type sampleEntry struct {
 const sampleRetry = 5 * time.Minute
 
 func (s *Server) sample(ctx context.Context, cp *providers.Capability) (*Sample, error) {
-	body := map[string]any{}
+	body := providers.Request{}
 	if len(cp.Examples) > 0 {
-		// A copy: defaults are applied in place, and the example is shared.
-		b, _ := json.Marshal(cp.Examples[0].Body)
-		if err := json.Unmarshal(b, &body); err != nil {
-			return nil, err
-		}
+		// A copy of its own (defaults are applied in place), decoded as a caller's body is.
+		body = cp.Examples[0].Body.Request()
 	}
-	req, err := cp.Prepare(providers.Request(body), nil)
+	req, err := cp.Prepare(body, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: example: %w", cp.ID, err)
 	}
