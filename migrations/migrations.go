@@ -3,7 +3,9 @@
 package migrations
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 
@@ -24,4 +26,30 @@ func For(dialect string) (*migrate.Migrations, error) {
 		return nil, fmt.Errorf("migrations for %s: %w", dialect, err)
 	}
 	return m, nil
+}
+
+// Digest identifies a dialect's migration set: a SHA-256 over its files' names and contents (a
+// test harness names a migrated template database by it, so a changed set makes a new one).
+func Digest(dialect string) (string, error) {
+	sub, err := fs.Sub(files, dialect)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	err = fs.WalkDir(sub, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(sub, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -5,16 +5,22 @@ package tenantstest
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/capgate/capgate/migrations"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -72,24 +78,171 @@ func RedisURL(tb testing.TB) string {
 	return u
 }
 
-// SQLite opens a migrated, seeded SQLite database in a temp dir.
+// SQLite opens a migrated, seeded SQLite database in a temp dir: a copy of a template the test
+// process migrated once (running the migrations for every test cost the race-instrumented
+// suite minutes of CPU; the copy is the same file).
 func SQLite(tb testing.TB) *tenants.DB {
 	tb.Helper()
-	db, err := tenants.Open("", tb.TempDir())
+	tpl, err := sqliteTemplate()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return prepare(tb, db)
+	dir := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "gateway.db"), tpl, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	db, err := tenants.Open("", dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }
 
-// Postgres opens a migrated, seeded fresh PostgreSQL database.
+var sqliteTpl struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// sqliteTemplate is the database file of a migrated, seeded SQLite database, made once per
+// process in a temp dir that is removed again (the file is held in memory).
+func sqliteTemplate() ([]byte, error) {
+	sqliteTpl.once.Do(func() {
+		dir, err := os.MkdirTemp("", "capgate-sqlite-template-")
+		if err != nil {
+			sqliteTpl.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		db, err := tenants.Open("", dir)
+		if err != nil {
+			sqliteTpl.err = err
+			return
+		}
+		ctx := context.Background()
+		err = migrateAndSeed(ctx, db)
+		if err == nil {
+			// Everything into the main file: the copy is that file alone.
+			_, err = db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+		}
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			sqliteTpl.err = fmt.Errorf("tenantstest: the SQLite template: %w", err)
+			return
+		}
+		sqliteTpl.data, sqliteTpl.err = os.ReadFile(filepath.Join(dir, "gateway.db"))
+	})
+	return sqliteTpl.data, sqliteTpl.err
+}
+
+// Postgres opens a migrated, seeded fresh PostgreSQL database: a copy (CREATE DATABASE ...
+// TEMPLATE) of a template database named by the migrations' digest, made once on the server
+// and shared by every test process and run.
 func Postgres(tb testing.TB) *tenants.DB {
 	tb.Helper()
-	db, err := tenants.Open(FreshPostgres(tb), "")
+	admin := PostgresURL(tb)
+	if admin == "" {
+		tb.Skip("no PostgreSQL test server (set CAPGATE_TEST_POSTGRES_URL)")
+	}
+	tpl, err := postgresTemplate(admin)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return prepare(tb, db)
+	db, err := tenants.Open(freshPostgres(tb, admin, tpl), "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+var pgTpl struct {
+	mu    sync.Mutex
+	names map[string]string // admin URL -> template name
+}
+
+// postgresTemplate makes sure the server holds the template of the current migrations and
+// seeded plans, and names it. Several test processes may race to make it: each builds its own
+// under a random name and renames it to the shared name; the loser drops its copy.
+func postgresTemplate(admin string) (string, error) {
+	pgTpl.mu.Lock()
+	defer pgTpl.mu.Unlock()
+	if name, ok := pgTpl.names[admin]; ok {
+		return name, nil
+	}
+	digest, err := migrations.Digest(string(tenants.Postgres))
+	if err != nil {
+		return "", err
+	}
+	plans, err := json.Marshal(tenants.DefaultPlans())
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(append([]byte(digest), plans...))
+	name := "capgate_template_" + hex.EncodeToString(sum[:8])
+	adb, err := sql.Open("pgx", admin)
+	if err != nil {
+		return "", err
+	}
+	defer adb.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var exists bool
+	if err := adb.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if !exists {
+		build := "capgate_build_" + strings.ToLower(tenants.RandomString(12))
+		if _, err := adb.ExecContext(ctx, "CREATE DATABASE "+build); err != nil {
+			return "", err
+		}
+		if err := buildTemplate(ctx, admin, build); err != nil {
+			_, _ = adb.ExecContext(ctx, "DROP DATABASE IF EXISTS "+build+" WITH (FORCE)")
+			return "", fmt.Errorf("tenantstest: the PostgreSQL template: %w", err)
+		}
+		if _, err := adb.ExecContext(ctx, "ALTER DATABASE "+build+" RENAME TO "+name); err != nil {
+			// Another process made it first (the name is taken): use theirs.
+			_, _ = adb.ExecContext(ctx, "DROP DATABASE IF EXISTS "+build+" WITH (FORCE)")
+			if err := adb.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil || !exists {
+				return "", fmt.Errorf("tenantstest: naming the PostgreSQL template: %w", err)
+			}
+		}
+	}
+	if pgTpl.names == nil {
+		pgTpl.names = map[string]string{}
+	}
+	pgTpl.names[admin] = name
+	return name, nil
+}
+
+// buildTemplate migrates and seeds database name and closes every connection to it (a
+// template with a connection open cannot be copied).
+func buildTemplate(ctx context.Context, admin, name string) error {
+	u, err := url.Parse(admin)
+	if err != nil {
+		return err
+	}
+	u.Path = "/" + name
+	db, err := tenants.Open(u.String(), "")
+	if err != nil {
+		return err
+	}
+	err = migrateAndSeed(ctx, db)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func migrateAndSeed(ctx context.Context, db *tenants.DB) error {
+	if _, err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	_, err := tenants.NewStore(db).SeedPlans(ctx)
+	return err
 }
 
 // FreshPostgres creates an empty database on the test server, dropped when the test ends.
@@ -99,6 +252,13 @@ func FreshPostgres(tb testing.TB) string {
 	if admin == "" {
 		tb.Skip("no PostgreSQL test server (set CAPGATE_TEST_POSTGRES_URL)")
 	}
+	return freshPostgres(tb, admin, "")
+}
+
+// freshPostgres creates a database on the test server, a copy of template when one is named,
+// and drops it when the test ends.
+func freshPostgres(tb testing.TB, admin, template string) string {
+	tb.Helper()
 	name := "capgate_" + strings.ToLower(tenants.RandomString(12))
 	adb, err := sql.Open("pgx", admin)
 	if err != nil {
@@ -106,7 +266,11 @@ func FreshPostgres(tb testing.TB) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := adb.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
+	if _, err := adb.ExecContext(ctx, create); err != nil {
 		adb.Close()
 		tb.Fatal(err)
 	}
@@ -122,17 +286,4 @@ func FreshPostgres(tb testing.TB) string {
 	}
 	u.Path = "/" + name
 	return u.String()
-}
-
-func prepare(tb testing.TB, db *tenants.DB) *tenants.DB {
-	tb.Helper()
-	tb.Cleanup(func() { db.Close() })
-	ctx := context.Background()
-	if _, err := db.Migrate(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := tenants.NewStore(db).SeedPlans(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	return db
 }
