@@ -7,7 +7,6 @@ package gateway_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,7 +16,6 @@ import (
 	"github.com/capgate/capgate/gateway/gatewaytest"
 	"github.com/capgate/capgate/providers"
 	"github.com/capgate/capgate/providers/registry"
-	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
 var (
@@ -318,73 +316,4 @@ func serverFault(r *gatewaytest.Response) bool {
 	code := r.ErrorCode()
 	return code != string(providers.CodeProviderError) && code != string(providers.CodeProviderTimeout) &&
 		code != string(providers.CodeCapabilityUnavailable)
-}
-
-// TestHostileValuesNever5xx sends every capability's first example over HTTP with each field
-// replaced by each hostile value, then follow-ups (update params, ids and actions) with the same
-// values, on SQLite and PostgreSQL: the gateway never fails on its own (500, 503).
-func TestHostileValuesNever5xx(t *testing.T) {
-	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
-	for _, b := range tenantstest.Backends(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			e := gatewaytest.New(t, gatewaytest.Options{DB: b.Open(t)})
-			_, _, key := newPlanTenant(t, e, 1_000_000_000, "all")
-			codes := map[string]int{}
-			check := func(what string, r *gatewaytest.Response, body []byte) {
-				t.Helper()
-				codes[r.ErrorCode()]++
-				if serverFault(r) {
-					t.Errorf("%s: %d %s\nbody %q", what, r.Status, r.Body, body)
-				}
-			}
-			for _, cp := range registry.Capabilities() {
-				if len(cp.Examples) == 0 {
-					continue
-				}
-				ex := cp.Examples[0].Body.Request()
-				path := "/v1/capabilities/" + cp.ID + "/execute"
-				for k := range ex {
-					for _, v := range hostileValues {
-						body := objectWith(t, ex, k, v)
-						check(cp.ID+" "+k, e.Do(http.MethodPost, path, key, body), body)
-					}
-				}
-				for _, v := range hostileValues {
-					body := objectWith(t, ex, "unknown_field", v)
-					check(cp.ID+" unknown field", e.Do(http.MethodPost, path, key, body), body)
-				}
-				first := e.Do(http.MethodPost, path, key, ex)
-				sid, _ := first.JSON["search_id"].(string)
-				if first.Status != 200 || sid == "" {
-					continue
-				}
-				var rid string
-				if rs, _ := first.JSON["results"].([]any); len(rs) > 0 {
-					rid, _ = rs[0].(map[string]any)["record_id"].(string)
-				}
-				for k := range ex {
-					for _, v := range hostileValues {
-						params := objectWith(t, map[string]any{}, k, v)
-						body := []byte(`{"search_id":"` + sid + `","action":"update","params":` + string(params) + `}`)
-						check(cp.ID+" update "+k, e.Do(http.MethodPost, "/v1/follow-up", key, body), body)
-					}
-				}
-				for _, v := range hostileValues {
-					for _, body := range [][]byte{
-						objectWith(t, map[string]any{"search_id": sid}, "action", v),
-						objectWith(t, map[string]any{"action": "more"}, "search_id", v),
-						objectWith(t, map[string]any{"action": "details"}, "record_id", v),
-						objectWith(t, map[string]any{"search_id": sid, "action": "more"}, "page", v),
-					} {
-						check(cp.ID+" follow-up", e.Do(http.MethodPost, "/v1/follow-up", key, body), body)
-					}
-					if rid != "" {
-						body := objectWith(t, map[string]any{"record_id": rid}, "action", v)
-						check(cp.ID+" record action", e.Do(http.MethodPost, "/v1/follow-up", key, body), body)
-					}
-				}
-			}
-			t.Logf("answers by error code: %v", codes)
-		})
-	}
 }

@@ -1,3 +1,5 @@
+//go:build !race
+
 package consistency_test
 
 // Test mode consistent with the request (issue 36), second part: the package, legal, reading

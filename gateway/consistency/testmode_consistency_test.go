@@ -1,3 +1,5 @@
+//go:build !race
+
 // Package consistency_test holds the test-mode consistency sweeps: thousands of generated
 // requests through the gateway, in a package of their own so that go test runs them beside the
 // gateway package's tests instead of after them (the gateway package was make test's longest).

@@ -1,3 +1,5 @@
+//go:build !race
+
 package consistency_test
 
 // Test mode looks like the world it stands in for (issue 36), the topic searches: generated
