@@ -221,3 +221,9 @@ func TestTestModeIsDeterministicAndReflectsTheQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestTestModeAnswersAnyValidBody is the property test of issue 18, in full.
+func TestTestModeAnswersAnyValidBody(t *testing.T) {
+	t.Parallel() // a long CPU-bound sweep: it shares the two cores with the others
+	answersAnyValidBody(t, bodiesPerCapability, thoroughBodies)
+}
