@@ -1,6 +1,13 @@
 // Package tenantstest gives tests real databases: a SQLite file in a temp dir always, and a fresh
 // PostgreSQL database on the server named by CAPGATE_TEST_POSTGRES_URL (started by make test).
 // With CAPGATE_REQUIRE_SERVERS=1 a missing server fails the test instead of skipping PostgreSQL.
+//
+// Each is a copy of a template migrated and seeded once, not migrated again per test: the SQLite
+// template is made once per test process (held in memory, written into each test's temp dir);
+// the PostgreSQL one is a database on the server named capgate_template_<digest of the
+// migrations and the default plans>, made by the first process that needs it and copied with
+// CREATE DATABASE ... TEMPLATE. A changed migration set makes a new template; on a long-lived
+// development server the old ones stay until dropped (make test's server is thrown away).
 package tenantstest
 
 import (
