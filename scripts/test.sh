@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/test.sh — the whole test suite, as CI runs it (.ci/run -> make test).
 #   1. start throwaway PostgreSQL and Redis (scripts/test-servers.sh)
-#   2. in the background, at low CPU priority: go vet ./... (mostly compiling, which fills the
-#      cores the tests leave idle)
+#   2. in the background, at low CPU priority: go vet ./..., then the fuzz step's instrumented
+#      builds (mostly compiling, which fills the cores the tests leave idle)
 #   3. at once, each into its own log: the committed Go client (e2e/client) is what `make
 #      generate` makes of today's document;
 #   4. (with 3) helm lint and helm template of deploy/helm/capgate (helm built as a Go tool of its own
@@ -32,12 +32,32 @@ go version
 # go vet, in the background at nice 19: the race tests use about 1.5 of 2 cores on average
 # (processes waiting on servers, browsers, subprocesses), and vet uses what is left.
 background_log=$(mktemp)
+# fuzz_targets prints "package target" for every fuzz target.
+fuzz_targets() {
+	local file pkg
+	while IFS= read -r file; do
+		pkg=$(dirname "$file")
+		sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file" | sort -u | sed "s|^|$pkg |"
+	done < <(grep -rl 'func Fuzz' --include='*_test.go' \
+		--exclude-dir=.git --exclude-dir=vendor --exclude-dir=node_modules --exclude-dir=testdata . | sort)
+}
 background() {
 	set -euo pipefail
 	echo "--- go vet ./..."
 	go vet ./...
+	# Then the fuzz step's builds (coverage-instrumented, cached apart from the others), so that
+	# on a cold build cache they are made here, in the cores the tests leave idle, and not in the
+	# foreground at the end: one iteration of one target per package, its result not counted (a
+	# starved run may fail to gather its baseline in time; the real runs come at the end).
+	local pkg target seen=" "
+	while read -r pkg target; do
+		case "$seen" in *" $pkg "*) continue ;; esac
+		seen+="$pkg "
+		echo "--- building the fuzz test binary of $pkg"
+		go test -run='^$' -fuzz="^${target}\$" -fuzztime=1x "$pkg" >/dev/null 2>&1 || true
+	done < <(fuzz_targets)
 }
-step "go vet, in the background at low priority (log shown at the end)"
+step "go vet and the fuzz builds, in the background at low priority (log shown at the end)"
 (renice -n 19 -p "$BASHPID" >/dev/null 2>&1 || true; background) >"$background_log" 2>&1 &
 background_pid=$!
 
@@ -137,7 +157,7 @@ cat "$sweeps_log"
 rm -f "$sweeps_log"
 [ "$sweeps_rc" = 0 ] || { echo "the sweeps failed (rc $sweeps_rc)" >&2; exit "$sweeps_rc"; }
 
-step "waiting for go vet"
+step "waiting for go vet and the fuzz builds"
 background_rc=0
 wait "$background_pid" || background_rc=$?
 cat "$background_log"
@@ -149,22 +169,16 @@ rm -f "$background_log"
 # coverage was gathered. Two run at a time (each with its two workers), each into its own log,
 # shown in order.
 step "fuzzing each target for ${FUZZTIME}, two at a time"
-mapfile -t fuzz_files < <(grep -rl 'func Fuzz' --include='*_test.go' \
-	--exclude-dir=.git --exclude-dir=vendor --exclude-dir=node_modules --exclude-dir=testdata . | sort)
 fuzz_names=() fuzz_logs=() fuzz_pids=()
-for file in "${fuzz_files[@]}"; do
-	pkg=$(dirname "$file")
-	mapfile -t targets < <(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file" | sort -u)
-	for target in "${targets[@]}"; do
-		if [ "${#fuzz_pids[@]}" -ge 2 ]; then
-			# wait for the oldest still listed to keep at most two running
-			wait "${fuzz_pids[$((${#fuzz_pids[@]} - 2))]}" 2>/dev/null || true
-		fi
-		log=$(mktemp)
-		go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$pkg" >"$log" 2>&1 &
-		fuzz_names+=("$pkg $target") fuzz_logs+=("$log") fuzz_pids+=($!)
-	done
-done
+while read -r pkg target; do
+	if [ "${#fuzz_pids[@]}" -ge 2 ]; then
+		# wait for the oldest still listed to keep at most two running
+		wait "${fuzz_pids[$((${#fuzz_pids[@]} - 2))]}" 2>/dev/null || true
+	fi
+	log=$(mktemp)
+	go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$pkg" >"$log" 2>&1 &
+	fuzz_names+=("$pkg $target") fuzz_logs+=("$log") fuzz_pids+=($!)
+done < <(fuzz_targets)
 fuzz_failed=0
 for i in "${!fuzz_pids[@]}"; do
 	rc=0
