@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -267,32 +268,25 @@ func (d *deployment) serveOther(t *testing.T, extra ...string) *instance {
 }
 
 // serveIn starts `gateway serve` on a free loopback port, waits for /healthz and stops the
-// process (SIGTERM, wait) when the test ends. A port taken between freePort and the bind is
-// retried with another port.
+// process (SIGTERM, wait) when the test ends.
 func (d *deployment) serveIn(t *testing.T, dataDir string, extra ...string) *instance {
 	t.Helper()
-	for attempt := 0; ; attempt++ {
-		in := d.start(t, dataDir, extra...)
-		err := in.waitHealthy(20 * time.Second)
-		if err == nil {
-			return in
-		}
-		if attempt < 2 && strings.Contains(in.stderr.String(), "address already in use") {
-			in.stopped = true // it has exited; another port is tried
-			continue
-		}
+	in := d.start(t, dataDir, extra...)
+	if err := in.waitHealthy(20 * time.Second); err != nil {
 		t.Fatalf("gateway serve did not become healthy: %v\nstdout:\n%s\nstderr:\n%s", err, in.stdout.String(), in.stderr.String())
 	}
+	return in
 }
 
 // start starts `gateway serve` on a free loopback port without waiting for it; the process is
-// stopped when the test ends.
+// stopped when the test ends. The gateway binds port 0 itself and logs the port it took
+// (waitHealthy reads it into Base): a port picked here and bound there could be taken in
+// between by another test process, whose server would then answer this one's requests.
 func (d *deployment) start(t *testing.T, dataDir string, extra ...string) *instance {
 	t.Helper()
-	addr := freePort(t)
-	in := &instance{t: t, Base: "http://" + addr, DataDir: dataDir, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	in := &instance{t: t, DataDir: dataDir, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	in.cmd = exec.Command(binary, "serve")
-	in.cmd.Env = d.environ(dataDir, append([]string{"GATEWAY_ADDR=" + addr}, extra...)...)
+	in.cmd.Env = d.environ(dataDir, append([]string{"GATEWAY_ADDR=127.0.0.1:0"}, extra...)...)
 	in.cmd.Stdout, in.cmd.Stderr = in.stdout, in.stderr
 	if err := in.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -302,6 +296,9 @@ func (d *deployment) start(t *testing.T, dataDir string, extra ...string) *insta
 	return in
 }
 
+// servingAddr finds the address in the gateway's "serving" log line (text or JSON).
+var servingAddr = regexp.MustCompile(`(?:msg=serving |"msg":"serving").*?addr"?[=:]"?(127\.0\.0\.1:[0-9]+)`)
+
 func (in *instance) waitHealthy(limit time.Duration) error {
 	c := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(limit)
@@ -310,6 +307,16 @@ func (in *instance) waitHealthy(limit time.Duration) error {
 		case <-in.done:
 			return fmt.Errorf("the process exited: %v", in.waitErr)
 		default:
+		}
+		if in.Base == "" {
+			if m := servingAddr.FindStringSubmatch(in.stderr.String()); m != nil {
+				in.Base = "http://" + m[1]
+			} else if time.Now().After(deadline) {
+				return fmt.Errorf("no serving line within %s", limit)
+			} else {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
 		}
 		res, err := c.Get(in.Base + "/healthz")
 		if err == nil {

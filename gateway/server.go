@@ -200,10 +200,20 @@ func (s *Server) App() *fiber.App { return s.app }
 
 // Listen serves on addr until ctx ends, then shuts down gracefully.
 func (s *Server) Listen(ctx context.Context, addr string) error {
-	ln, err := net.Listen(s.app.Config().Network, addr)
+	ln, err := Bind(addr)
 	if err != nil {
 		return err
 	}
+	return s.Serve(ctx, ln)
+}
+
+// Bind opens the API's listening socket on the network the server answers on (TCP over IPv4,
+// fiber's default). Port 0 takes a free port, which the listener's Addr names: bound before
+// the server is made, the public URL can name it too.
+func Bind(addr string) (net.Listener, error) { return net.Listen(fiber.NetworkTCP4, addr) }
+
+// Serve answers on ln (from Bind) until ctx ends, as Listen does.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	conns := newUnusedConns(ln)
 	if n := s.opts.MaxConnsPerIP; n >= 0 {
 		if n == 0 {

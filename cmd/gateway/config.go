@@ -31,9 +31,12 @@ type Config struct {
 	DataDir     string
 	RedisURL    string
 	PublicURL   string
-	MasterKey   []byte
-	Contact     string
-	SessionTTL  time.Duration
+	// publicURLFromAddr: PublicURL is the default made of Addr (GATEWAY_PUBLIC_URL unset), so
+	// with port 0 in Addr it names the port bound instead.
+	publicURLFromAddr bool
+	MasterKey         []byte
+	Contact           string
+	SessionTTL        time.Duration
 	// LeaseTTL: how long a stopped instance's credit lease holds credits before any instance
 	// returns them to the period (GATEWAY_LEASE_TTL, default 60s).
 	LeaseTTL time.Duration
@@ -123,6 +126,7 @@ func loadConfig(env getenv, providerIDs []string) (*Config, error) {
 		}
 	}
 	c.PublicURL = strings.TrimRight(or(env("GATEWAY_PUBLIC_URL"), "http://"+c.Addr), "/")
+	c.publicURLFromAddr = env("GATEWAY_PUBLIC_URL") == ""
 	ttl := or(env("SESSION_TTL"), "24h")
 	if c.SessionTTL, err = time.ParseDuration(ttl); err != nil || c.SessionTTL < time.Second {
 		return nil, fmt.Errorf("SESSION_TTL %q: want a Go duration of at least 1s, such as 24h", ttl)

@@ -196,6 +196,17 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
+	// The socket is bound before the server is made: GATEWAY_ADDR with port 0 takes a free port
+	// (tests start many instances at once; a port picked first and bound later can be taken by
+	// another process in between), and the default public URL names the port bound.
+	ln, err := gateway.Bind(cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // closed by the server when it serves; here for the returns before that
+	if cfg.publicURLFromAddr {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+	}
 	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, RequestLog: reqlog, AdminToken: cfg.AdminToken, Sealer: sealer,
 		Capabilities: registry.CapabilitiesWith(registry.TenantWorkouts(store)),
 		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
@@ -222,8 +233,8 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	if cfg.PprofAddr != "" {
 		go servePprof(ctx, cfg.PprofAddr, log)
 	}
-	log.Info("serving", "addr", cfg.Addr, "public_url", cfg.PublicURL, "version", Version)
-	return srv.Listen(ctx, cfg.Addr)
+	log.Info("serving", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "version", Version)
+	return srv.Serve(ctx, ln)
 }
 
 // startTracing sets up tracing as configured; the returned func flushes the spans left.
