@@ -46,8 +46,8 @@ func (s *Server) claimRequestID(ctx context.Context, sc tenants.IdemScope, key, 
 			Violations: []providers.Violation{{Path: "", Message: "malformed Idempotency-Key or request_id"}}}
 	}
 	deadline := time.Now().Add(SharpenDeadline + 10*time.Second)
+	prev, err := s.store.BeginIdempotent(ctx, sc, key, hash)
 	for {
-		prev, err := s.store.BeginIdempotent(ctx, sc, key, hash)
 		if err != nil {
 			return claim{}, storeError(err)
 		}
@@ -69,6 +69,13 @@ func (s *Server) claimRequestID(ctx context.Context, sc tenants.IdemScope, key, 
 		case <-ctx.Done():
 			return claim{}, &Error{Code: providers.CodeServiceUnavailable, Message: "the request was cancelled", Cause: ctx.Err()}
 		case <-time.After(50 * time.Millisecond):
+		}
+		// A waiter reads the claim: a claim attempt each round from every waiter (two writes)
+		// kept SQLite's write lock so busy that the first request could not finish. Only a
+		// claim that is gone (the first gave up) or expired is claimed again.
+		prev, err = s.store.Idempotent(ctx, sc, key)
+		if errors.Is(err, tenants.ErrNotFound) || (err == nil && prev.ExpiresAt.Before(tenants.Now())) {
+			prev, err = s.store.BeginIdempotent(ctx, sc, key, hash)
 		}
 	}
 }

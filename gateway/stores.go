@@ -66,6 +66,7 @@ var (
 // requestIDStore keeps durable request ids (Idempotency-Key) and their answers.
 type requestIDStore interface {
 	BeginIdempotent(ctx context.Context, sc tenants.IdemScope, key, hash string) (*tenants.IdempotentRequest, error)
+	Idempotent(ctx context.Context, sc tenants.IdemScope, key string) (*tenants.IdempotentRequest, error)
 	FinishIdempotent(ctx context.Context, sc tenants.IdemScope, key string, status int, contentType, body string) error
 	AbandonIdempotent(ctx context.Context, sc tenants.IdemScope, key string) error
 	SweepIdempotent(ctx context.Context) (int64, error)

@@ -292,7 +292,7 @@ func (s *Store) CreateOAuthGrant(ctx context.Context, r GrantRequest) (*OAuthGra
 	g := &OAuthGrant{ID: NewID("oag"), TenantID: r.TenantID, ClientID: r.Client.ID, ClientName: r.Client.Name, GrantedBy: r.GrantedBy,
 		Mode: r.Mode, Scope: r.Scope, CreatedAt: now}
 	code := RandomString(43)
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(g).Exec(ctx); err != nil {
 			return err
 		}
@@ -362,7 +362,7 @@ func (s *Store) RedeemOAuthCode(ctx context.Context, code, clientID, redirectURI
 		return nil, oauthErr("invalid_target", "resource differs from the one of the authorization request")
 	}
 	var pair *OAuthTokenPair
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*oauthCode)(nil)).Set("used_at = ?", now).Where("hash = ?", c.Hash).Where("used_at IS NULL").Exec(ctx)
 		if err != nil {
 			return err
@@ -441,7 +441,7 @@ func (s *Store) RefreshOAuth(ctx context.Context, refresh, clientID string, ttl 
 	}
 	var pair *OAuthTokenPair
 	reused := false
-	err = s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model((*OAuthToken)(nil)).Set("used_at = ?", now).Where("hash = ?", t.Hash).Where("used_at IS NULL").Exec(ctx)
 		if err != nil {
 			return err

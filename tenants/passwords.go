@@ -58,7 +58,7 @@ func (s *Store) setPassword(ctx context.Context, userID, password, keepHash stri
 	if err != nil {
 		return err
 	}
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewUpdate().Model((*User)(nil)).Set("password_hash = ?", string(hash)).Where("id = ?", userID).Exec(ctx); err != nil {
 			return err
 		}
@@ -79,7 +79,7 @@ func (s *Store) IssuePasswordReset(ctx context.Context, userID, issuedBy string)
 	raw := RandomString(32)
 	now := Now()
 	r := &PasswordReset{TokenHash: HashKey(raw), UserID: userID, CreatedBy: issuedBy, CreatedAt: now, ExpiresAt: now.Add(PasswordResetTTL)}
-	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := s.DB.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewDelete().Model((*PasswordReset)(nil)).Where("user_id = ?", userID).Exec(ctx); err != nil {
 			return err
 		}
