@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/pprof"
 	"strings"
@@ -125,6 +126,42 @@ func migrateCmd(ctx context.Context, args []string, env getenv, stdout io.Writer
 	return writeJSON(stdout, map[string]any{"applied": n, "dialect": db.Kind})
 }
 
+// listen binds the API's socket before the server is made: GATEWAY_ADDR with port 0 takes a
+// free port (tests start many instances at once; a port picked first and bound later can be
+// taken by another process in between), and the default public URL names the port bound.
+func listen(cfg *Config) (net.Listener, error) {
+	ln, err := gateway.Bind(cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.publicURLFromAddr {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+	}
+	return ln, nil
+}
+
+// newCaches makes the shared upstream cache (nil when off) and the session store; close
+// closes both.
+func newCaches(cfg *Config, db *tenants.DB, rdb *redis.Client, log *slog.Logger) (*sharedcache.Cache, *searches.Store, func(), error) {
+	upcache, sessionMB, err := newSharedCache(cfg, rdb, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sessions, err := searches.NewStore(db, cfg.SessionTTL, sessionMB)
+	if err != nil {
+		if upcache != nil {
+			upcache.Close()
+		}
+		return nil, nil, nil, err
+	}
+	return upcache, sessions, func() {
+		sessions.Close()
+		if upcache != nil {
+			upcache.Close()
+		}
+	}, nil
+}
+
 func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		return usagef("serve takes no arguments; configure it with the environment")
@@ -168,18 +205,11 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	upcache, sessionMB, err := newSharedCache(cfg, rdb, log)
+	upcache, sessions, closeCaches, err := newCaches(cfg, db, rdb, log)
 	if err != nil {
 		return err
 	}
-	if upcache != nil {
-		defer upcache.Close()
-	}
-	sessions, err := searches.NewStore(db, cfg.SessionTTL, sessionMB)
-	if err != nil {
-		return err
-	}
-	defer sessions.Close()
+	defer closeCaches()
 
 	var signIns console.SignInLimiter
 	store := tenants.NewStore(db)
@@ -196,17 +226,11 @@ func serve(ctx context.Context, args []string, env getenv, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	// The socket is bound before the server is made: GATEWAY_ADDR with port 0 takes a free port
-	// (tests start many instances at once; a port picked first and bound later can be taken by
-	// another process in between), and the default public URL names the port bound.
-	ln, err := gateway.Bind(cfg.Addr)
+	ln, err := listen(cfg)
 	if err != nil {
 		return err
 	}
 	defer ln.Close() // closed by the server when it serves; here for the returns before that
-	if cfg.publicURLFromAddr {
-		cfg.PublicURL = "http://" + ln.Addr().String()
-	}
 	opts := gateway.Options{DB: db, Accounts: store, Meter: meter, Sessions: sessions, Client: client, RequestLog: reqlog, AdminToken: cfg.AdminToken, Sealer: sealer,
 		Capabilities: registry.CapabilitiesWith(registry.TenantWorkouts(store)),
 		Logger:       log, Registry: reg, PublicURL: cfg.PublicURL, SessionTTL: cfg.SessionTTL, Version: Version,
