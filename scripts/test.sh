@@ -61,6 +61,32 @@ step "go vet and the fuzz builds, in the background at low priority (log shown a
 (renice -n 19 -p "$BASHPID" >/dev/null 2>&1 || true; background) >"$background_log" 2>&1 &
 background_pid=$!
 
+# Jobs run at once, each into a log of its own, shown in the order they were started once all
+# have finished (the setup checks, the fuzz runs).
+job_names=() job_logs=() job_pids=()
+# start_job NAME COMMAND...: COMMAND in the background (with errexit), into its own log.
+start_job() {
+	local log
+	log=$(mktemp)
+	(set -euo pipefail; "${@:2}") >"$log" 2>&1 &
+	job_names+=("$1") job_logs+=("$log") job_pids+=($!)
+}
+# finish_jobs: waits for every started job, shows each log under its name and exit status, and
+# fails when any job failed.
+finish_jobs() {
+	local i rc failed=0
+	for i in "${!job_pids[@]}"; do
+		rc=0
+		wait "${job_pids[i]}" || rc=$?
+		printf -- '--- %s (rc %d)\n' "${job_names[i]}" "$rc"
+		cat "${job_logs[i]}"
+		rm -f "${job_logs[i]}"
+		[ "$rc" = 0 ] || failed=1
+	done
+	job_names=() job_logs=() job_pids=()
+	return "$failed"
+}
+
 # Steps 3 to 5 are independent of each other: they run at once, each into its own log, shown in
 # order when all have finished (run one after another they took 17 to 33 s of the wall clock).
 helm_dir=$(mktemp -d) # removed at the end, not by an EXIT trap: test-servers.sh owns that trap
@@ -83,27 +109,11 @@ check_chart() {
 	"$helm_dir/helm" lint --strict deploy/helm/capgate -f deploy/helm/capgate/ci/test-values.yaml
 	"$helm_dir/helm" template capgate deploy/helm/capgate -f deploy/helm/capgate/ci/test-values.yaml >/dev/null
 }
-setup_names=("the generated client is current (scripts/gen-client.sh into a temp dir, then diff)"
-	"helm lint and helm template (deploy/helm/capgate)"
-	"e2e JavaScript: the TypeScript MCP SDK and the MCP conformance suite (scripts/js-deps.sh)")
-setup_steps=(check_client check_chart "bash scripts/js-deps.sh")
-setup_logs=() setup_pids=()
 step "at once: the generated client, the chart, the e2e JavaScript"
-for i in "${!setup_steps[@]}"; do
-	setup_logs[i]=$(mktemp)
-	(set -euo pipefail; ${setup_steps[i]}) >"${setup_logs[i]}" 2>&1 &
-	setup_pids[i]=$!
-done
-setup_failed=0
-for i in "${!setup_steps[@]}"; do
-	rc=0
-	wait "${setup_pids[i]}" || rc=$?
-	printf -- '--- %s (rc %d)\n' "${setup_names[i]}" "$rc"
-	cat "${setup_logs[i]}"
-	rm -f "${setup_logs[i]}"
-	[ "$rc" = 0 ] || setup_failed=1
-done
-[ "$setup_failed" = 0 ] || exit 1
+start_job "the generated client is current (scripts/gen-client.sh into a temp dir, then diff)" check_client
+start_job "helm lint and helm template (deploy/helm/capgate)" check_chart
+start_job "e2e JavaScript: the TypeScript MCP SDK and the MCP conformance suite (scripts/js-deps.sh)" bash scripts/js-deps.sh
+finish_jobs || exit 1
 export CAPGATE_TEST_HELM="$helm_dir/helm"
 
 # The long sequential sweeps (test files marked //go:build !race: loops of single requests, in
@@ -169,26 +179,15 @@ rm -f "$background_log"
 # coverage was gathered. Two run at a time (each with its two workers), each into its own log,
 # shown in order.
 step "fuzzing each target for ${FUZZTIME}, two at a time"
-fuzz_names=() fuzz_logs=() fuzz_pids=()
 while read -r pkg target; do
-	if [ "${#fuzz_pids[@]}" -ge 2 ]; then
+	if [ "${#job_pids[@]}" -ge 2 ]; then
 		# wait for the oldest still listed to keep at most two running
-		wait "${fuzz_pids[$((${#fuzz_pids[@]} - 2))]}" 2>/dev/null || true
+		wait "${job_pids[$((${#job_pids[@]} - 2))]}" 2>/dev/null || true
 	fi
-	log=$(mktemp)
-	go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$pkg" >"$log" 2>&1 &
-	fuzz_names+=("$pkg $target") fuzz_logs+=("$log") fuzz_pids+=($!)
+	start_job "fuzz $pkg $target" go test -run='^$' -fuzz="^${target}\$" -fuzztime="$FUZZTIME" "$pkg"
 done < <(fuzz_targets)
-fuzz_failed=0
-for i in "${!fuzz_pids[@]}"; do
-	rc=0
-	wait "${fuzz_pids[i]}" || rc=$?
-	printf -- '--- fuzz %s (rc %d)\n' "${fuzz_names[i]}" "$rc"
-	cat "${fuzz_logs[i]}"
-	rm -f "${fuzz_logs[i]}"
-	[ "$rc" = 0 ] || fuzz_failed=1
-done
-echo "fuzzed ${#fuzz_pids[@]} target(s)"
-[ "$fuzz_failed" = 0 ] || exit 1
+fuzzed=${#job_pids[@]}
+finish_jobs || exit 1
+echo "fuzzed $fuzzed target(s)"
 rm -rf "$helm_dir"
 step "done"

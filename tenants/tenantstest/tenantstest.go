@@ -16,6 +16,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -98,7 +99,13 @@ func SQLite(tb testing.TB) *tenants.DB {
 	if err := os.WriteFile(filepath.Join(dir, "gateway.db"), tpl, 0o600); err != nil {
 		tb.Fatal(err)
 	}
-	db, err := tenants.Open("", dir)
+	return open(tb, "", dir)
+}
+
+// open opens a test's database (tenants.Open's arguments) and closes it when the test ends.
+func open(tb testing.TB, dsn, dataDir string) *tenants.DB {
+	tb.Helper()
+	db, err := tenants.Open(dsn, dataDir)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -150,20 +157,22 @@ func sqliteTemplate() ([]byte, error) {
 // and shared by every test process and run.
 func Postgres(tb testing.TB) *tenants.DB {
 	tb.Helper()
-	admin := PostgresURL(tb)
-	if admin == "" {
-		tb.Skip("no PostgreSQL test server (set CAPGATE_TEST_POSTGRES_URL)")
-	}
+	admin := postgresAdmin(tb)
 	tpl, err := postgresTemplate(admin)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	db, err := tenants.Open(freshPostgres(tb, admin, tpl), "")
-	if err != nil {
-		tb.Fatal(err)
+	return open(tb, freshPostgres(tb, admin, tpl), "")
+}
+
+// postgresAdmin is PostgresURL, skipping the test when there is no server.
+func postgresAdmin(tb testing.TB) string {
+	tb.Helper()
+	admin := PostgresURL(tb)
+	if admin == "" {
+		tb.Skip("no PostgreSQL test server (set CAPGATE_TEST_POSTGRES_URL)")
 	}
-	tb.Cleanup(func() { db.Close() })
-	return db
+	return admin
 }
 
 var pgTpl struct {
@@ -197,11 +206,16 @@ func postgresTemplate(admin string) (string, error) {
 	defer adb.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var exists bool
-	if err := adb.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+	exists := func() (bool, error) {
+		var ok bool
+		err := adb.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&ok)
+		return ok, err
+	}
+	made, err := exists()
+	if err != nil {
 		return "", err
 	}
-	if !exists {
+	if !made {
 		build := "capgate_build_" + strings.ToLower(tenants.RandomString(12))
 		if _, err := adb.ExecContext(ctx, "CREATE DATABASE "+build); err != nil {
 			return "", err
@@ -210,11 +224,11 @@ func postgresTemplate(admin string) (string, error) {
 			_, _ = adb.ExecContext(ctx, "DROP DATABASE IF EXISTS "+build+" WITH (FORCE)")
 			return "", fmt.Errorf("tenantstest: the PostgreSQL template: %w", err)
 		}
-		if _, err := adb.ExecContext(ctx, "ALTER DATABASE "+build+" RENAME TO "+name); err != nil {
+		if _, rerr := adb.ExecContext(ctx, "ALTER DATABASE "+build+" RENAME TO "+name); rerr != nil {
 			// Another process made it first (the name is taken): use theirs.
 			_, _ = adb.ExecContext(ctx, "DROP DATABASE IF EXISTS "+build+" WITH (FORCE)")
-			if err := adb.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil || !exists {
-				return "", fmt.Errorf("tenantstest: naming the PostgreSQL template: %w", err)
+			if made, err := exists(); err != nil || !made {
+				return "", fmt.Errorf("tenantstest: naming the PostgreSQL template: %w", errors.Join(rerr, err))
 			}
 		}
 	}
@@ -255,11 +269,7 @@ func migrateAndSeed(ctx context.Context, db *tenants.DB) error {
 // FreshPostgres creates an empty database on the test server, dropped when the test ends.
 func FreshPostgres(tb testing.TB) string {
 	tb.Helper()
-	admin := PostgresURL(tb)
-	if admin == "" {
-		tb.Skip("no PostgreSQL test server (set CAPGATE_TEST_POSTGRES_URL)")
-	}
-	return freshPostgres(tb, admin, "")
+	return freshPostgres(tb, postgresAdmin(tb), "")
 }
 
 // freshPostgres creates a database on the test server, a copy of template when one is named,
