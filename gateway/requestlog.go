@@ -127,8 +127,8 @@ type usageRowJSON struct {
 
 type usageJSON struct {
 	GroupBy string         `json:"group_by" enum:"day,capability,key"`
-	From    time.Time      `json:"from"`
-	To      time.Time      `json:"to"`
+	From    time.Time      `json:"from" doc:"the start of the range summed: usage is kept per UTC hour, so the requested from rounded down to the hour"`
+	To      time.Time      `json:"to" doc:"the end of the range summed (exclusive): the requested to rounded up to the hour"`
 	Rows    []usageRowJSON `json:"rows"`
 }
 
@@ -280,6 +280,7 @@ func (s *Server) usage(c *fiber.Ctx) error {
 	if to.Sub(from) > maxUsageSpan {
 		return badQuery("from", "the range must be at most 366 days")
 	}
+	from, to = tenants.UsageHours(from, to)
 	rows, err := s.store.UsageSummary(c.UserContext(), principalOf(c).Tenant.ID, groupBy, from, to)
 	if err != nil {
 		return storeError(err)

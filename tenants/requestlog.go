@@ -1,13 +1,12 @@
 package tenants
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
-	"encoding/base64"
-	"errors"
-	"fmt"
 	"log/slog"
-	"strconv"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,8 +84,8 @@ type RequestLogOptions struct {
 }
 
 // RequestLog records calls without making them wait: Record hands the entry to a bounded buffer
-// and returns; one goroutine writes the buffer in multi-row inserts, every requestLogFlush or
-// when a batch is full, and prunes entries older than the retention. A full buffer drops the
+// and returns; one goroutine writes the buffer, every requestLogFlush or when a batch is full, as
+// segments (requestlog_segment.go), and prunes entries older than the retention. A full buffer drops the
 // entry and counts it (Dropped): the request log never slows or blocks a call. An entry lost to
 // a crash is not billing: billed calls keep their durable ledger row, committed before they answer.
 type RequestLog struct {
@@ -101,7 +100,8 @@ type RequestLog struct {
 	wg     sync.WaitGroup
 
 	written, dropped, failed, pruned atomic.Uint64
-	inserts                          sync.Map // rows → the prepared insert's SQL
+	// The writer's statements in the dialect's placeholders.
+	insertSegment, insertID, upsertUsage string
 }
 
 // NewRequestLog starts the request log's writer; Close flushes what is buffered and stops it.
@@ -121,7 +121,8 @@ func NewRequestLog(db *DB, o RequestLogOptions) *RequestLog {
 	if o.Buffer <= 0 {
 		o.Buffer = requestLogBuffer
 	}
-	l := &RequestLog{db: db, log: o.Logger, opts: o, in: make(chan RequestEntry, o.Buffer), done: make(chan struct{})}
+	l := &RequestLog{db: db, log: o.Logger, opts: o, in: make(chan RequestEntry, o.Buffer), done: make(chan struct{}),
+		insertSegment: db.Rebind(insertSegmentSQL), insertID: db.Rebind(insertIDSQL), upsertUsage: db.Rebind(upsertUsageSQL)}
 	l.wg.Add(2)
 	go l.run()
 	go l.pruneLoop()
@@ -228,14 +229,52 @@ func (l *RequestLog) run() {
 	}
 }
 
-// write inserts a batch in one statement; a failed insert is logged and its entries counted lost.
+// The writer's statements (? placeholders; rebound for PostgreSQL in NewRequestLog).
+const (
+	insertSegmentSQL = "INSERT INTO request_log_segments (tenant_id, min_at_us, max_at_us, entries, errors, data) " +
+		"VALUES (?, ?, ?, ?, ?, ?) RETURNING id"
+	insertIDSQL    = "INSERT INTO request_log_ids (entry, tenant_id, request_id) VALUES (?, ?, ?)"
+	upsertUsageSQL = "INSERT INTO request_log_usage (tenant_id, hour_us, capability, key_id, calls, errors, credits, latency_us) " +
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, hour_us, capability, key_id) DO UPDATE SET " +
+		"calls = request_log_usage.calls + excluded.calls, errors = request_log_usage.errors + excluded.errors, " +
+		"credits = request_log_usage.credits + excluded.credits, latency_us = request_log_usage.latency_us + excluded.latency_us"
+)
+
+// write stores a batch in one transaction: its segments (one per tenant, cut where the span or
+// the size bound says), an id row for each request id the gateway did not make, and the batch's
+// usage per hour, capability and key. A failed write is logged and its entries counted lost.
 func (l *RequestLog) write(batch []RequestEntry) {
 	for i := range batch {
 		clean(&batch[i])
 	}
+	slices.SortStableFunc(batch, func(a, b RequestEntry) int {
+		if c := strings.Compare(a.TenantID, b.TenantID); c != 0 {
+			return c
+		}
+		return compareInt(a.AtUS, b.AtUS)
+	})
+	segs := cutSegments(batch)
+	data := make([][]byte, len(segs))
+	for i, s := range segs {
+		data[i] = encodeSegment(s)
+	}
+	usage := sumUsage(batch)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error { return l.insert(ctx, tx, batch) }); err != nil {
+	err := l.db.InTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		for i, s := range segs {
+			if err := l.insert(ctx, tx, s, data[i]); err != nil {
+				return err
+			}
+		}
+		for _, u := range usage {
+			if _, err := l.db.Exec(ctx, tx, l.upsertUsage, u.tenant, u.hour, u.capability, u.key, u.calls, u.errors, u.credits, u.latency); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		l.failed.Add(uint64(len(batch)))
 		l.log.Warn("request log: a batch was not written", "entries", len(batch), "err", err)
 		return
@@ -243,46 +282,95 @@ func (l *RequestLog) write(batch []RequestEntry) {
 	l.written.Add(uint64(len(batch)))
 }
 
-// requestLogChunks are the row counts of the prepared multi-row inserts a batch is written with
-// (largest first): a statement prepared once per size, not built by reflection for every batch.
-var requestLogChunks = []int{64, 16, 4, 1}
-
-const requestLogColumns = 15
-
-// requestLogInsert is the prepared insert of n rows.
-func (l *RequestLog) requestLogInsert(n int) string {
-	if q, ok := l.inserts.Load(n); ok {
-		return q.(string)
+// cutSegments cuts a batch sorted by tenant and time into segments: one tenant's, spanning at
+// most segmentSpanUS, of at most segmentEntries.
+func cutSegments(batch []RequestEntry) [][]RequestEntry {
+	var out [][]RequestEntry
+	start := 0
+	for i := 1; i <= len(batch); i++ {
+		if i == len(batch) || batch[i].TenantID != batch[start].TenantID ||
+			batch[i].AtUS-batch[start].AtUS > segmentSpanUS || i-start == segmentEntries {
+			out = append(out, batch[start:i])
+			start = i
+		}
 	}
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", requestLogColumns), ", ") + ")"
-	q := l.db.Rebind("INSERT INTO request_log (tenant_id, key_id, mode, via, method, route, capability, action, status, " +
-		"error_code, error_message, credits, latency_us, request_id, at_us) VALUES " + strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
-	l.inserts.Store(n, q)
-	return q
+	return out
 }
 
-func (l *RequestLog) insert(ctx context.Context, tx bun.Tx, batch []RequestEntry) error {
-	args := make([]any, 0, requestLogChunks[0]*requestLogColumns)
-	for len(batch) > 0 {
-		n := 1
-		for _, size := range requestLogChunks {
-			if size <= len(batch) {
-				n = size
-				break
+// insert writes one segment and the id rows of its entries whose request id the lookup cannot
+// find by time.
+func (l *RequestLog) insert(ctx context.Context, tx bun.Tx, es []RequestEntry, data []byte) error {
+	errs := 0
+	for i := range es {
+		if es[i].Status >= 400 {
+			errs++
+		}
+	}
+	row, err := l.db.QueryRow(ctx, tx, l.insertSegment, es[0].TenantID, es[0].AtUS, es[len(es)-1].AtUS, len(es), errs, data)
+	if err != nil {
+		return err
+	}
+	var id int64
+	if err := row.Scan(&id); err != nil {
+		return err
+	}
+	for i := range es {
+		if rid := es[i].RequestID; rid != "" && !ourRequestID(rid, es[i].AtUS) {
+			if _, err := l.db.Exec(ctx, tx, l.insertID, entryID(id, i), es[i].TenantID, rid); err != nil {
+				return err
 			}
 		}
-		args = args[:0]
-		for i := range batch[:n] {
-			e := &batch[i]
-			args = append(args, e.TenantID, e.KeyID, e.Mode, e.Via, e.Method, e.Route, e.Capability, e.Action, e.Status,
-				e.ErrorCode, e.ErrorMessage, e.Credits, e.LatencyUS, e.RequestID, e.AtUS)
-		}
-		if _, err := l.db.Exec(ctx, tx, l.requestLogInsert(n), args...); err != nil {
-			return err
-		}
-		batch = batch[n:]
 	}
 	return nil
+}
+
+// usageRow is a batch's sums for one tenant, UTC hour, capability and key.
+type usageRow struct {
+	tenant, capability, key               string
+	hour, calls, errors, credits, latency int64
+}
+
+const hourUS = int64(3600 * 1e6)
+
+// sumUsage sums a batch per tenant, hour, capability and key, in key order (so that writers of
+// several instances update shared rows in one order and never deadlock each other).
+func sumUsage(batch []RequestEntry) []*usageRow {
+	type key struct {
+		tenant, capability, key string
+		hour                    int64
+	}
+	sums := map[key]*usageRow{}
+	var out []*usageRow
+	for i := range batch {
+		e := &batch[i]
+		k := key{e.TenantID, e.Capability, e.KeyID, floorHour(e.AtUS)}
+		u := sums[k]
+		if u == nil {
+			u = &usageRow{tenant: k.tenant, capability: k.capability, key: k.key, hour: k.hour}
+			sums[k] = u
+			out = append(out, u)
+		}
+		u.calls++
+		if e.Status >= 400 {
+			u.errors++
+		}
+		u.credits += e.Credits
+		u.latency += e.LatencyUS
+	}
+	slices.SortFunc(out, func(a, b *usageRow) int {
+		return cmp.Or(strings.Compare(a.tenant, b.tenant), compareInt(a.hour, b.hour),
+			strings.Compare(a.capability, b.capability), strings.Compare(a.key, b.key))
+	})
+	return out
+}
+
+// floorHour is the start of the UTC hour of a time in Unix microseconds.
+func floorHour(us int64) int64 {
+	h := us / hourUS * hourUS
+	if h > us {
+		h -= hourUS
+	}
+	return h
 }
 
 // clean makes an entry storable: valid UTF-8 without NUL bytes (PostgreSQL refuses them, and one
@@ -320,254 +408,118 @@ func (l *RequestLog) pruneLoop() {
 	}
 }
 
-// Prune deletes the entries older than the retention by the log's clock, in bounded chunks, and
-// answers how many it deleted.
-//
-// The log has no index on time alone (each index is written on every logged call): entries are
-// inserted in time order, give or take a batch and a call's latency, so the first id at the
-// cutoff is found by a binary search over ids (a few dozen primary-key lookups), and what goes is
-// the id range before it, each row still checked against the cutoff. A straggler just past the
-// boundary waits for the next pruning.
+// usageRetention is how long the hourly usage sums are kept when the log's retention is shorter:
+// GET /v1/usage answers ranges of up to 366 days.
+const usageRetention = 367 * 24 * time.Hour
+
+// Prune deletes the entries older than the retention by the log's clock and answers how many it
+// deleted: whole segments older than the cutoff in bounded chunks, then the few segments that
+// straddle it, rewritten without their old entries; then the id rows of deleted segments and
+// the usage sums older than usageRetention (or the retention, if longer).
 func (l *RequestLog) Prune(ctx context.Context) (int64, error) {
-	cutoff := l.opts.Now().Add(-l.opts.Retention).UnixMicro()
-	boundary, err := l.firstIDAt(ctx, cutoff)
-	if err != nil || boundary == 0 {
+	now := l.opts.Now()
+	cutoff := now.Add(-l.opts.Retention).UnixMicro()
+	var total int64
+	for {
+		var old []struct {
+			ID      int64 `bun:"id"`
+			Entries int64 `bun:"entries"`
+		}
+		if err := l.db.NewSelect().Table("request_log_segments").Column("id", "entries").Where("max_at_us < ?", cutoff).
+			OrderExpr("max_at_us").Limit(pruneChunk).Scan(ctx, &old); err != nil {
+			return total, err
+		}
+		if len(old) == 0 {
+			break
+		}
+		ids := make([]int64, len(old))
+		var n int64
+		for i, o := range old {
+			ids[i], n = o.ID, n+o.Entries
+		}
+		if _, err := l.db.NewDelete().Table("request_log_segments").Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+			return total, err
+		}
+		total += n
+		l.pruned.Add(uint64(n))
+		if len(old) < pruneChunk {
+			break
+		}
+	}
+	n, err := l.pruneStraddlers(ctx, cutoff)
+	total += n
+	if err != nil {
+		return total, err
+	}
+	return total, l.pruneIndexes(ctx, now)
+}
+
+// pruneStraddlers rewrites the segments holding entries on both sides of the cutoff (their
+// latest entry is within segmentSpanUS after it) without the older ones.
+func (l *RequestLog) pruneStraddlers(ctx context.Context, cutoff int64) (int64, error) {
+	var segs []segmentRow
+	if err := l.db.NewSelect().Table("request_log_segments").Column("id", "tenant_id", "min_at_us", "data").
+		Where("max_at_us >= ? AND max_at_us <= ? AND min_at_us < ?", cutoff, cutoff+segmentSpanUS, cutoff).Scan(ctx, &segs); err != nil {
 		return 0, err
 	}
 	var total int64
-	for {
-		sub := l.db.NewSelect().Table("request_log").Column("id").Where("id < ? AND at_us < ?", boundary, cutoff).
-			OrderExpr("id").Limit(pruneChunk)
-		res, err := l.db.NewDelete().Table("request_log").Where("id IN (?)", sub).Exec(ctx)
+	for _, s := range segs {
+		es, err := decodeSegment(s.Data, s.TenantID, s.ID)
+		if err != nil {
+			l.log.Warn("request log: a segment could not be read", "segment", s.ID, "err", err)
+			continue
+		}
+		before := len(es)
+		keep := slices.DeleteFunc(es, func(e RequestEntry) bool { return e.AtUS < cutoff })
+		gone := int64(before - len(keep))
+		if gone == 0 || len(keep) == 0 {
+			continue // nothing older (its earliest was pruned already), or nothing newer (a late straddler: next time)
+		}
+		errs := 0
+		for i := range keep {
+			if keep[i].Status >= 400 {
+				errs++
+			}
+		}
+		// Another instance's pruning may have rewritten it first: only the rewrite that finds the
+		// segment as it was read counts.
+		res, err := l.db.NewUpdate().Table("request_log_segments").
+			Set("min_at_us = ?, entries = ?, errors = ?, data = ?", keep[0].AtUS, len(keep), errs, encodeSegment(keep)).
+			Where("id = ? AND min_at_us = ?", s.ID, s.MinAt).Exec(ctx)
 		if err != nil {
 			return total, err
 		}
-		n, _ := res.RowsAffected()
-		total += n
-		l.pruned.Add(uint64(n))
-		if n < pruneChunk {
-			return total, nil
+		if n, _ := res.RowsAffected(); n == 1 {
+			total += gone
+			l.pruned.Add(uint64(gone))
 		}
 	}
+	return total, nil
 }
 
-// firstIDAt is the lowest id whose entry is at or after cutoff, by binary search over the ids
-// (the entry at the first id at or above each probe); one past the last id when every entry is
-// older, 0 when the log is empty.
-func (l *RequestLog) firstIDAt(ctx context.Context, cutoff int64) (int64, error) {
-	var bounds struct {
-		Lo sql.NullInt64 `bun:"lo"`
-		Hi sql.NullInt64 `bun:"hi"`
+// pruneIndexes deletes the id rows of segments that are gone (those below the oldest segment
+// left; a few of a later deleted one may wait for the next pruning, and a lookup ignores them)
+// and the usage sums past their retention.
+func (l *RequestLog) pruneIndexes(ctx context.Context, now time.Time) error {
+	var oldest sql.NullInt64
+	if err := l.db.NewSelect().Table("request_log_segments").ColumnExpr("MIN(id)").Scan(ctx, &oldest); err != nil {
+		return err
 	}
-	if err := l.db.NewSelect().Table("request_log").ColumnExpr("MIN(id) AS lo, MAX(id) AS hi").Scan(ctx, &bounds); err != nil {
-		return 0, err
+	below := int64(math.MaxInt64)
+	if oldest.Valid {
+		below = entryID(oldest.Int64, 0)
 	}
-	if !bounds.Lo.Valid {
-		return 0, nil
-	}
-	lo, hi := bounds.Lo.Int64, bounds.Hi.Int64+1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		var row struct {
-			ID   int64 `bun:"id"`
-			AtUS int64 `bun:"at_us"`
-		}
-		err := l.db.NewSelect().Table("request_log").Column("id", "at_us").Where("id >= ?", mid).
-			OrderExpr("id").Limit(1).Scan(ctx, &row)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			hi = mid
-		case err != nil:
-			return 0, err
-		case row.AtUS < cutoff:
-			lo = row.ID + 1
-		default:
-			hi = mid
-		}
-	}
-	return lo, nil
-}
-
-// RequestFilter selects entries of one tenant; zero fields do not filter.
-type RequestFilter struct {
-	TenantID   string
-	KeyID      string
-	Mode       string // live or test: the key's mode
-	Capability string
-	// Status is an exact status (404) or a class: 4 (4xx) or 5 (5xx) with StatusClass.
-	Status      int
-	StatusClass bool
-	ErrorCode   string
-	From, To    time.Time // [From, To)
-	Cursor      string    // Next of the previous page
-	Limit       int
-}
-
-// ErrBadCursor is a cursor this log did not give.
-var ErrBadCursor = errors.New("the cursor is not one a previous page gave")
-
-// EncodeCursor is the opaque cursor after an entry (newest first: the next page is older).
-func EncodeCursor(e *RequestEntry) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(e.AtUS, 10) + "." + strconv.FormatInt(e.ID, 10)))
-}
-
-func decodeCursor(s string) (at, id int64, err error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return 0, 0, ErrBadCursor
-	}
-	a, i, ok := strings.Cut(string(b), ".")
-	if !ok {
-		return 0, 0, ErrBadCursor
-	}
-	if at, err = strconv.ParseInt(a, 10, 64); err != nil {
-		return 0, 0, ErrBadCursor
-	}
-	if id, err = strconv.ParseInt(i, 10, 64); err != nil {
-		return 0, 0, ErrBadCursor
-	}
-	return at, id, nil
-}
-
-func (f RequestFilter) apply(q *bun.SelectQuery) (*bun.SelectQuery, error) {
-	if f.TenantID == "" {
-		return nil, errors.New("request log: a query must name its tenant")
-	}
-	q = q.Where("tenant_id = ?", f.TenantID)
-	if f.KeyID != "" {
-		q = q.Where("key_id = ?", f.KeyID)
-	}
-	if f.Mode != "" {
-		q = q.Where("mode = ?", f.Mode)
-	}
-	if f.Capability != "" {
-		q = q.Where("capability = ?", f.Capability)
-	}
-	switch {
-	case f.StatusClass:
-		q = q.Where("status >= ? AND status < ?", f.Status*100, f.Status*100+100)
-	case f.Status != 0:
-		q = q.Where("status = ?", f.Status)
-	}
-	if (f.StatusClass && f.Status >= 4) || f.Status >= 400 {
-		// Spelled as a literal so that both planners see the partial index's own condition
-		// (request_log_tenant_errors indexes errors only: successes are not written to it).
-		q = q.Where("status >= 400")
-	}
-	if f.ErrorCode != "" {
-		q = q.Where("error_code = ?", f.ErrorCode)
-	}
-	if !f.From.IsZero() {
-		q = q.Where("at_us >= ?", f.From.UnixMicro())
-	}
-	if !f.To.IsZero() {
-		q = q.Where("at_us < ?", f.To.UnixMicro())
-	}
-	return q, nil
-}
-
-// Requests lists a tenant's entries, newest first, a page at a time: next is the cursor of the
-// following page ("" on the last).
-func (s *Store) Requests(ctx context.Context, f RequestFilter) (out []RequestEntry, next string, err error) {
-	for _, v := range []string{f.TenantID, f.KeyID, f.Mode, f.Capability, f.ErrorCode} {
-		if !storable(v) {
-			return nil, "", nil // nothing stored holds a NUL byte or invalid UTF-8
-		}
-	}
-	if f.Limit <= 0 || f.Limit > 1000 {
-		f.Limit = 50
-	}
-	q, err := f.apply(s.DB.NewSelect().Model(&out))
-	if err != nil {
-		return nil, "", err
-	}
-	if f.Cursor != "" {
-		at, id, err := decodeCursor(f.Cursor)
+	for {
+		sub := l.db.NewSelect().Table("request_log_ids").Column("entry").Where("entry < ?", below).OrderExpr("entry").Limit(pruneChunk)
+		res, err := l.db.NewDelete().Table("request_log_ids").Where("entry IN (?)", sub).Exec(ctx)
 		if err != nil {
-			return nil, "", err
+			return err
 		}
-		q = q.Where("(at_us < ? OR (at_us = ? AND id < ?))", at, at, id)
-	}
-	if err := q.OrderExpr("at_us DESC, id DESC").Limit(int64(f.Limit) + 1).Scan(ctx); err != nil {
-		return nil, "", err
-	}
-	if len(out) > f.Limit {
-		out = out[:f.Limit]
-		next = EncodeCursor(&out[len(out)-1])
-	}
-	return out, next, nil
-}
-
-// RequestsByID lists a tenant's entries with a request id, newest first (a client may reuse an
-// id, and an MCP tool call logs its /mcp request and the /v1 call it dispatched under one id).
-func (s *Store) RequestsByID(ctx context.Context, tenantID, requestID string) ([]RequestEntry, error) {
-	var out []RequestEntry
-	if !storable(tenantID) || !storable(requestID) || tenantID == "" {
-		return out, nil
-	}
-	err := s.DB.NewSelect().Model(&out).Where("tenant_id = ? AND request_id = ?", tenantID, requestID).
-		OrderExpr("at_us DESC, id DESC").Limit(100).Scan(ctx)
-	return out, err
-}
-
-// Usage groups.
-const (
-	UsageByDay        = "day"
-	UsageByCapability = "capability"
-	UsageByKey        = "key"
-)
-
-// UsageRow is one group of a tenant's usage.
-type UsageRow struct {
-	Group    string `bun:"grp" json:"group"`
-	Calls    int64  `bun:"calls" json:"calls"`
-	Errors   int64  `bun:"errors" json:"errors"`
-	Credits  int64  `bun:"credits" json:"credits"`
-	AvgLatUS int64  `bun:"avg_latency_us" json:"-"`
-}
-
-// UsageSummary sums a tenant's calls, errors (status 400 and above) and credits in [from, to) by day
-// (UTC, YYYY-MM-DD), capability or key, from the request log.
-func (s *Store) UsageSummary(ctx context.Context, tenantID, groupBy string, from, to time.Time) ([]UsageRow, error) {
-	var col string
-	switch groupBy {
-	case UsageByDay:
-		col = "at_us / 86400000000" // whole UTC days since the epoch (integer division on both dialects)
-	case UsageByCapability:
-		col = "capability"
-	case UsageByKey:
-		col = "key_id"
-	default:
-		return nil, fmt.Errorf("usage: unknown grouping %q", groupBy)
-	}
-	f := RequestFilter{TenantID: tenantID, From: from, To: to}
-	var rows []struct {
-		Grp     string  `bun:"grp"`
-		Calls   int64   `bun:"calls"`
-		Errors  int64   `bun:"errors"`
-		Credits int64   `bun:"credits"`
-		Lat     float64 `bun:"avg_latency_us"`
-	}
-	q, err := f.apply(s.DB.NewSelect().Table("request_log").
-		ColumnExpr("CAST(" + col + " AS TEXT) AS grp").
-		ColumnExpr("COUNT(*) AS calls").
-		ColumnExpr("SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors").
-		ColumnExpr("COALESCE(SUM(credits), 0) AS credits").
-		ColumnExpr("AVG(latency_us) AS avg_latency_us"))
-	if err != nil {
-		return nil, err
-	}
-	if err := q.GroupExpr(col).OrderExpr(col).Scan(ctx, &rows); err != nil {
-		return nil, err
-	}
-	out := make([]UsageRow, 0, len(rows))
-	for _, r := range rows {
-		g := r.Grp
-		if groupBy == UsageByDay {
-			days, _ := strconv.ParseInt(g, 10, 64)
-			g = time.Unix(days*86400, 0).UTC().Format(time.DateOnly)
+		if n, _ := res.RowsAffected(); n < pruneChunk {
+			break
 		}
-		out = append(out, UsageRow{Group: g, Calls: r.Calls, Errors: r.Errors, Credits: r.Credits, AvgLatUS: int64(r.Lat)})
 	}
-	return out, nil
+	keep := max(l.opts.Retention, usageRetention)
+	_, err := l.db.NewDelete().Table("request_log_usage").Where("hour_us < ?", floorHour(now.Add(-keep).UnixMicro())).Exec(ctx)
+	return err
 }

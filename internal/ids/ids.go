@@ -53,3 +53,26 @@ func AppendRandom(b []byte, n int) []byte {
 	}
 	return b
 }
+
+// TimeOf reads the time prefix back from an id New made with prefix: its Unix milliseconds, and
+// false when id does not start with prefix and TimeLen base-62 digits.
+func TimeOf(prefix, id string) (ms int64, ok bool) {
+	if len(id) < len(prefix)+TimeLen || id[:len(prefix)] != prefix {
+		return 0, false
+	}
+	for _, c := range []byte(id[len(prefix) : len(prefix)+TimeLen]) {
+		var d int64
+		switch {
+		case c >= '0' && c <= '9':
+			d = int64(c - '0')
+		case c >= 'A' && c <= 'Z':
+			d = int64(c-'A') + 10
+		case c >= 'a' && c <= 'z':
+			d = int64(c-'a') + 36
+		default:
+			return 0, false
+		}
+		ms = ms*62 + d
+	}
+	return ms, true
+}

@@ -55,3 +55,17 @@ func TestUnique(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// TestTimeOf: the time prefix reads back as the milliseconds it was made from, and anything else
+// (another prefix, too short, a character outside base 62) is refused.
+func TestTimeOf(t *testing.T) {
+	at := time.Date(2026, 11, 27, 1, 2, 3, 456_000_000, time.UTC)
+	if ms, ok := TimeOf("req_", New("req_", at, 12)); !ok || ms != at.UnixMilli() {
+		t.Fatalf("TimeOf = %d %v, want %d", ms, ok, at.UnixMilli())
+	}
+	for _, id := range []string{"", "req_", "req_0000000", "key_0000000000", "req_0000-000xx", "my-own-request-id"} {
+		if _, ok := TimeOf("req_", id); ok {
+			t.Errorf("TimeOf(%q) accepted", id)
+		}
+	}
+}
