@@ -101,8 +101,9 @@ type segmentRow struct {
 
 // Reading bounds.
 const (
-	// segmentPage is how many segments one query reads.
-	segmentPage = 32
+	// segmentPage is the most segments one query reads; the first reads four (a first page
+	// of an unfiltered listing usually needs one) and each next one twice as many.
+	segmentPage = 64
 )
 
 // maxScanEntries bounds the entries one page decodes: a page of a narrow filter over a large log
@@ -201,7 +202,7 @@ func later(cands []RequestEntry, at int64) int {
 // that cannot be read is skipped (and logged once per read): it never fails the listing.
 func (s *Store) walkSegments(ctx context.Context, f RequestFilter, from, hi int64, fn func(*segmentRow, []RequestEntry) bool, exhausted *bool) error {
 	lastMax, lastID := hi, int64(math.MinInt64)
-	for {
+	for size := int64(4); ; size = min(2*size, segmentPage) {
 		var page []segmentRow
 		q := s.DB.NewSelect().Table("request_log_segments").Column("id", "tenant_id", "min_at_us", "max_at_us", "data").
 			Where("tenant_id = ?", f.TenantID).Where("max_at_us >= ?", from).
@@ -209,7 +210,7 @@ func (s *Store) walkSegments(ctx context.Context, f RequestFilter, from, hi int6
 		if f.errorsOnly() {
 			q = q.Where("errors > 0")
 		}
-		if err := q.OrderExpr("max_at_us DESC, id DESC").Limit(segmentPage).Scan(ctx, &page); err != nil {
+		if err := q.OrderExpr("max_at_us DESC, id DESC").Limit(size).Scan(ctx, &page); err != nil {
 			return err
 		}
 		for i := range page {
@@ -223,7 +224,7 @@ func (s *Store) walkSegments(ctx context.Context, f RequestFilter, from, hi int6
 			}
 			lastMax, lastID = seg.MaxAt, seg.ID
 		}
-		if len(page) < segmentPage {
+		if int64(len(page)) < size {
 			*exhausted = true
 			return nil
 		}
