@@ -124,4 +124,3 @@ func expectedListing(all []tenants.RequestEntry, f tenants.RequestFilter) []tena
 	}
 	return out
 }
-
