@@ -199,18 +199,13 @@ func later(cands []RequestEntry, at int64) int {
 
 // walkSegments hands the tenant's segments whose latest entry is in [from, hi), newest first,
 // decoded, to fn until fn answers false; exhausted tells whether every one was handed. A segment
-// that cannot be read is skipped (and logged once per read): it never fails the listing.
+// that cannot be read is skipped: it never fails the listing.
 func (s *Store) walkSegments(ctx context.Context, f RequestFilter, from, hi int64, fn func(*segmentRow, []RequestEntry) bool, exhausted *bool) error {
 	lastMax, lastID := hi, int64(math.MinInt64)
 	for size := int64(4); ; size = min(2*size, segmentPage) {
 		var page []segmentRow
-		q := s.DB.NewSelect().Table("request_log_segments").Column("id", "tenant_id", "min_at_us", "max_at_us", "data").
-			Where("tenant_id = ?", f.TenantID).Where("max_at_us >= ?", from).
-			Where("(max_at_us < ? OR (max_at_us = ? AND id < ?))", lastMax, lastMax, lastID)
-		if f.errorsOnly() {
-			q = q.Where("errors > 0")
-		}
-		if err := q.OrderExpr("max_at_us DESC, id DESC").Limit(size).Scan(ctx, &page); err != nil {
+		q := s.segmentsBefore(f, from, lastMax, lastID, size)
+		if err := q.Scan(ctx, &page); err != nil {
 			return err
 		}
 		for i := range page {
@@ -230,6 +225,19 @@ func (s *Store) walkSegments(ctx context.Context, f RequestFilter, from, hi int6
 		}
 		lastMax, lastID = page[len(page)-1].MaxAt, page[len(page)-1].ID
 	}
+}
+
+// segmentsBefore is the query of the next size segments of a listing: the tenant's, whose latest
+// entry is at or after from and before (lastMax, lastID), newest first; an index range of
+// request_log_segments_tenant (TestSegmentQueriesUseTheirIndex).
+func (s *Store) segmentsBefore(f RequestFilter, from, lastMax, lastID, size int64) *bun.SelectQuery {
+	q := s.DB.NewSelect().Table("request_log_segments").Column("id", "tenant_id", "min_at_us", "max_at_us", "data").
+		Where("tenant_id = ?", f.TenantID).Where("max_at_us >= ?", from).
+		Where("(max_at_us < ? OR (max_at_us = ? AND id < ?))", lastMax, lastMax, lastID)
+	if f.errorsOnly() {
+		q = q.Where("errors > 0")
+	}
+	return q.OrderExpr("max_at_us DESC, id DESC").Limit(size)
 }
 
 // RequestsByID lists a tenant's entries with a request id, newest first, at most 100 (a client
