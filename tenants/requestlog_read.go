@@ -108,7 +108,7 @@ const (
 
 // maxScanEntries bounds the entries one page decodes: a page of a narrow filter over a large log
 // answers what it found so far with a cursor that goes on from there. (A variable for tests.)
-var maxScanEntries = 200_000
+var maxScanEntries = 50_000
 
 // Requests lists a tenant's entries, newest first, a page at a time: next is the cursor of the
 // following page ("" on the last). A page may hold fewer than the limit, even none, and a cursor
