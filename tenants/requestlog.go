@@ -251,7 +251,7 @@ func (l *RequestLog) write(batch []RequestEntry) {
 		if c := strings.Compare(a.TenantID, b.TenantID); c != 0 {
 			return c
 		}
-		return compareInt(a.AtUS, b.AtUS)
+		return cmp.Compare(a.AtUS, b.AtUS)
 	})
 	segs := cutSegments(batch)
 	data := make([][]byte, len(segs))
@@ -300,13 +300,7 @@ func cutSegments(batch []RequestEntry) [][]RequestEntry {
 // insert writes one segment and the id rows of its entries whose request id the lookup cannot
 // find by time.
 func (l *RequestLog) insert(ctx context.Context, tx bun.Tx, es []RequestEntry, data []byte) error {
-	errs := 0
-	for i := range es {
-		if es[i].Status >= 400 {
-			errs++
-		}
-	}
-	row, err := l.db.QueryRow(ctx, tx, l.insertSegment, es[0].TenantID, es[0].AtUS, es[len(es)-1].AtUS, len(es), errs, data)
+	row, err := l.db.QueryRow(ctx, tx, l.insertSegment, es[0].TenantID, es[0].AtUS, es[len(es)-1].AtUS, len(es), failed(es), data)
 	if err != nil {
 		return err
 	}
@@ -322,6 +316,18 @@ func (l *RequestLog) insert(ctx context.Context, tx bun.Tx, es []RequestEntry, d
 		}
 	}
 	return nil
+}
+
+// failed counts a segment's failed calls (status 400 and above): its errors column, which lets
+// a listing of errors skip the segments without one.
+func failed(es []RequestEntry) int {
+	n := 0
+	for i := range es {
+		if es[i].Status >= 400 {
+			n++
+		}
+	}
+	return n
 }
 
 // usageRow is a batch's sums for one tenant, UTC hour, capability and key.
@@ -358,7 +364,7 @@ func sumUsage(batch []RequestEntry) []*usageRow {
 		u.latency += e.LatencyUS
 	}
 	slices.SortFunc(out, func(a, b *usageRow) int {
-		return cmp.Or(strings.Compare(a.tenant, b.tenant), compareInt(a.hour, b.hour),
+		return cmp.Or(strings.Compare(a.tenant, b.tenant), cmp.Compare(a.hour, b.hour),
 			strings.Compare(a.capability, b.capability), strings.Compare(a.key, b.key))
 	})
 	return out
@@ -475,16 +481,10 @@ func (l *RequestLog) pruneStraddlers(ctx context.Context, cutoff int64) (int64, 
 		if gone == 0 || len(keep) == 0 {
 			continue // nothing older (its earliest was pruned already), or nothing newer (a late straddler: next time)
 		}
-		errs := 0
-		for i := range keep {
-			if keep[i].Status >= 400 {
-				errs++
-			}
-		}
 		// Another instance's pruning may have rewritten it first: only the rewrite that finds the
 		// segment as it was read counts.
 		res, err := l.db.NewUpdate().Table("request_log_segments").
-			Set("min_at_us = ?, entries = ?, errors = ?, data = ?", keep[0].AtUS, len(keep), errs, encodeSegment(keep)).
+			Set("min_at_us = ?, entries = ?, errors = ?, data = ?", keep[0].AtUS, len(keep), failed(keep), encodeSegment(keep)).
 			Where("id = ? AND min_at_us = ?", s.ID, s.MinAt).Exec(ctx)
 		if err != nil {
 			return total, err

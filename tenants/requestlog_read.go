@@ -87,7 +87,7 @@ func decodeCursor(s string) (at, id int64, err error) {
 // newestFirst orders entries by arrival, newest first, then by ID (later segment and position
 // first): the order of the log and of its cursor.
 func newestFirst(a, b RequestEntry) int {
-	return cmp.Or(compareInt(b.AtUS, a.AtUS), compareInt(b.ID, a.ID))
+	return cmp.Or(cmp.Compare(b.AtUS, a.AtUS), cmp.Compare(b.ID, a.ID))
 }
 
 // segmentRow is a stored segment as the readers load it.

@@ -18,6 +18,7 @@ package tenants
 //     (request_log_usage), so GET /v1/usage reads a few hundred rows, never the log.
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -156,33 +157,42 @@ type reader struct {
 	err bool
 }
 
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
+func (r *reader) fail() {
+	r.err = true
+	r.b = nil
+}
+
+// varintRead moves past a varint of n bytes (as encoding/binary reports it: ≤ 0 when there was
+// none) and answers whether there was one.
+func (r *reader) varintRead(n int) bool {
 	if n <= 0 {
-		r.err = true
-		r.b = nil
-		return 0
+		r.fail()
+		return false
 	}
 	r.b = r.b[n:]
+	return true
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if !r.varintRead(n) {
+		return 0
+	}
 	return v
 }
 
 func (r *reader) varint() int64 {
 	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = true
-		r.b = nil
+	if !r.varintRead(n) {
 		return 0
 	}
-	r.b = r.b[n:]
 	return v
 }
 
 func (r *reader) text() string {
 	n := r.uvarint()
 	if n > uint64(len(r.b)) {
-		r.err = true
-		r.b = nil
+		r.fail()
 		return ""
 	}
 	s := string(r.b[:n])
@@ -202,35 +212,20 @@ func decodeLegacySegment(data []byte, tenantID string, segment int64) ([]Request
 	for i, row := range rows {
 		e := &out[i]
 		e.TenantID = tenantID
-		texts := [...]*string{&e.KeyID, &e.Mode, &e.Via, &e.Method, &e.Route, &e.Capability, &e.Action, &e.ErrorCode, &e.ErrorMessage, &e.RequestID}
-		cols := [...]int{1, 2, 3, 4, 5, 6, 7, 9, 10, 13}
-		for j, p := range texts {
-			if err := json.Unmarshal(row[cols[j]], p); err != nil {
-				return nil, fmt.Errorf("%w: %v", errCorruptSegment, err)
-			}
-		}
-		for j, p := range [...]any{&e.AtUS, &e.Status, &e.Credits, &e.LatencyUS} {
-			if err := json.Unmarshal(row[[...]int{0, 8, 11, 12}[j]], p); err != nil {
+		// The columns in the migration's order.
+		for j, p := range [...]any{&e.AtUS, &e.KeyID, &e.Mode, &e.Via, &e.Method, &e.Route, &e.Capability, &e.Action,
+			&e.Status, &e.ErrorCode, &e.ErrorMessage, &e.Credits, &e.LatencyUS, &e.RequestID} {
+			if err := json.Unmarshal(row[j], p); err != nil {
 				return nil, fmt.Errorf("%w: %v", errCorruptSegment, err)
 			}
 		}
 	}
 	// The positions follow time, as the writer's do.
-	slices.SortStableFunc(out, func(a, b RequestEntry) int { return compareInt(a.AtUS, b.AtUS) })
+	slices.SortStableFunc(out, func(a, b RequestEntry) int { return cmp.Compare(a.AtUS, b.AtUS) })
 	for i := range out {
 		out[i].ID = entryID(segment, i)
 	}
 	return out, nil
-}
-
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // The request ids the gateway makes (gateway.newRequestID): this prefix, then the time.
