@@ -58,40 +58,53 @@ const sqliteBusyTimeout = 20 * time.Second
 // errWriteGate is a transaction that waited sqliteBusyTimeout for its turn.
 var errWriteGate = errors.New("database busy: no turn to write within the busy timeout")
 
-// Exec runs a fixed statement with driver parameters inside tx, prepared once per connection and
+// Exec runs a fixed statement with driver parameters inside tx, prepared once per process and
 // reused: the group-commit writer runs the same few statements for every call, and preparing
 // (parsing) them anew each time was a visible share of its CPU. query uses the dialect's
 // placeholders (? on SQLite, $n on PostgreSQL).
 func (db *DB) Exec(ctx context.Context, tx bun.Tx, query string, args ...any) (sql.Result, error) {
-	st, err := db.stmt(ctx, query)
-	if err != nil {
-		return nil, err
+	if st := db.prepared(query); st != nil {
+		return tx.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
-	return tx.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	return tx.Tx.ExecContext(ctx, query, args...)
 }
 
 // QueryRow is Exec for a statement that returns one row (UPDATE … RETURNING).
-func (db *DB) QueryRow(ctx context.Context, tx bun.Tx, query string, args ...any) (*sql.Row, error) {
-	st, err := db.stmt(ctx, query)
-	if err != nil {
-		return nil, err
+func (db *DB) QueryRow(ctx context.Context, tx bun.Tx, query string, args ...any) *sql.Row {
+	if st := db.prepared(query); st != nil {
+		return tx.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
-	return tx.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...), nil
+	return tx.Tx.QueryRowContext(ctx, query, args...)
 }
 
-// stmt is the statement prepared for query, prepared on first use.
-func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	st, ok := db.stmts.Load(query)
-	if !ok {
-		prepared, err := db.DB.DB.PrepareContext(ctx, query)
-		if err != nil {
-			return nil, err
-		}
-		if st, ok = db.stmts.LoadOrStore(query, prepared); ok {
-			prepared.Close()
-		}
+// preparing marks a statement whose preparation is under way.
+type preparing struct{}
+
+// prepared is the statement prepared for query, or nil the first time (and until its
+// preparation is done), when the caller runs the text on its transaction. Preparing takes a
+// connection from the pool, and a transaction must never wait for one: on SQLite the caller
+// holds the write lock, and the pool's other connections may all be waiting for that lock
+// (autocommit writes in busy_timeout), so waiting here deadlocked them all for the busy
+// timeout. The preparation runs beside the transaction instead.
+func (db *DB) prepared(query string) *sql.Stmt {
+	v, loaded := db.stmts.LoadOrStore(query, preparing{})
+	if !loaded {
+		go db.prepare(query)
+		return nil
 	}
-	return st.(*sql.Stmt), nil
+	st, _ := v.(*sql.Stmt)
+	return st
+}
+
+func (db *DB) prepare(query string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := db.DB.DB.PrepareContext(ctx, query)
+	if err != nil {
+		db.stmts.Delete(query) // the next use tries again
+		return
+	}
+	db.stmts.Store(query, st)
 }
 
 // TimeArg is a time as a driver parameter in the form each database stores it: bun's text form

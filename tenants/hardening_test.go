@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/tenantstest"
@@ -302,5 +306,51 @@ func TestSQLiteFilesPrivate(t *testing.T) {
 	defer db.Close()
 	if fi, _ := os.Stat(loose); fi.Mode().Perm() != 0o600 {
 		t.Errorf("existing file left at %o", fi.Mode().Perm())
+	}
+}
+
+// TestTxStatementNeedsNoPoolConnection: a transaction's prepared statement must not wait for a
+// connection from the pool. On SQLite the transaction holds the write lock and the pool's other
+// connections may all be autocommit writers waiting for it (busy_timeout): the request log's
+// first batch, preparing its statements beside 50 concurrent idempotency claims, stalled
+// every writer for 20 s. Here the pool's only other connection is held while the transaction
+// runs statements it has never run; without the fix the first one waits out its deadline.
+func TestTxStatementNeedsNoPoolConnection(t *testing.T) {
+	for _, b := range tenantstest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			db := b.Open(t)
+			ctx := context.Background()
+			if _, err := db.ExecContext(ctx, "CREATE TABLE pool_probe (v INTEGER)"); err != nil {
+				t.Fatal(err)
+			}
+			db.DB.DB.SetMaxOpenConns(2)
+			insert := db.Rebind("INSERT INTO pool_probe (v) VALUES (?)")
+			count := db.Rebind("SELECT COUNT(*) FROM pool_probe WHERE v >= ?")
+			for round := range 3 {
+				tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				err := db.InTx(tctx, func(ctx context.Context, tx bun.Tx) error {
+					held, err := db.DB.DB.Conn(ctx)
+					if err != nil {
+						return err
+					}
+					defer held.Close()
+					if _, err := db.Exec(ctx, tx, insert, round); err != nil {
+						return err
+					}
+					var n int
+					if err := db.QueryRow(ctx, tx, count, 0).Scan(&n); err != nil {
+						return err
+					}
+					if n != round+1 {
+						return fmt.Errorf("round %d counted %d rows", round, n)
+					}
+					return nil
+				})
+				cancel()
+				if err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+			}
+		})
 	}
 }

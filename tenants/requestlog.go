@@ -300,12 +300,8 @@ func cutSegments(batch []RequestEntry) [][]RequestEntry {
 // insert writes one segment and the id rows of its entries whose request id the lookup cannot
 // find by time.
 func (l *RequestLog) insert(ctx context.Context, tx bun.Tx, es []RequestEntry, data []byte) error {
-	row, err := l.db.QueryRow(ctx, tx, l.insertSegment, es[0].TenantID, es[0].AtUS, es[len(es)-1].AtUS, len(es), failed(es), data)
-	if err != nil {
-		return err
-	}
 	var id int64
-	if err := row.Scan(&id); err != nil {
+	if err := l.db.QueryRow(ctx, tx, l.insertSegment, es[0].TenantID, es[0].AtUS, es[len(es)-1].AtUS, len(es), failed(es), data).Scan(&id); err != nil {
 		return err
 	}
 	for i := range es {

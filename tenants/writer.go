@@ -452,12 +452,8 @@ func (w *Writer) moveCredits(ctx context.Context, tx bun.Tx, mv *creditMoves) (m
 	for _, id := range leaseIDs {
 		m := mv.leases[id]
 		start := w.db.TimeArg(m.period.start)
-		row, err := w.db.QueryRow(ctx, tx, q.settle, m.amount, m.amount, m.period.tenant, m.period.mode, start)
-		if err != nil {
-			return nil, err
-		}
 		var u int64
-		if err := row.Scan(&u); err != nil {
+		if err := w.db.QueryRow(ctx, tx, q.settle, m.amount, m.amount, m.period.tenant, m.period.mode, start).Scan(&u); err != nil {
 			return nil, err
 		}
 		used[m.period] = max(used[m.period], u)
@@ -474,12 +470,8 @@ func (w *Writer) moveCredits(ctx context.Context, tx bun.Tx, mv *creditMoves) (m
 		}
 	}
 	for pk, n := range mv.direct {
-		row, err := w.db.QueryRow(ctx, tx, q.charge, n, pk.tenant, pk.mode, w.db.TimeArg(pk.start))
-		if err != nil {
-			return nil, err
-		}
 		var u int64
-		if err := row.Scan(&u); err != nil {
+		if err := w.db.QueryRow(ctx, tx, q.charge, n, pk.tenant, pk.mode, w.db.TimeArg(pk.start)).Scan(&u); err != nil {
 			return nil, err
 		}
 		used[pk] = max(used[pk], u)
