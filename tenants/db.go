@@ -40,7 +40,13 @@ type DB struct {
 	*bun.DB
 	Kind Dialect
 
-	stmts sync.Map // SQL text -> *sql.Stmt, see Exec
+	stmts sync.Map // SQL text -> *sql.Stmt (or preparing{}), see Exec
+
+	// prepMu guards closed; preps counts the preparations under way, which Close waits for (a
+	// preparation holds a connection, and SQLite's files must be closed when Close returns).
+	prepMu sync.Mutex
+	closed bool
+	preps  sync.WaitGroup
 
 	// writeGate (SQLite only) lets one of this process's transactions begin at a time. Each
 	// takes SQLite's write lock at BEGIN (IMMEDIATE), and a transaction waiting for that lock
@@ -89,7 +95,12 @@ type preparing struct{}
 func (db *DB) prepared(query string) *sql.Stmt {
 	v, loaded := db.stmts.LoadOrStore(query, preparing{})
 	if !loaded {
-		go db.prepare(query)
+		db.prepMu.Lock()
+		if !db.closed {
+			db.preps.Add(1)
+			go db.prepare(query)
+		}
+		db.prepMu.Unlock()
 		return nil
 	}
 	st, _ := v.(*sql.Stmt)
@@ -97,6 +108,7 @@ func (db *DB) prepared(query string) *sql.Stmt {
 }
 
 func (db *DB) prepare(query string) {
+	defer db.preps.Done()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st, err := db.DB.DB.PrepareContext(ctx, query)
@@ -105,6 +117,15 @@ func (db *DB) prepare(query string) {
 		return
 	}
 	db.stmts.Store(query, st)
+}
+
+// Close waits for the statement preparations under way, then closes the pool.
+func (db *DB) Close() error {
+	db.prepMu.Lock()
+	db.closed = true
+	db.prepMu.Unlock()
+	db.preps.Wait()
+	return db.DB.Close()
 }
 
 // TimeArg is a time as a driver parameter in the form each database stores it: bun's text form
