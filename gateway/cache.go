@@ -114,6 +114,7 @@ type pageMeta struct {
 	credits int // the page's full charge before the plan (a hit is charged a share of it)
 	status  cacheStatus
 	age     time.Duration // of a hit
+	page    *searches.PageRef
 }
 
 // cacheMetrics are the shared cache's Prometheus series.
@@ -201,7 +202,9 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 			if err == nil {
 				s.cacheMetrics.answers.WithLabelValues(cp.ID, "hit", string(e.Tier)).Inc()
 				s.cacheMetrics.saved.WithLabelValues(cp.ID).Inc()
-				return snap.place(sess, cp, req), snap.meta(s, cp, cacheHit, e.Age), nil
+				meta := snap.meta(s, cp, cacheHit, e.Age)
+				meta.page = s.pageRef(p, cp, sess, snap)
+				return snap.place(sess, cp, req), meta, nil
 			}
 			o = sharedcache.Corrupt
 			e.Tier = "decode"
@@ -231,7 +234,19 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 		s.cacheMetrics.saved.WithLabelValues(cp.ID).Inc()
 	}
 	s.cacheMetrics.answers.WithLabelValues(cp.ID, status.String(), "none").Inc()
-	return snap.place(sess, cp, req), snap.meta(s, cp, status, 0), nil
+	meta := snap.meta(s, cp, status, 0)
+	meta.page = s.pageRef(p, cp, sess, snap)
+	return snap.place(sess, cp, req), meta, nil
+}
+
+// pageRef is the shared page a new session (execute's) refers to instead of holding a copy of
+// its records (tenants/searches/pages.go); nil for a session that exists already (more, update
+// append to it). It must be taken before place gives the records the caller's ids.
+func (s *Server) pageRef(p *Principal, cp *providers.Capability, sess *searches.Session, snap *snapshot) *searches.PageRef {
+	if !sess.CreatedAt.IsZero() || len(sess.Records) > 0 {
+		return nil
+	}
+	return s.sessions.Page(snap.id, string(p.Mode()), cp.ID, snap.recs)
 }
 
 // fleetLockTTL bounds the fleet-wide coalescing wait of a capability without a deadline.
@@ -275,13 +290,14 @@ func (s *Server) fetchShared(parent context.Context, p *Principal, cp *providers
 		}
 		recs = append(recs, r)
 	}
-	value = encodeSnapshot(recs, page)
+	value = encodeSnapshot(scratch.ID, recs, page)
 	s.upcache.Put(ctx, key, value, s.opts.Client.CacheFor(cp, call))
 	return value, nil
 }
 
 // snapshot is a stored page, decoded; byte fields alias the caller's own copy of the value.
 type snapshot struct {
+	id      string // the session id the page was fetched under: its records' ids, and the shared page's id
 	recs    []*searches.Record
 	idAt    []int // where each record's id starts in its body
 	hasMore bool
@@ -291,9 +307,11 @@ type snapshot struct {
 	credits int
 }
 
-const snapshotVersion = 1
+// snapshotVersion 2 added the page's session id; a version 1 entry (Redis, across an upgrade)
+// reads as corrupt, that is as a miss.
+const snapshotVersion = 2
 
-func encodeSnapshot(recs []*searches.Record, page *providers.Page) []byte {
+func encodeSnapshot(id string, recs []*searches.Record, page *providers.Page) []byte {
 	size := 64 + len(page.Next)
 	for _, r := range recs {
 		size += 48 + len(r.Body) + len(r.Ref)
@@ -304,6 +322,7 @@ func encodeSnapshot(recs []*searches.Record, page *providers.Page) []byte {
 	b := make([]byte, 0, size)
 	putBytes := func(v []byte) []byte { b = binary.AppendUvarint(b, uint64(len(v))); return append(b, v...) }
 	b = append(b, snapshotVersion)
+	b = putBytes([]byte(id))
 	b = binary.AppendUvarint(b, uint64(len(recs)))
 	for _, r := range recs {
 		at := bytes.Index(r.Body, []byte(`"record_id":"`+r.ID+`"`))
@@ -393,11 +412,15 @@ func decodeSnapshot(b []byte) (*snapshot, error) {
 		return nil, errSnapshot
 	}
 	r := &snapReader{b: b[1:]}
+	id := string(r.bytes())
+	if r.err != nil || !searches.ValidSearchID(id) {
+		return nil, errSnapshot
+	}
 	n := r.uint()
 	if r.err != nil || n > uint64(len(r.b)) {
 		return nil, errSnapshot
 	}
-	sn := &snapshot{recs: make([]*searches.Record, n), idAt: make([]int, n)}
+	sn := &snapshot{id: id, recs: make([]*searches.Record, n), idAt: make([]int, n)}
 	recs := make([]searches.Record, n)
 	for i := range recs {
 		rec := &recs[i]

@@ -24,8 +24,8 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		recs = append(recs, r)
 	}
 	next, _ := json.Marshal(2)
-	f.Add(encodeSnapshot(recs, &providers.Page{HasMore: true, Next: next, Notes: []string{"n"}, Credits: providers.Credits(3)}))
-	f.Add(encodeSnapshot(nil, &providers.Page{}))
+	f.Add(encodeSnapshot(scratch.ID, recs, &providers.Page{HasMore: true, Next: next, Notes: []string{"n"}, Credits: providers.Credits(3)}))
+	f.Add(encodeSnapshot(scratch.ID, nil, &providers.Page{}))
 	f.Add([]byte{snapshotVersion})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sn, err := decodeSnapshot(append([]byte(nil), b...))

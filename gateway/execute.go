@@ -88,7 +88,13 @@ func (s *Server) execute(c *fiber.Ctx) error {
 		if err != nil {
 			return nil, err
 		}
-		return s.pageOutcome(p, cp, sess, shown, meta, s.sessions.Create(sess)), nil
+		var save tenants.Write
+		if meta.page != nil {
+			save = s.sessions.CreateRef(sess, meta.page)
+		} else {
+			save = s.sessions.Create(sess)
+		}
+		return s.pageOutcome(p, cp, sess, shown, meta, save), nil
 	})
 }
 

@@ -27,6 +27,10 @@ type Meter interface {
 type Searches interface {
 	New(tenantID, mode, capability string, query json.RawMessage) *searches.Session
 	Create(sess *searches.Session) tenants.Write
+	// Page and CreateRef open a session on a shared page of the upstream cache, holding a
+	// reference to the page instead of a copy of its records.
+	Page(id, mode, capability string, recs []*searches.Record) *searches.PageRef
+	CreateRef(sess *searches.Session, page *searches.PageRef) tenants.Write
 	Advance(sess *searches.Session) tenants.Write
 	Get(ctx context.Context, tenantID, mode, id string) (*searches.Session, error)
 	Record(ctx context.Context, tenantID, mode, id string) (*searches.Session, *searches.Record, error)

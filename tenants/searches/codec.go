@@ -67,7 +67,7 @@ func unpack(data []byte) ([]byte, error) {
 		return nil, errCorrupt
 	}
 	switch data[0] {
-	case formatPlain:
+	case formatPlain, formatRef:
 		return data, nil
 	case formatS2:
 		n, err := s2.DecodedLen(data[1:])
@@ -198,7 +198,8 @@ func (d *decoder) time() time.Time {
 
 // decodeRecords reads a session back; with want < 0 every record (Records filled), otherwise
 // only record want, returned apart (nil when there is none; Records stays nil). Byte fields alias
-// data, which the caller must not reuse.
+// data, which the caller must not reuse. A session that refers to a shared page comes back
+// without records (pageID set): resolve reads them.
 func decodeRecords(data []byte, want int) (*Session, *Record, error) {
 	data, err := unpack(data)
 	if err != nil {
@@ -221,6 +222,14 @@ func decodeRecords(data []byte, want int) (*Session, *Record, error) {
 	s.Version = d.int()
 	s.CreatedAt = d.time()
 	s.ExpiresAt = d.time()
+	if data[0] == formatRef {
+		s.pageID = d.str()
+		s.pageLen = int(d.uint())
+		if d.err != nil || len(d.b) != 0 || len(s.ID) < 5+keyLen || s.pageLen > maxPageRecords {
+			return nil, nil, errCorrupt
+		}
+		return s, nil, nil // the records are the page's (resolve)
+	}
 	n := d.uint()
 	if d.err != nil || n > uint64(len(d.b)) || len(s.ID) < 5+keyLen {
 		return nil, nil, errCorrupt

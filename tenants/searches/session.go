@@ -58,7 +58,15 @@ type Session struct {
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
 	Records     []*Record
+
+	// pageID is the shared page a session made from the shared upstream cache refers to for
+	// its records (pages.go), pageLen how many of the page's records it holds.
+	pageID  string
+	pageLen int
 }
+
+// maxPageRecords bounds a referring session's record count as decoded (a page is one answer).
+const maxPageRecords = 1 << 16
 
 // Record is one stored result, rendered once: Body is the record as shown (record_id included).
 type Record struct {
@@ -121,6 +129,7 @@ type Store struct {
 	// cacheFailures counts edge-cache fills that failed (the database still has the data).
 	cacheFailures atomic.Uint64
 	hot           *hotTier
+	pagesState
 	TTL           time.Duration
 	now           func() time.Time
 }
@@ -221,6 +230,19 @@ func indexBase62(c byte) int {
 	return -1
 }
 
+// ValidSearchID tells whether id has the form of a search id: "srch_" and 16 base62 characters.
+func ValidSearchID(id string) bool {
+	if len(id) != 5+16 || id[:5] != "srch_" {
+		return false
+	}
+	for _, c := range []byte(id[5:]) {
+		if indexBase62(c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func recordKey(searchID string) (string, bool) {
 	if len(searchID) != 5+16 || searchID[:5] != "srch_" {
 		return "", false
@@ -247,6 +269,7 @@ type write struct {
 	plain  []byte // the edge cache's form
 	create bool
 	prev   int
+	page   *PageRef // a new session that refers to a shared page: the page row to write first
 }
 
 // The session row is written with driver parameters, not through bun's query builder: bun
@@ -265,6 +288,9 @@ var (
 func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
 	kind := w.s.db.Kind
 	if w.create {
+		if err := w.applyPage(ctx, tx); err != nil {
+			return err
+		}
 		key, _ := recordKey(w.sess.ID)
 		_, err := w.s.db.Exec(ctx, tx, insertSQL[kind], w.sess.ID, key, w.sess.TenantID, w.sess.Mode, w.sess.Capability,
 			w.sess.Version, w.s.db.TimeArg(w.sess.CreatedAt), w.s.db.TimeArg(w.sess.ExpiresAt), w.data)
@@ -283,6 +309,7 @@ func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
 }
 
 func (w *write) Committed() {
+	w.pageCommitted()
 	if key, ok := recordKey(w.sess.ID); ok {
 		b := cacheForm(w.plain, w.data)
 		w.s.cacheSet(key, b)
@@ -330,6 +357,16 @@ func (s *Store) forget(id string) {
 // load reads a session by record key: the edge cache first, then the database. With want >= 0
 // only that record is decoded (returned apart; the session's Records stay nil).
 func (s *Store) load(ctx context.Context, key string, fresh bool, want int) (*Session, *Record, error) {
+	sess, rec, err := s.loadOwn(ctx, key, fresh, want)
+	if err == nil && sess.pageID != "" {
+		rec, err = s.resolve(ctx, sess, fresh, want)
+	}
+	return sess, rec, err
+}
+
+// loadOwn is load of the session's own row: a session that refers to a shared page comes back
+// without its records.
+func (s *Store) loadOwn(ctx context.Context, key string, fresh bool, want int) (*Session, *Record, error) {
 	if !fresh {
 		if b, ok := s.hot.get(key, s.now()); ok {
 			if sess, rec, err := decodeRecords(b, want); err == nil {
@@ -371,9 +408,10 @@ func (s *Store) load(ctx context.Context, key string, fresh bool, want int) (*Se
 	return sess, rec, nil
 }
 
-// check applies tenant, mode and expiry to a loaded session.
+// check applies tenant, mode and expiry to a loaded session; a shared page (no tenant) is
+// nobody's session.
 func (s *Store) check(sess *Session, tenantID, mode string) error {
-	if sess.TenantID != tenantID || sess.Mode != mode {
+	if sess.TenantID == "" || sess.TenantID != tenantID || sess.Mode != mode {
 		return ErrNotFound
 	}
 	if !s.now().Before(sess.ExpiresAt) {
