@@ -130,8 +130,8 @@ type Store struct {
 	cacheFailures atomic.Uint64
 	hot           *hotTier
 	pagesState
-	TTL           time.Duration
-	now           func() time.Time
+	TTL time.Duration
+	now func() time.Time
 }
 
 // cacheSet fills the edge cache; a failure only costs a later database read, and is counted.
