@@ -206,22 +206,7 @@ func decodeRecords(data []byte, want int) (*Session, *Record, error) {
 		return nil, nil, err
 	}
 	d := decoder{b: data[1:]}
-	s := &Session{}
-	s.ID = d.str()
-	s.TenantID = d.str()
-	s.Mode = d.str()
-	s.Capability = d.str()
-	s.Query = d.bytes()
-	s.NextState = d.str()
-	s.HasMore = d.bool()
-	s.Generation = d.int()
-	s.LocalOffset = d.int()
-	s.LocalTotal = d.int()
-	s.Filters = d.bytes()
-	s.Notes = d.bytes()
-	s.Version = d.int()
-	s.CreatedAt = d.time()
-	s.ExpiresAt = d.time()
+	s := d.head()
 	if data[0] == formatRef {
 		s.pageID = d.str()
 		s.pageLen = int(d.uint())
@@ -300,6 +285,27 @@ func decodeRecords(data []byte, want int) (*Session, *Record, error) {
 		return nil, nil, d.err
 	}
 	return s, found, nil
+}
+
+// head reads a session's own fields (everything but its records).
+func (d *decoder) head() *Session {
+	s := &Session{}
+	s.ID = d.str()
+	s.TenantID = d.str()
+	s.Mode = d.str()
+	s.Capability = d.str()
+	s.Query = d.bytes()
+	s.NextState = d.str()
+	s.HasMore = d.bool()
+	s.Generation = d.int()
+	s.LocalOffset = d.int()
+	s.LocalTotal = d.int()
+	s.Filters = d.bytes()
+	s.Notes = d.bytes()
+	s.Version = d.int()
+	s.CreatedAt = d.time()
+	s.ExpiresAt = d.time()
+	return s
 }
 
 // formatDetail marks a cached record-action answer: "D" + the detail's length in decimal + ":"
