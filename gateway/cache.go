@@ -225,6 +225,16 @@ func (s *Server) loadPage(ctx context.Context, p *Principal, cp *providers.Capab
 		return nil, pageMeta{}, err
 	}
 	snap, err := decodeSnapshot(value)
+	if err != nil && shared {
+		// Another instance's answer in a form this one does not read (a rolling deploy across
+		// a change of the stored page's version): fetched here instead.
+		s.cacheMetrics.corrupt.WithLabelValues("coalesced").Inc()
+		if value, err = s.fetchShared(ctx, p, cp, req, state, key); err != nil {
+			return nil, pageMeta{}, err
+		}
+		shared = false
+		snap, err = decodeSnapshot(value)
+	}
 	if err != nil {
 		return nil, pageMeta{}, &Error{Code: providers.CodeInternal, Message: "a page could not be stored", Cause: err}
 	}

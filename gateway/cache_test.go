@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -617,5 +618,82 @@ func TestSharedCacheMCPMeta(t *testing.T) {
 		if _, ok := res.Meta["age"]; ok != (w == "hit") {
 			t.Errorf("call %d: _meta.age present %v, want %v", i, ok, w == "hit")
 		}
+	}
+}
+
+// During a rolling deploy an instance may wait on another's fetch whose answer is in a form it
+// does not read (another snapshot version): it fetches the page itself and answers a miss,
+// never an error.
+func TestSharedCacheCoalescedForeignVersion(t *testing.T) {
+	u := tenantstest.RedisURL(t)
+	if u == "" {
+		t.Skip("CAPGATE_TEST_REDIS_URL not set")
+	}
+	ropts, err := redis.ParseURL(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(ropts)
+	t.Cleanup(func() { rdb.Close() })
+	db := tenantstest.SQLite(t)
+	gate := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	a := newCacheEnv(t, cacheEnvOptions{db: db, redis: rdb, gate: gate})
+	b := newCacheEnv(t, cacheEnvOptions{db: db, redis: rdb})
+	if err := b.Client.Configure(cacheProvider, a.Client.Setting(cacheProvider)); err != nil {
+		t.Fatal(err)
+	}
+	query := "version-" + tenants.RandomString(6)
+	var wg sync.WaitGroup
+	var ra, rb *gatewaytest.Response
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		ra = a.DoHeaders(http.MethodPost, "/v1/capabilities/cachetest.search/execute", a.LiveKey, map[string]any{"query": query, "num": 3}, nil)
+	}()
+	wait := func(what string, done func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !done(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				release()
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	wait("A's upstream call", func() bool { return a.up.searches.Load() == 1 })
+	go func() {
+		defer wg.Done()
+		rb = b.DoHeaders(http.MethodPost, "/v1/capabilities/cachetest.search/execute", b.LiveKey, map[string]any{"query": query, "num": 3}, nil)
+	}()
+	wait("B waiting on A's fetch", func() bool { return b.cache.FleetWaiting() == 1 })
+	// An answer of another version under the key A is fetching (its fleet lock names the key).
+	locks, err := rdb.Keys(context.Background(), "capgate:upcache:lock:*").Result()
+	if err != nil || len(locks) == 0 {
+		release()
+		t.Fatalf("no fleet lock in Redis: %v", err)
+	}
+	for _, l := range locks {
+		raw, err := hex.DecodeString(strings.TrimPrefix(l, "capgate:upcache:lock:"))
+		if err != nil || len(raw) != len(sharedcache.Key{}) {
+			continue
+		}
+		var k sharedcache.Key
+		copy(k[:], raw)
+		b.cache.Put(context.Background(), k, []byte{99, 1, 2, 3}, time.Hour)
+	}
+	// B takes it, cannot read it and calls the upstream itself (held by the gate too).
+	wait("B's own upstream call", func() bool { return a.up.searches.Load() == 2 })
+	release()
+	wg.Wait()
+	if ra.Status != http.StatusOK || rb.Status != http.StatusOK {
+		t.Fatalf("answers %d %s / %d %s, want 200s", ra.Status, ra.Body, rb.Status, rb.Body)
+	}
+	if got := rb.Header.Get(gateway.CacheHeader); got != "miss" {
+		t.Errorf("B's Capgate-Cache %q, want miss (it fetched the page itself)", got)
+	}
+	if n := len(cachedResults(t, rb)); n != 3 {
+		t.Errorf("B answered %d results, want 3", n)
 	}
 }
