@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -57,16 +58,58 @@ func appendBalance(b []byte, bal balanceJSON) []byte {
 	b = append(b, `,"cap":`...)
 	b = strconv.AppendInt(b, bal.Cap, 10)
 	b = append(b, `,"period_end":`...)
-	return append(appendValue(b, bal.PeriodEnd), '}')
+	return append(appendTime(b, bal.PeriodEnd), '}')
+}
+
+// appendTime renders a time as encoding/json does (RFC 3339 with nanoseconds, quoted).
+func appendTime(b []byte, t *time.Time) []byte {
+	if t == nil || t.Year() < 0 || t.Year() > 9999 {
+		return appendValue(b, t) // null, or the error path encoding/json takes
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+// appendStrings renders a string list as encoding/json does (null when nil).
+func appendStrings(b []byte, list []string) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, v := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, v)
+	}
+	return append(b, ']')
+}
+
+// appendNext renders next as encoding/json does.
+func appendNext(b []byte, n nextStep) []byte {
+	b = append(b, `{"url":`...)
+	b = appendString(b, n.URL)
+	b = append(b, `,"actions":`...)
+	b = appendStrings(b, n.Actions)
+	b = append(b, `,"example":`...)
+	if n.Example == nil {
+		b = append(b, "null"...)
+	} else if out, err := appendAny(b, n.Example); err == nil {
+		b = out
+	} else {
+		b = appendValue(b, n.Example) // what appendAny does not render, as encoding/json does
+	}
+	return append(b, '}')
 }
 
 // appendJSON renders an ExecuteResponse; results are the records' stored bytes.
 func (r *executeResponse) appendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = appendKey(b, true, "search_id")
-	b = appendValue(b, r.SearchID)
+	b = appendString(b, r.SearchID)
 	b = appendKey(b, false, "capability")
-	b = appendValue(b, r.Capability)
+	b = appendString(b, r.Capability)
 	b = appendKey(b, false, "results")
 	if r.Results == nil {
 		b = append(b, "null"...)
@@ -89,12 +132,12 @@ func (r *executeResponse) appendJSON(b []byte) []byte {
 		b = appendValue(b, r.Filters)
 	}
 	b = appendKey(b, false, "next")
-	b = appendValue(b, r.Next)
+	b = appendNext(b, r.Next)
 	b = appendKey(b, false, "record_actions")
-	b = appendValue(b, r.RecordActions)
+	b = appendStrings(b, r.RecordActions)
 	if len(r.Notes) > 0 {
 		b = appendKey(b, false, "notes")
-		b = appendValue(b, r.Notes)
+		b = appendStrings(b, r.Notes)
 	}
 	b = appendKey(b, false, "charged_credits")
 	b = strconv.AppendInt(b, r.ChargedCredits, 10)
@@ -107,9 +150,9 @@ func (r *executeResponse) appendJSON(b []byte) []byte {
 func (r *recordFollowUpResponse) appendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = appendKey(b, true, "record_id")
-	b = appendValue(b, r.RecordID)
+	b = appendString(b, r.RecordID)
 	b = appendKey(b, false, "action")
-	b = appendValue(b, r.Action)
+	b = appendString(b, r.Action)
 	b = appendKey(b, false, "detail")
 	b = appendRaw(b, r.Detail)
 	b = appendKey(b, false, "links")

@@ -13,6 +13,7 @@ import (
 // their Go types byte for byte, so the types stay the one description of the wire shape.
 func TestRenderedAnswersMatchTheirTypes(t *testing.T) {
 	end := time.Date(2026, 12, 24, 10, 30, 0, 123456000, time.UTC)
+	far := time.Date(2026, 1, 1, 0, 0, 0, 5, time.FixedZone("x", 3600))
 	tricky := "<b>&amp; \u2028 \"q\" \\ \x01 é"
 	rec, _ := json.Marshal(map[string]any{"record_id": "rec_x", "title": tricky, "n": json.Number("9007199254740993")})
 	cached := true
@@ -24,6 +25,11 @@ func TestRenderedAnswersMatchTheirTypes(t *testing.T) {
 			Next:    nextStep{URL: followUpPath, Actions: []string{"more", "update"}, Example: map[string]any{"search_id": "srch_x", "action": "more"}},
 			Balance: balanceJSON{Used: 7, Cap: 1 << 40, PeriodEnd: &end}},
 		{Results: nil, Balance: balanceJSON{}},
+		{SearchID: "srch_y", Capability: "x.search", Results: []json.RawMessage{rec}, Notes: []string{"a", ""},
+			Next: nextStep{URL: followUpPath, Actions: []string{"update"}, Example: map[string]any{"search_id": "srch_y", "action": "update",
+				"params": map[string]any{"num": 10, "q": tricky, "tags": []any{1.5, nil, true}}}},
+			Balance: balanceJSON{PeriodEnd: &time.Time{}}},
+		{Next: nextStep{Example: map[string]any{}}, Balance: balanceJSON{PeriodEnd: &far}},
 	}
 	for i, r := range execs {
 		want, err := json.Marshal(r)
