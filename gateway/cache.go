@@ -20,7 +20,6 @@ import (
 
 	"github.com/capgate/capgate/gateway/sharedcache"
 	"github.com/capgate/capgate/providers"
-	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/searches"
 )
 
@@ -290,7 +289,7 @@ func (s *Server) fetchShared(parent context.Context, p *Principal, cp *providers
 	if page == nil {
 		page = &providers.Page{}
 	}
-	scratch := &searches.Session{ID: "srch_" + tenants.RandomString(16)}
+	scratch := &searches.Session{ID: searches.NewID()}
 	recs := make([]*searches.Record, 0, len(page.Records))
 	for i := range page.Records {
 		r := &searches.Record{}

@@ -19,6 +19,7 @@ import (
 	"github.com/allegro/bigcache/v3"
 	"github.com/uptrace/bun"
 
+	"github.com/capgate/capgate/internal/ids"
 	"github.com/capgate/capgate/tenants"
 )
 
@@ -179,7 +180,29 @@ func (s *Store) Close() error { return s.cache.Close() }
 
 // New starts a session with a fresh id.
 func (s *Store) New(tenantID, mode, capability string, query json.RawMessage) *Session {
-	return &Session{ID: "srch_" + tenants.RandomString(16), TenantID: tenantID, Mode: mode, Capability: capability, Query: query}
+	return &Session{ID: NewID(), TenantID: tenantID, Mode: mode, Capability: capability, Query: query}
+}
+
+// idTimeLen is how many of a session id's 16 characters carry the time it was made.
+const idTimeLen = 5
+
+// NewID is a new session id in the spec's form ("srch_" and 16 base-62 characters): the Unix
+// milliseconds of now modulo 62^5 (10.6 days) in five digits, then eleven random characters
+// (crypto/rand; the record key keeps seven of them).
+//
+// Why the time first: the record key (the id's first 12 characters) is the searches table's
+// primary key, and a B-tree over random keys puts every new session on a different leaf page,
+// which SQLite writes whole to its WAL at each commit (the ids package says more). Sessions made
+// in one millisecond share a prefix and land together. A key can only collide with one made in
+// the same millisecond of the 10.6-day cycle, among 62^7 random keys: about as likely as a
+// collision of twelve random characters among the rows kept (sessions and their tombstones live
+// about as long as the cycle).
+func NewID() string {
+	b := make([]byte, 0, 5+16)
+	b = append(b, "srch_"...)
+	b = ids.AppendTime(b, time.Now())
+	b = append(b[:5], b[5+ids.TimeLen-idTimeLen:]...)
+	return string(b) + tenants.RandomString(16-idTimeLen)
 }
 
 // Add appends a record to the session and gives it its id.

@@ -225,3 +225,24 @@ func TestDetailEncoding(t *testing.T) {
 		}
 	}
 }
+
+// Session ids have the spec's form, are distinct, and sessions made later sort after (their
+// keys land together at the end of the primary key's index).
+func TestNewIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for range 2000 {
+		id := searches.NewID()
+		if !searches.ValidSearchID(id) || seen[id] {
+			t.Fatalf("id %q: valid %v, seen before %v", id, searches.ValidSearchID(id), seen[id])
+		}
+		seen[id] = true
+	}
+	a := searches.NewID()
+	time.Sleep(3 * time.Millisecond)
+	b := searches.NewID()
+	// The 5-digit time prefix wraps every 10.6 days; the odds of that falling in these 3 ms are
+	// 3 in 916 million.
+	if a[5:10] >= b[5:10] {
+		t.Errorf("an id made 3 ms later does not sort after: %s then %s", a, b)
+	}
+}
