@@ -179,6 +179,9 @@ func New(opts Options) *Server {
 		WriteTimeout:          90 * time.Second,
 		IdleTimeout:           120 * time.Second,
 		ReadBufferSize:        16 << 10,
+		// An answer up to 16 KiB (a page of results with its headers) leaves in one write: with
+		// fasthttp's default 4 KiB the headers went in one system call and the body in another.
+		WriteBufferSize: 16 << 10,
 		// /METRICS and /metrics/ are not /metrics: a path rule in a proxy in front cannot be
 		// sidestepped by spelling a path another way.
 		StrictRouting: true,
