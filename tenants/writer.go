@@ -394,14 +394,41 @@ func (mv *creditMoves) add(pk periodKey, lease string, credits int64) {
 	m.amount += credits
 }
 
+// Grouped is a Write that a batch applies together with the other writes of its group, after
+// every call's other writes: many calls' rows in one multi-row statement (new search sessions:
+// one statement, and on PostgreSQL one round trip, instead of one each). Its own Apply still
+// serves DB.Apply. Nothing else in a batch may depend on a grouped write having been applied
+// first, and a grouped write never refuses: its error aborts the batch, which is then committed
+// call by call.
+type Grouped interface {
+	Write
+	// Group names the writes applied together ("": this write is applied alone, by Apply).
+	Group() string
+	// ApplyGroup applies ws: every write of the batch in the receiver's group, in call order.
+	ApplyGroup(ctx context.Context, tx bun.Tx, ws []Write) error
+}
+
+// group is a batch's grouped writes of one group.
+type group struct {
+	name string
+	ws   []Write
+}
+
 // applyWrites runs each call's writes; a refused call keeps its refusal and is left out. It
 // returns the calls to write ledger rows for and the credits they move.
 func applyWrites(ctx context.Context, tx bun.Tx, batch []*commit) ([]*commit, *creditMoves, error) {
 	entries := make([]*commit, 0, len(batch))
 	mv := &creditMoves{leases: map[string]*leaseMove{}}
+	var groups []group
+	var held []Write // the call's grouped writes, applied with their groups after the loop
 	for _, c := range batch {
 		c.err, c.used, c.keyUsed, c.queued = nil, -1, -1, false
+		held = held[:0]
 		for _, wr := range c.writes {
+			if g, ok := wr.(Grouped); ok && g.Group() != "" {
+				held = append(held, wr)
+				continue
+			}
 			if err := wr.Apply(ctx, tx); err != nil {
 				var r refused
 				if errors.As(err, &r) {
@@ -414,6 +441,7 @@ func applyWrites(ctx context.Context, tx bun.Tx, batch []*commit) ([]*commit, *c
 		if c.err != nil {
 			continue
 		}
+		groups = addGrouped(groups, held)
 		c.queued = true
 		entries = append(entries, c)
 		if c.entry.Credits == 0 {
@@ -424,7 +452,28 @@ func applyWrites(ctx context.Context, tx bun.Tx, batch []*commit) ([]*commit, *c
 			mv.add(c.keyPeriod, c.keyLease, c.entry.Credits)
 		}
 	}
+	for _, g := range groups {
+		if err := g.ws[0].(Grouped).ApplyGroup(ctx, tx, g.ws); err != nil {
+			return nil, nil, err
+		}
+	}
 	return entries, mv, nil
+}
+
+// addGrouped adds a call's grouped writes to the batch's groups.
+func addGrouped(groups []group, ws []Write) []group {
+next:
+	for _, wr := range ws {
+		name := wr.(Grouped).Group()
+		for i := range groups {
+			if groups[i].name == name {
+				groups[i].ws = append(groups[i].ws, wr)
+				continue next
+			}
+		}
+		groups = append(groups, group{name: name, ws: []Write{wr}})
+	}
+	return groups
 }
 
 // moveCredits moves a batch's charges from their leases (or periods) to the periods' used and

@@ -131,7 +131,8 @@ type Store struct {
 	cacheFailures atomic.Uint64
 	hot           *hotTier
 	pagesState
-	TTL time.Duration
+	inserts map[int]string // the multi-row inserts of new sessions, by row count (group.go)
+	TTL     time.Duration
 	now func() time.Time
 }
 
@@ -166,7 +167,7 @@ func NewStore(db *tenants.DB, ttl time.Duration, cacheMB int) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db, cache: cache, hot: newHotTier(hotBytes, life), TTL: ttl, now: tenants.Now}, nil
+	return &Store{db: db, cache: cache, hot: newHotTier(hotBytes, life), inserts: insertStatements(db), TTL: ttl, now: tenants.Now}, nil
 }
 
 // SetClock replaces the clock (tests of expiry).
