@@ -133,7 +133,7 @@ type Store struct {
 	pagesState
 	inserts map[int]string // the multi-row inserts of new sessions, by row count (group.go)
 	TTL     time.Duration
-	now func() time.Time
+	now     func() time.Time
 }
 
 // cacheSet fills the edge cache; a failure only costs a later database read, and is counted.
