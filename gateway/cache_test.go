@@ -485,9 +485,9 @@ func TestSharedCacheLedgerAndUsage(t *testing.T) {
 	}
 }
 
-// Two gateways on one Redis: what one fetched is a hit on the other; a corrupt or foreign entry
-// in Redis is a miss, never an error.
-func TestSharedCacheRedisTier(t *testing.T) {
+// testRedis is a client of the test harness's Redis (the test is skipped without one).
+func testRedis(t *testing.T) *redis.Client {
+	t.Helper()
 	u := tenantstest.RedisURL(t)
 	if u == "" {
 		t.Skip("CAPGATE_TEST_REDIS_URL not set")
@@ -498,6 +498,13 @@ func TestSharedCacheRedisTier(t *testing.T) {
 	}
 	rdb := redis.NewClient(ropts)
 	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// Two gateways on one Redis: what one fetched is a hit on the other; a corrupt or foreign entry
+// in Redis is a miss, never an error.
+func TestSharedCacheRedisTier(t *testing.T) {
+	rdb := testRedis(t)
 	db := tenantstest.SQLite(t)
 	a := newCacheEnv(t, cacheEnvOptions{db: db, redis: rdb})
 	b := newCacheEnv(t, cacheEnvOptions{db: db, redis: rdb})
@@ -625,16 +632,7 @@ func TestSharedCacheMCPMeta(t *testing.T) {
 // does not read (another snapshot version): it fetches the page itself and answers a miss,
 // never an error.
 func TestSharedCacheCoalescedForeignVersion(t *testing.T) {
-	u := tenantstest.RedisURL(t)
-	if u == "" {
-		t.Skip("CAPGATE_TEST_REDIS_URL not set")
-	}
-	ropts, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(ropts)
-	t.Cleanup(func() { rdb.Close() })
+	rdb := testRedis(t)
 	db := tenantstest.SQLite(t)
 	gate := make(chan struct{})
 	var once sync.Once

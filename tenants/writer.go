@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -531,59 +530,33 @@ func (w *Writer) moveCredits(ctx context.Context, tx bun.Tx, mv *creditMoves) (m
 // writerSQL are the writer's statements in the dialect's placeholder form, prepared once.
 type writerSQL struct {
 	settle, spend, unlease, charge string
-	ledger                         map[int]string // multi-row inserts by row count
+	ledger                         *MultiRowInsert
 }
-
-// ledgerChunks are the row counts of the prepared ledger inserts; a batch is inserted in the
-// fewest statements of these sizes.
-var ledgerChunks = []int{64, 16, 4, 1}
-
-const ledgerColumns = 12
 
 func newWriterSQL(db *DB) writerSQL {
 	const period = " WHERE tenant_id = ? AND mode = ? AND period_start = ?"
-	q := writerSQL{
+	return writerSQL{
 		settle:  db.Rebind("UPDATE credit_periods SET used = used + ?, leased = leased - ?" + period + " RETURNING used"),
 		spend:   db.Rebind("UPDATE credit_leases SET spent = spent + ? WHERE id = ?"),
 		unlease: db.Rebind("UPDATE credit_periods SET leased = leased + ?" + period),
 		charge:  db.Rebind("UPDATE credit_periods SET used = used + ?" + period + " RETURNING used"),
-		ledger:  map[int]string{},
+		ledger: db.NewMultiRowInsert("INSERT INTO ledger (commit_key, request_id, tenant_id, key_id, mode, period_start, capability, action, credits, created_at, cache, credits_saved)",
+			12),
 	}
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", ledgerColumns), ", ") + ")"
-	for _, n := range ledgerChunks {
-		q.ledger[n] = db.Rebind("INSERT INTO ledger (commit_key, request_id, tenant_id, key_id, mode, period_start, capability, action, credits, created_at, cache, credits_saved) VALUES " +
-			strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
-	}
-	return q
 }
 
 // insertLedger writes the batch's ledger rows with the prepared multi-row inserts.
 func (w *Writer) insertLedger(ctx context.Context, tx bun.Tx, entries []*commit) error {
-	args := make([]any, 0, ledgerChunks[0]*ledgerColumns)
-	for len(entries) > 0 {
-		n := ledgerChunks[len(ledgerChunks)-1]
-		for _, size := range ledgerChunks {
-			if size <= len(entries) {
-				n = size
-				break
-			}
+	return w.sql.ledger.Exec(ctx, tx, len(entries), func(args []any, i int) []any {
+		c := entries[i]
+		e := &c.entry
+		created := e.CreatedAt
+		if created.IsZero() {
+			created = Now()
 		}
-		args = args[:0]
-		for _, c := range entries[:n] {
-			e := &c.entry
-			created := e.CreatedAt
-			if created.IsZero() {
-				created = Now()
-			}
-			args = append(args, c.key, e.RequestID, e.TenantID, e.KeyID, e.Mode, w.db.TimeArg(e.PeriodStart),
-				e.Capability, e.Action, e.Credits, w.db.TimeArg(created), e.Cache, e.CreditsSaved)
-		}
-		if _, err := w.db.Exec(ctx, tx, w.sql.ledger[n], args...); err != nil {
-			return err
-		}
-		entries = entries[n:]
-	}
-	return nil
+		return append(args, c.key, e.RequestID, e.TenantID, e.KeyID, e.Mode, w.db.TimeArg(e.PeriodStart),
+			e.Capability, e.Action, e.Credits, w.db.TimeArg(created), e.Cache, e.CreditsSaved)
+	})
 }
 
 // Apply commits writes in one transaction outside any call (no ledger row), refusals included

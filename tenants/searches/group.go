@@ -2,7 +2,6 @@ package searches
 
 import (
 	"context"
-	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -19,23 +18,6 @@ var _ tenants.Grouped = (*write)(nil)
 
 // createGroup names the group of new sessions' writes.
 const createGroup = "searches.create"
-
-// insertChunks are the row counts of the prepared multi-row inserts: a batch is inserted in the
-// fewest statements of these sizes (as the ledger's rows are).
-var insertChunks = []int{64, 16, 4, 1}
-
-const insertColumns = 9
-
-// insertStatements builds the multi-row inserts for db's dialect.
-func insertStatements(db *tenants.DB) map[int]string {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", insertColumns), ", ") + ")"
-	out := make(map[int]string, len(insertChunks))
-	for _, n := range insertChunks {
-		out[n] = db.Rebind("INSERT INTO searches (id, record_key, tenant_id, mode, capability, version, created_at, expires_at, data) VALUES " +
-			strings.TrimSuffix(strings.Repeat(row+", ", n), ", "))
-	}
-	return out
-}
 
 // Group puts a new session's write in the batch's group of new sessions; an advance is applied
 // alone (it may be refused).
@@ -68,25 +50,10 @@ func (w *write) ApplyGroup(ctx context.Context, tx bun.Tx, ws []tenants.Write) e
 		}
 	}
 	db := w.s.db
-	args := make([]any, 0, min(len(writes), insertChunks[0])*insertColumns)
-	for len(writes) > 0 {
-		n := insertChunks[len(insertChunks)-1]
-		for _, size := range insertChunks {
-			if size <= len(writes) {
-				n = size
-				break
-			}
-		}
-		args = args[:0]
-		for _, x := range writes[:n] {
-			key, _ := recordKey(x.sess.ID)
-			args = append(args, x.sess.ID, key, x.sess.TenantID, x.sess.Mode, x.sess.Capability, x.sess.Version,
-				db.TimeArg(x.sess.CreatedAt), db.TimeArg(x.sess.ExpiresAt), x.data)
-		}
-		if _, err := db.Exec(ctx, tx, w.s.inserts[n], args...); err != nil {
-			return err
-		}
-		writes = writes[n:]
-	}
-	return nil
+	return w.s.inserts.Exec(ctx, tx, len(writes), func(args []any, i int) []any {
+		x := writes[i]
+		key, _ := recordKey(x.sess.ID)
+		return append(args, x.sess.ID, key, x.sess.TenantID, x.sess.Mode, x.sess.Capability, x.sess.Version,
+			db.TimeArg(x.sess.CreatedAt), db.TimeArg(x.sess.ExpiresAt), x.data)
+	})
 }

@@ -131,7 +131,7 @@ type Store struct {
 	cacheFailures atomic.Uint64
 	hot           *hotTier
 	pagesState
-	inserts map[int]string // the multi-row inserts of new sessions, by row count (group.go)
+	inserts *tenants.MultiRowInsert // new sessions' rows (group.go)
 	TTL     time.Duration
 	now     func() time.Time
 }
@@ -167,7 +167,7 @@ func NewStore(db *tenants.DB, ttl time.Duration, cacheMB int) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db, cache: cache, hot: newHotTier(hotBytes, life), inserts: insertStatements(db), TTL: ttl, now: tenants.Now}, nil
+	return &Store{db: db, cache: cache, hot: newHotTier(hotBytes, life), inserts: db.NewMultiRowInsert("INSERT INTO searches (id, record_key, tenant_id, mode, capability, version, created_at, expires_at, data)", 9), TTL: ttl, now: tenants.Now}, nil
 }
 
 // SetClock replaces the clock (tests of expiry).
@@ -298,30 +298,17 @@ type write struct {
 
 // The session row is written with driver parameters, not through bun's query builder: bun
 // inlines arguments into the SQL text, which would spell the data out in hex for SQLite to parse.
-var (
-	insertSQL = map[tenants.Dialect]string{
-		tenants.SQLite:   "INSERT INTO searches (id, record_key, tenant_id, mode, capability, version, created_at, expires_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		tenants.Postgres: "INSERT INTO searches (id, record_key, tenant_id, mode, capability, version, created_at, expires_at, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-	}
-	updateSQL = map[tenants.Dialect]string{
-		tenants.SQLite:   "UPDATE searches SET data = ?, version = ?, expires_at = ? WHERE record_key = ? AND version = ?",
-		tenants.Postgres: "UPDATE searches SET data = $1, version = $2, expires_at = $3 WHERE record_key = $4 AND version = $5",
-	}
-)
+var updateSQL = map[tenants.Dialect]string{
+	tenants.SQLite:   "UPDATE searches SET data = ?, version = ?, expires_at = ? WHERE record_key = ? AND version = ?",
+	tenants.Postgres: "UPDATE searches SET data = $1, version = $2, expires_at = $3 WHERE record_key = $4 AND version = $5",
+}
 
 func (w *write) Apply(ctx context.Context, tx bun.Tx) error {
-	kind := w.s.db.Kind
 	if w.create {
-		if err := w.applyPage(ctx, tx); err != nil {
-			return err
-		}
-		key, _ := recordKey(w.sess.ID)
-		_, err := w.s.db.Exec(ctx, tx, insertSQL[kind], w.sess.ID, key, w.sess.TenantID, w.sess.Mode, w.sess.Capability,
-			w.sess.Version, w.s.db.TimeArg(w.sess.CreatedAt), w.s.db.TimeArg(w.sess.ExpiresAt), w.data)
-		return err
+		return w.ApplyGroup(ctx, tx, []tenants.Write{w}) // a group of one (DB.Apply)
 	}
 	key, _ := recordKey(w.sess.ID)
-	res, err := w.s.db.Exec(ctx, tx, updateSQL[kind], w.data, w.sess.Version, w.s.db.TimeArg(w.sess.ExpiresAt), key, w.prev)
+	res, err := w.s.db.Exec(ctx, tx, updateSQL[w.s.db.Kind], w.data, w.sess.Version, w.s.db.TimeArg(w.sess.ExpiresAt), key, w.prev)
 	if err != nil {
 		return err
 	}
