@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/capgate/capgate/tenants"
 	"github.com/capgate/capgate/tenants/searches"
@@ -25,11 +24,7 @@ func BenchmarkSessionCreate(b *testing.B) {
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			db := tenantstest.SQLite(b)
-			st, err := searches.NewStore(db, time.Hour, 8)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
+			st := newStore(b, db)
 			ctx := context.Background()
 			const batch = 24
 			writes := make([]tenants.Write, 0, batch)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -19,11 +18,7 @@ import (
 func TestCreateGroup(t *testing.T) {
 	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
 		ctx := context.Background()
-		st, err := searches.NewStore(db, time.Hour, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
+		st := newStore(t, db)
 		pageA, recsA := pageRecords(st, 3)
 		pageB, recsB := pageRecords(st, 2)
 		var ws []tenants.Write
@@ -55,11 +50,7 @@ func TestCreateGroup(t *testing.T) {
 		for _, w := range ws {
 			w.Committed()
 		}
-		other, err := searches.NewStore(db, time.Hour, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer other.Close()
+		other := newStore(t, db)
 		for _, s := range sessions {
 			got, err := other.Get(ctx, s.TenantID, "live", s.ID)
 			if err != nil {

@@ -48,11 +48,7 @@ func placed(st *searches.Store, tenant string, recs []*searches.Record) *searche
 func TestSharedPageSessions(t *testing.T) {
 	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
 		ctx := context.Background()
-		st, err := searches.NewStore(db, time.Hour, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
+		st := newStore(t, db)
 		pageID, recs := pageRecords(st, 3)
 
 		a := placed(st, "tnt_a", recs)
@@ -76,11 +72,7 @@ func TestSharedPageSessions(t *testing.T) {
 		}
 
 		// A second instance: nothing cached.
-		other, err := searches.NewStore(db, time.Hour, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer other.Close()
+		other := newStore(t, db)
 		for _, s := range []*searches.Session{a, b} {
 			got, err := other.Get(ctx, s.TenantID, "live", s.ID)
 			if err != nil {
@@ -119,11 +111,7 @@ func TestSharedPageSessions(t *testing.T) {
 		if _, err := db.ExecContext(ctx, "UPDATE searches SET data = ? WHERE tenant_id = ''", []byte{}); err != nil {
 			t.Fatal(err)
 		}
-		third, err := searches.NewStore(db, time.Hour, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer third.Close()
+		third := newStore(t, db)
 		if got, err := third.Get(ctx, "tnt_a", "live", a.ID); err != nil || len(got.Records) != 4 {
 			t.Fatalf("an advanced session without its page: %v", err)
 		}
@@ -135,8 +123,7 @@ func TestSharedPageSessions(t *testing.T) {
 		if err := db.Apply(ctx, third.CreateRef(c, third.Page(pageID, "live", "books.search", recs))); err != nil {
 			t.Fatal(err)
 		}
-		fourth, _ := searches.NewStore(db, time.Hour, 8)
-		defer fourth.Close()
+		fourth := newStore(t, db)
 		if got, err := fourth.Get(ctx, "tnt_b", "live", b.ID); err != nil || len(got.Records) != 3 {
 			t.Fatalf("after the page was written again: %v", err)
 		}
@@ -150,8 +137,7 @@ func TestSharedPageSessions(t *testing.T) {
 		if after := rowOf(t, db, a.ID); after != before {
 			t.Fatalf("a tenant's session changed under a forged page id: %s -> %s", before, after)
 		}
-		fifth, _ := searches.NewStore(db, time.Hour, 8)
-		defer fifth.Close()
+		fifth := newStore(t, db)
 		if got, err := fifth.Get(ctx, "tnt_d", "live", d.ID); err != nil || len(got.Records) != 0 {
 			t.Fatalf("a session on a forged page: %v, %d records, want none", err, len(got.Records))
 		}
@@ -174,11 +160,7 @@ func rowOf(t *testing.T, db *tenants.DB, id string) string {
 func TestSharedPageWrittenOncePerLife(t *testing.T) {
 	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
 		ctx := context.Background()
-		st, err := searches.NewStore(db, time.Hour, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
+		st := newStore(t, db)
 		now := tenants.Now()
 		st.SetClock(func() time.Time { return now })
 		pageID, recs := pageRecords(st, 2)

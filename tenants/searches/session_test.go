@@ -16,6 +16,18 @@ import (
 	"github.com/capgate/capgate/tenants/tenantstest"
 )
 
+// newStore is a store on db (an instance with its own empty edge caches), closed when the test
+// ends.
+func newStore(tb testing.TB, db *tenants.DB) *searches.Store {
+	tb.Helper()
+	st, err := searches.NewStore(db, time.Hour, 8)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
 func newSession(st *searches.Store, tenant string, n int) *searches.Session {
 	s := st.New(tenant, "live", "books.search", json.RawMessage(`{"query":"x"}`))
 	s.Filters, s.Notes = json.RawMessage(`[]`), json.RawMessage(`[]`)
@@ -32,11 +44,7 @@ func addRecords(s *searches.Session, n, from int) {
 func TestStoreLifecycle(t *testing.T) {
 	tenantstest.ForEach(t, func(t *testing.T, db *tenants.DB) {
 		ctx := context.Background()
-		st, err := searches.NewStore(db, time.Hour, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
+		st := newStore(t, db)
 		now := tenants.Now()
 		st.SetClock(func() time.Time { return now })
 		s := newSession(st, "tnt_a", 5)
@@ -104,8 +112,7 @@ func TestStoreLifecycle(t *testing.T) {
 		if body, ok, _ := st.Detail(ctx, "tnt_a", recs[0].ID, "details"); !ok || string(body) != `{"detail":1}` {
 			t.Fatalf("detail %q %v", body, ok)
 		}
-		fresh0, _ := searches.NewStore(db, time.Hour, 8)
-		defer fresh0.Close()
+		fresh0 := newStore(t, db)
 		if _, ok, _ := fresh0.Detail(ctx, "tnt_b", recs[0].ID, "details"); ok {
 			t.Fatal("detail leaked to another tenant")
 		}
@@ -118,8 +125,7 @@ func TestStoreLifecycle(t *testing.T) {
 		if _, err := st.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
-		fresh, _ := searches.NewStore(db, time.Hour, 8) // another instance, empty edge cache
-		defer fresh.Close()
+		fresh := newStore(t, db) // another instance, empty edge cache
 		fresh.SetClock(func() time.Time { return now })
 		if _, _, err := fresh.Record(ctx, "tnt_a", "live", recs[1].ID); !errors.Is(err, searches.ErrExpired) {
 			t.Fatalf("expired record after sweep: %v", err)
@@ -148,8 +154,7 @@ func TestStoreLifecycle(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	db := tenantstest.SQLite(t)
 	ctx := context.Background()
-	st, _ := searches.NewStore(db, time.Hour, 8)
-	defer st.Close()
+	st := newStore(t, db)
 	for _, n := range []int{0, 1, 25, 400} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			s := st.New("tnt_a", "test", "web.search", json.RawMessage(`{"query":"ü \u003c"}`))
@@ -168,8 +173,7 @@ func TestRoundTrip(t *testing.T) {
 			if err := db.Apply(ctx, st.Create(s)); err != nil {
 				t.Fatal(err)
 			}
-			other, _ := searches.NewStore(db, time.Hour, 8)
-			defer other.Close()
+			other := newStore(t, db)
 			got, err := other.Get(ctx, "tnt_a", "test", s.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -195,8 +199,7 @@ func TestRoundTrip(t *testing.T) {
 // TestMalformedIDs: ids of the wrong shape are unknown, never a panic.
 func TestMalformedIDs(t *testing.T) {
 	db := tenantstest.SQLite(t)
-	st, _ := searches.NewStore(db, time.Hour, 8)
-	defer st.Close()
+	st := newStore(t, db)
 	for _, id := range []string{"", "rec_", "rec_!!!!!!!!!!!!!!!!", "rec_AAAAAAAAAAAAAAA", "rec_AAAAAAAAAAAAAAAAAAAA", "srch_x", "srch_AAAAAAAAAAAAAAA!"} {
 		if _, _, err := st.Record(context.Background(), "t", "live", id); !errors.Is(err, searches.ErrNotFound) {
 			t.Errorf("record %q: %v", id, err)
